@@ -1,0 +1,265 @@
+"""Forward evaluation and reverse-mode backward over a :class:`~engine.graph.Graph`.
+
+``backward`` is one walk in reverse topological order; with ``record`` it keeps
+a :class:`~engine.trace.Step` per edge, which is all the GUI ever animates.
+Rules follow ``torch.Tensor.backward(gradient=v)``: implicit ``v = 1`` only for
+one-element outputs, ``v`` must match the output's shape, gradients of a node
+used several times are summed, and nothing flows toward what needs no grad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ArityError, GradientError, GraphError, ShapeError
+from .graph import Graph, as_tensor
+from .ops import OPS, OpShapeError
+from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace
+
+
+def _fmt(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+@dataclass
+class Forward:
+    """Every computable node's value; ``errors`` holds each node that failed itself.
+
+    A node downstream of a failure has no value and no error of its own: the badge
+    belongs where the problem is.
+    """
+
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    errors: dict[str, GraphError] = field(default_factory=dict)
+    requires_grad: set[str] = field(default_factory=set)
+    order: list[str] = field(default_factory=list)
+
+    def nonfinite(self) -> list[str]:
+        """Nodes whose value holds NaN or inf (worth a warning, never a crash)."""
+        return [k for k, v in self.values.items() if not np.isfinite(v).all()]
+
+
+def _operand_error(graph: Graph, node_id: str) -> GraphError | None:
+    node = graph.nodes[node_id]
+    arity = OPS[node.op].arity
+    missing = [i for i, s in enumerate(node.inputs) if s is None]
+    connected = len(node.inputs) - len(missing)
+    if arity is None and connected == 0:
+        return ArityError(f"{node.op} needs at least 1 operand, none connected", node_id)
+    if missing:
+        need = arity if arity is not None else len(node.inputs)
+        return ArityError(
+            f"{node.op} needs {need} operand{'s' if need != 1 else ''}, {connected} connected",
+            node_id,
+        )
+    return None
+
+
+def forward(graph: Graph) -> Forward:
+    """Evaluate every node in topological order, collecting per-node errors."""
+    result = Forward(order=graph.topological_order())
+    values, req, nodes = result.values, result.requires_grad, graph.nodes
+    with np.errstate(all="ignore"):
+        for nid in result.order:
+            node = nodes[nid]
+            if node.is_leaf:
+                values[nid] = node.value
+                if node.requires_grad and node.op == "input":
+                    req.add(nid)
+                continue
+            inputs = node.inputs
+            error = _operand_error(graph, nid)
+            if error is not None:
+                result.errors[nid] = error
+                continue
+            if any(s not in values for s in inputs):
+                continue  # blocked by an upstream error, reported there
+            xs = [values[s] for s in inputs]
+            op = OPS[node.op]
+            try:
+                out = op.forward(xs, node.attrs)
+            except Exception as exc:  # numpy's own message is the fallback
+                result.errors[nid] = _shape_error(nid, op.name, xs, node.attrs, exc)
+                continue
+            values[nid] = np.asarray(out, dtype=np.float64)
+            if any(s in req for s in inputs):
+                req.add(nid)
+    return result
+
+
+def _shape_error(nid: str, op: str, xs: list[np.ndarray], attrs: dict, exc: Exception) -> GraphError:
+    try:
+        OPS[op].check([x.shape for x in xs], attrs)
+    except OpShapeError as err:
+        return ShapeError(str(err), nid)
+    shapes = ", ".join(_fmt(x.shape) for x in xs)
+    return ShapeError(f"{op} failed on shapes {shapes}: {exc}", nid)
+
+
+def _first_error(graph: Graph, fwd: Forward, output: str) -> GraphError | None:
+    if output in fwd.values:
+        return None
+    if output in fwd.errors:
+        return fwd.errors[output]
+    upstream = graph.ancestors(output)
+    for nid in fwd.order:
+        if nid in upstream and nid in fwd.errors:
+            return fwd.errors[nid]
+    return GraphError("has no value", output)
+
+
+def seed_gradient(graph: Graph, fwd: Forward, output: str, gradient: Any = None) -> np.ndarray:
+    """The ``v`` that starts backward, checked the way PyTorch checks it."""
+    if output not in graph:
+        raise GraphError(f"no node named {output!r} to run backward from")
+    error = _first_error(graph, fwd, output)
+    if error is not None:
+        raise error
+    if output not in fwd.requires_grad:
+        raise GradientError(
+            "does not require grad: no input that requires grad leads to it", output
+        )
+    out = fwd.values[output]
+    if gradient is None:
+        if out.size != 1:
+            raise GradientError(
+                f"grad can be implicitly created only for scalar outputs; this output has "
+                f"shape {_fmt(out.shape)}, so give a gradient v of that shape",
+                output,
+            )
+        return np.ones(out.shape)
+    try:
+        v = as_tensor(gradient)
+    except (TypeError, ValueError):
+        raise GradientError("the gradient v must be a number or a nested list of numbers",
+                            output) from None
+    if v.shape != out.shape:
+        raise GradientError(
+            f"the gradient v has shape {_fmt(v.shape)} but the output has shape {_fmt(out.shape)}",
+            output,
+        )
+    return v
+
+
+def _propagate(
+    graph: Graph,
+    fwd: Forward,
+    output: str,
+    v: np.ndarray,
+    prior: dict[str, np.ndarray] | None,
+    steps: list[Step] | None,
+) -> dict[str, np.ndarray]:
+    """The reverse walk. Appends one step per edge to ``steps`` when given."""
+    nodes, values, req = graph.nodes, fwd.values, fwd.requires_grad
+    relevant = graph.ancestors(output)
+    relevant.add(output)
+    grads: dict[str, np.ndarray] = {}
+    if prior:
+        for leaf, g in prior.items():
+            if leaf in relevant and leaf in values and g.shape == values[leaf].shape:
+                grads[leaf] = g
+    grads[output] = v if output not in grads else grads[output] + v
+    with np.errstate(all="ignore"):
+        for cid in reversed(fwd.order):
+            if cid not in relevant or cid not in req:
+                continue
+            node = nodes[cid]
+            if node.is_leaf:
+                continue
+            g = grads.get(cid)
+            if g is None:
+                continue
+            op = OPS[node.op]
+            inputs = node.inputs
+            xs = [values[s] for s in inputs]
+            out = values[cid]
+            ctx = EdgeContext(node.op, xs, out, node.attrs) if steps is not None else None
+            for i, src in enumerate(inputs):
+                if src not in req:
+                    continue
+                vjp = np.asarray(op.vjp(i, g, xs, out, node.attrs), dtype=np.float64)
+                before = grads.get(src)
+                after = vjp if before is None else np.asarray(before + vjp)
+                grads[src] = after
+                if steps is not None:
+                    steps.append(Step(cid, src, i, g, vjp, before, after, ctx))
+    return grads
+
+
+def backward(
+    graph: Graph,
+    fwd: Forward,
+    output: str,
+    gradient: Any = None,
+    prior: dict[str, np.ndarray] | None = None,
+) -> Trace:
+    """Run ``output.backward(gradient)`` and record every edge as a step.
+
+    ``prior`` is the leaves' ``.grad`` from earlier calls: the new gradients are
+    added to it, as PyTorch accumulates into ``.grad``.
+    """
+    v = seed_gradient(graph, fwd, output, gradient)
+    trace = Trace(output=output, gradient=v)
+    grads = _propagate(graph, fwd, output, v, prior, trace.steps)
+    for nid in fwd.order:
+        trace.grads[nid] = grads.get(nid)
+    trace.leaves = [n for n in fwd.order if graph.nodes[n].wants_grad]
+    return trace
+
+
+def end_to_end_jacobian(
+    graph: Graph,
+    fwd: Forward,
+    output: str,
+    wrt: list[str],
+    limit: int = JACOBIAN_LIMIT,
+) -> np.ndarray | None:
+    """d(output)/d(wrt leaves): rows are output elements, columns the leaves' elements
+    side by side (row-major). Built by pulling back each basis vector, so it is the
+    composition of the edge Jacobians; None above ``limit`` entries."""
+    error = _first_error(graph, fwd, output)
+    if error is not None:
+        raise error
+    out_shape = fwd.values[output].shape
+    m = int(np.prod(out_shape))
+    sizes = [int(fwd.values[w].size) for w in wrt]
+    if m * sum(sizes) > limit:
+        return None
+    jac = np.zeros((m, sum(sizes)))
+    basis = np.zeros(m)
+    for r in range(m):
+        basis[r] = 1.0
+        grads = _propagate(graph, fwd, output, basis.reshape(out_shape).copy(), None, None)
+        basis[r] = 0.0
+        col = 0
+        for w, n in zip(wrt, sizes, strict=True):
+            if grads.get(w) is not None:
+                jac[r, col : col + n] = grads[w].ravel()
+            col += n
+    return jac
+
+
+class Session:
+    """A graph plus its leaves' ``.grad``, the way a PyTorch script holds both.
+
+    Repeated :meth:`backward` calls accumulate into ``grads`` until :meth:`zero_grad`.
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.grads: dict[str, np.ndarray] = {}
+
+    def forward(self) -> Forward:
+        return forward(self.graph)
+
+    def backward(self, output: str, gradient: Any = None, fwd: Forward | None = None) -> Trace:
+        fwd = fwd or forward(self.graph)
+        trace = backward(self.graph, fwd, output, gradient, prior=self.grads)
+        self.grads.update({k: g for k, g in trace.leaf_grads.items() if g is not None})
+        return trace
+
+    def zero_grad(self) -> None:
+        self.grads.clear()

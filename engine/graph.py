@@ -1,0 +1,236 @@
+"""The computation graph a user builds: nodes with ordered operand ports, kept acyclic.
+
+Each node's ``inputs`` list is the truth about its operands (a port may be empty:
+``None``); a networkx DiGraph mirrors the distinct operand -> consumer links so
+cycle checks and topological order are one library call each.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .errors import AttrError, CycleError, GraphError
+from .ops import LEAF_OPS, OP_NAMES, OPS, validate_attrs
+
+
+@dataclass
+class Node:
+    """One node: a leaf (``input``/``const`` with a value) or an op with operands."""
+
+    id: str
+    op: str
+    inputs: list[str | None] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    value: np.ndarray | None = None
+    requires_grad: bool = True
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.op in LEAF_OPS
+
+    @property
+    def wants_grad(self) -> bool:
+        """True for a leaf whose ``.grad`` PyTorch would fill (an input requiring grad)."""
+        return self.op == "input" and self.requires_grad
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What :meth:`Graph.remove_node` took away, so an undo can put it all back."""
+
+    node: Node
+    consumers: list[tuple[str, int]]
+
+
+def as_tensor(value: Any) -> np.ndarray:
+    """A float64 array from a number or nested list (a copy: the graph owns it)."""
+    return np.array(value, dtype=np.float64)
+
+
+class Graph:
+    """A DAG of :class:`Node`; every mutation keeps it acyclic and well-formed."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, Node] = {}
+        self._dag = nx.DiGraph()
+
+    # ------------------------------------------------------------------ building
+
+    def add_node(
+        self,
+        id: str,
+        op: str,
+        inputs: list[str | None] | None = None,
+        attrs: dict[str, Any] | None = None,
+        value: Any = None,
+        requires_grad: bool = True,
+    ) -> Node:
+        """Add a node; its operand ports are connected in order (``None`` leaves one empty)."""
+        if not isinstance(id, str) or not id:
+            raise GraphError("a node id must be a non-empty string")
+        if id in self.nodes:
+            raise GraphError("this id is used twice", id)
+        if op not in OP_NAMES:
+            raise GraphError(f"unknown op {op!r}", id)
+        try:
+            full_attrs = validate_attrs(op, dict(attrs or {}))
+        except ValueError as exc:
+            raise AttrError(str(exc), id) from None
+        if op in LEAF_OPS:
+            if inputs:
+                raise GraphError(f"{op} takes no operands", id)
+            value = as_tensor(0.0 if value is None else value)
+        node = Node(
+            id=id,
+            op=op,
+            attrs=full_attrs,
+            value=value,
+            requires_grad=bool(requires_grad) and op == "input",
+        )
+        arity = OPS[op].arity if op in OPS else 0
+        node.inputs = [None] * (arity or 0)
+        self.nodes[id] = node
+        self._dag.add_node(id)
+        try:
+            for index, src in enumerate(inputs or []):
+                if src is not None:
+                    self.connect(src, id, index)
+        except GraphError:
+            self.remove_node(id)
+            raise
+        return node
+
+    def remove_node(self, id: str) -> Removed:
+        """Remove a node and every edge touching it; return what an undo needs."""
+        node = self._get(id)
+        consumers = [
+            (c, i) for c, n in self.nodes.items() for i, s in enumerate(n.inputs) if s == id
+        ]
+        for c, i in consumers:
+            self.disconnect(c, i)
+        del self.nodes[id]
+        self._dag.remove_node(id)
+        return Removed(copy.deepcopy(node), consumers)
+
+    def restore(self, removed: Removed) -> None:
+        """Undo :meth:`remove_node`: the node, its operands and its consumers come back."""
+        node = copy.deepcopy(removed.node)
+        self.nodes[node.id] = node
+        self._dag.add_node(node.id)
+        for src in set(s for s in node.inputs if s is not None):
+            self._dag.add_edge(src, node.id)
+        for c, i in removed.consumers:
+            self.connect(node.id, c, i)
+
+    def connect(self, src: str, dst: str, index: int) -> None:
+        """Plug ``src``'s output into operand port ``index`` of ``dst``."""
+        self._get(src)
+        node = self._get(dst)
+        if node.is_leaf:
+            raise GraphError(f"{node.op} takes no operands", dst)
+        arity = OPS[node.op].arity
+        if index < 0 or (arity is not None and index >= arity):
+            raise GraphError(f"{node.op} has no operand port {index}", dst)
+        if index < len(node.inputs) and node.inputs[index] is not None:
+            raise GraphError(f"operand port {index} is already taken by {node.inputs[index]!r}", dst)
+        if src == dst or nx.has_path(self._dag, dst, src):
+            raise CycleError(f"connecting {src!r} -> {dst!r} would make a cycle", dst)
+        while len(node.inputs) <= index:
+            node.inputs.append(None)
+        node.inputs[index] = src
+        self._dag.add_edge(src, dst)
+
+    def disconnect(self, dst: str, index: int) -> str | None:
+        """Empty operand port ``index`` of ``dst``; return the operand it held."""
+        node = self._get(dst)
+        if not 0 <= index < len(node.inputs):
+            return None
+        src = node.inputs[index]
+        if src is None:
+            return None
+        node.inputs[index] = None
+        if OPS[node.op].arity is None:
+            while node.inputs and node.inputs[-1] is None:
+                node.inputs.pop()
+        if src not in node.inputs:
+            self._dag.remove_edge(src, dst)
+        return src
+
+    # ------------------------------------------------------------------ editing
+
+    def rename(self, old: str, new: str) -> None:
+        """Give a node a new id, keeping every edge."""
+        if old == new:
+            return
+        if not new:
+            raise GraphError("a node id must be a non-empty string", old)
+        if new in self.nodes:
+            raise GraphError(f"the id {new!r} is already used", old)
+        self.nodes[old].id = new
+        self.nodes = {(new if k == old else k): v for k, v in self.nodes.items()}
+        for n in self.nodes.values():
+            n.inputs = [new if s == old else s for s in n.inputs]
+        nx.relabel_nodes(self._dag, {old: new}, copy=False)
+
+    def set_value(self, id: str, value: Any) -> None:
+        node = self._get(id)
+        if not node.is_leaf:
+            raise GraphError(f"{node.op} has no value to set; it is computed", id)
+        node.value = as_tensor(value)
+
+    def set_attrs(self, id: str, attrs: dict[str, Any]) -> None:
+        node = self._get(id)
+        try:
+            node.attrs = validate_attrs(node.op, {**node.attrs, **attrs})
+        except ValueError as exc:
+            raise AttrError(str(exc), id) from None
+
+    def set_requires_grad(self, id: str, flag: bool) -> None:
+        node = self._get(id)
+        if node.op != "input":
+            raise GraphError("only inputs can require grad", id)
+        node.requires_grad = bool(flag)
+
+    # ------------------------------------------------------------------ queries
+
+    def topological_order(self) -> list[str]:
+        return list(nx.topological_sort(self._dag))
+
+    def ancestors(self, id: str) -> set[str]:
+        return nx.ancestors(self._dag, id)
+
+    def consumers(self, id: str) -> list[str]:
+        return list(self._dag.successors(id))
+
+    def edges(self) -> list[tuple[str, str, int]]:
+        """Every connected port as (operand, consumer, operand index)."""
+        return [
+            (s, n.id, i) for n in self.nodes.values() for i, s in enumerate(n.inputs) if s
+        ]
+
+    def outputs(self) -> list[str]:
+        """Nodes nothing consumes: the natural candidates for ``backward``."""
+        return [n for n in self.nodes if self._dag.out_degree(n) == 0]
+
+    def copy(self) -> Graph:
+        other = Graph()
+        other.nodes = copy.deepcopy(self.nodes)
+        other._dag = self._dag.copy()
+        return other
+
+    def __contains__(self, id: object) -> bool:
+        return id in self.nodes
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def _get(self, id: str) -> Node:
+        try:
+            return self.nodes[id]
+        except KeyError:
+            raise GraphError(f"no node named {id!r}") from None

@@ -1,0 +1,542 @@
+"""THE op table: one small record per primitive, forward and VJP side by side.
+
+Everything that needs to know about an op (the engine, titles on the canvas, the
+palette, the file format, Jacobian descriptions) reads this table, in the spirit
+of HIPS autograd's ``defvjp`` and PyTorch's ``derivatives.yaml``. Semantics
+follow PyTorch in float64, broadcasting where PyTorch broadcasts; broadcasting
+is undone in exactly one place, :func:`unbroadcast`.
+
+A VJP has the signature ``vjp(i, g, xs, out, attrs)``: the gradient with respect
+to operand ``i`` given the upstream gradient ``g`` (shaped like ``out``), the
+operand values ``xs`` and the forward result ``out``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Array = np.ndarray
+Shape = tuple[int, ...]
+
+LEAF_OPS = ("input", "const")
+CATEGORIES = (
+    "Leaves",
+    "Arithmetic",
+    "Elementwise functions",
+    "Reductions",
+    "Linear algebra",
+    "Shape",
+)
+
+
+class OpShapeError(ValueError):
+    """Raised by an op's ``check`` with a message that names the shapes involved."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """One primitive: how to compute it, how to pull a gradient back through it."""
+
+    name: str
+    arity: int | None  # None: variadic (at least one operand)
+    category: str
+    forward: Callable[[Sequence[Array], dict[str, Any]], Array]
+    vjp: Callable[[int, Array, Sequence[Array], Array, dict[str, Any]], Array]
+    check: Callable[[Sequence[Shape], dict[str, Any]], Shape]
+    title: Callable[[Sequence[str], dict[str, Any]], str]
+    jacobian_words: Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]
+    attrs: dict[str, Any] = field(default_factory=dict)  # name -> default
+    doc: str = ""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def unbroadcast(g: Array, shape: Shape) -> Array:
+    """Sum ``g`` down to ``shape``: the adjoint of numpy/PyTorch broadcasting."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    kept = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if kept:
+        g = g.sum(axis=kept, keepdims=True)
+    return g.reshape(shape)
+
+
+def broadcast_dims(operand: Shape, out: Shape) -> list[int]:
+    """The output dims over which an operand of shape ``operand`` was broadcast."""
+    lead = len(out) - len(operand)
+    dims = list(range(lead))
+    dims += [lead + i for i, n in enumerate(operand) if n == 1 and out[lead + i] != 1]
+    return dims
+
+
+def reduce_dims(ndim: int, dim: int | list[int] | None) -> tuple[int, ...]:
+    """Normalise a ``dim`` attribute (None, int or list) to sorted non-negative axes."""
+    if dim is None or (isinstance(dim, list) and not dim):
+        return tuple(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    span = max(ndim, 1)
+    out = set()
+    for d in dims:
+        if not -span <= d < span:
+            raise OpShapeError(f"dim {d} is out of range for a {ndim}-D tensor")
+        out.add(d % span)
+    if len(out) != len(dims):
+        raise OpShapeError(f"dim {dim} names a dimension twice")
+    return tuple(sorted(out)) if ndim else ()
+
+
+def _fmt_shape(s: Shape) -> str:
+    return "(" + ", ".join(str(n) for n in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def _broadcast_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        listed = " and ".join(_fmt_shape(s) for s in shapes)
+        raise OpShapeError(f"cannot broadcast shapes {listed}") from None
+
+
+def _same_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    return tuple(shapes[0])
+
+
+def _binary_title(sym: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
+    return lambda a, attrs: f"{a[0]} {sym} {a[1]}"
+
+
+def _call_title(fn: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
+    return lambda a, attrs: f"{fn}({a[0]})"
+
+
+def _broadcast_words(base: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
+    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+        dims = broadcast_dims(shapes[i], out)
+        if not dims:
+            return base
+        which = ", ".join(str(d) for d in dims)
+        return f"{base}; broadcast: summed over dim {which}"
+
+    return words
+
+
+def _const_words(text: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
+    return lambda i, shapes, out, attrs: text
+
+
+def _binary(
+    name: str,
+    sym: str,
+    fwd: Callable[[Array, Array], Array],
+    grads: Callable[[int, Array, Array, Array, Array], Array],
+    words: Sequence[str],
+    doc: str,
+) -> Op:
+    """A broadcasting binary op; ``grads`` gives the un-broadcast gradient."""
+
+    def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+        return unbroadcast(grads(i, g, xs[0], xs[1], out), xs[i].shape)
+
+    def jwords(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+        return _broadcast_words(words[i])(i, shapes, out, attrs)
+
+    return Op(
+        name=name,
+        arity=2,
+        category="Arithmetic",
+        forward=lambda xs, attrs: fwd(xs[0], xs[1]),
+        vjp=vjp,
+        check=_broadcast_check,
+        title=_binary_title(sym),
+        jacobian_words=jwords,
+        doc=doc,
+    )
+
+
+def _unary(
+    name: str,
+    fwd: Callable[[Array], Array],
+    grad: Callable[[Array, Array, Array], Array],
+    words: str,
+    doc: str,
+    category: str = "Elementwise functions",
+    title: Callable[[Sequence[str], dict[str, Any]], str] | None = None,
+) -> Op:
+    """An elementwise op; its Jacobian is diagonal. ``grad(g, x, out)``."""
+    return Op(
+        name=name,
+        arity=1,
+        category=category,
+        forward=lambda xs, attrs: fwd(xs[0]),
+        vjp=lambda i, g, xs, out, attrs: grad(g, xs[0], out),
+        check=_same_check,
+        title=title or _call_title(name),
+        jacobian_words=_const_words(words),
+        doc=doc,
+    )
+
+
+# --------------------------------------------------------------------------- pow
+
+
+def _pow_grad(i: int, g: Array, a: Array, b: Array, out: Array) -> Array:
+    # PyTorch's pow_backward_self / pow_backward_exponent, masks included.
+    if i == 0:
+        return np.where(b == 0.0, 0.0, g * b * np.power(a, b - 1.0))
+    return np.where((a == 0.0) & (b >= 0.0), 0.0, g * out * np.log(a))
+
+
+# --------------------------------------------------------------------------- reductions
+
+
+def _reduce_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    shape = shapes[0]
+    dims = reduce_dims(len(shape), attrs.get("dim"))
+    if attrs.get("keepdim"):
+        return tuple(1 if d in dims else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in dims)
+
+
+def _expand_back(g: Array, shape: Shape, attrs: dict[str, Any]) -> Array:
+    """Undo a reduction's shape change: ``g`` broadcast back to the operand's shape."""
+    dims = reduce_dims(len(shape), attrs.get("dim"))
+    if not attrs.get("keepdim") and dims:
+        g = np.expand_dims(g, dims)
+    return np.broadcast_to(g, shape)
+
+
+def _reduced_count(shape: Shape, attrs: dict[str, Any]) -> int:
+    dims = reduce_dims(len(shape), attrs.get("dim"))
+    return int(np.prod([shape[d] for d in dims])) if dims else 1
+
+
+def _reduce_title(fn: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
+    def title(a: Sequence[str], attrs: dict[str, Any]) -> str:
+        args = [a[0]]
+        if attrs.get("dim") is not None:
+            args.append(f"dim={attrs['dim']}")
+        if attrs.get("keepdim"):
+            args.append("keepdim=True")
+        return f"{fn}({', '.join(args)})"
+
+    return title
+
+
+def _reduce_words(kind: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
+    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+        n = _reduced_count(shapes[0], attrs)
+        over = "all elements" if attrs.get("dim") is None else f"dim {attrs['dim']}"
+        if kind == "sum":
+            return f"sum over {over}: all ones"
+        return f"mean over {over}: 1/n = 1/{n}"
+
+    return words
+
+
+# --------------------------------------------------------------------------- matmul
+
+
+def _matmul_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    a, b = shapes
+    if not (1 <= len(a) <= 2 and 1 <= len(b) <= 2):
+        raise OpShapeError(
+            f"matmul takes 1-D or 2-D operands, got {_fmt_shape(a)} and {_fmt_shape(b)}"
+        )
+    if a[-1] != b[0]:
+        raise OpShapeError(
+            f"cannot multiply shapes {_fmt_shape(a)} and {_fmt_shape(b)}: "
+            f"inner sizes {a[-1]} and {b[0]} differ"
+        )
+    return tuple(a[:-1]) + tuple(b[1:])
+
+
+def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+    a, b = xs
+    if a.ndim == 1 and b.ndim == 1:
+        return g * (b if i == 0 else a)
+    if i == 0:
+        return np.outer(g, b) if a.ndim == 2 and b.ndim == 1 else g @ b.T
+    return np.outer(a, g) if a.ndim == 1 else a.T @ g
+
+
+def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+    if i == 0:
+        return "block structure: each output row takes that row of A times B (rows of Bᵀ)"
+    return "block structure: each output column takes A times that column of B (rows of A)"
+
+
+# --------------------------------------------------------------------------- shape ops
+
+
+def _transpose_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    s = shapes[0]
+    if len(s) > 2:
+        raise OpShapeError(f"transpose takes a tensor of at most 2 dims, got {_fmt_shape(s)}")
+    return tuple(reversed(s))
+
+
+def _stack_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    first = shapes[0]
+    for s in shapes[1:]:
+        if s != first:
+            listed = ", ".join(_fmt_shape(t) for t in shapes)
+            raise OpShapeError(f"stack needs operands of one shape, got {listed}")
+    dim = attrs.get("dim", 0)
+    nd = len(first) + 1
+    if not -nd <= dim < nd:
+        raise OpShapeError(f"dim {dim} is out of range for stacking {len(first)}-D tensors")
+    dim %= nd
+    return tuple(first[:dim]) + (len(shapes),) + tuple(first[dim:])
+
+
+def _stack_dim(xs_ndim: int, attrs: dict[str, Any]) -> int:
+    return attrs.get("dim", 0) % (xs_ndim + 1)
+
+
+def _select_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    s = shapes[0]
+    dim, index = attrs.get("dim", 0), attrs.get("index", 0)
+    if not s:
+        raise OpShapeError("select needs a tensor with at least 1 dim, got a scalar")
+    if not -len(s) <= dim < len(s):
+        raise OpShapeError(f"dim {dim} is out of range for shape {_fmt_shape(s)}")
+    dim %= len(s)
+    if not -s[dim] <= index < s[dim]:
+        raise OpShapeError(f"index {index} is out of range for size {s[dim]} of dim {dim}")
+    return tuple(s[:dim]) + tuple(s[dim + 1 :])
+
+
+def _select_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    return np.take(xs[0], attrs.get("index", 0), axis=attrs.get("dim", 0))
+
+
+def _select_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+    x = xs[0]
+    grad = np.zeros(x.shape)
+    dim = attrs.get("dim", 0) % x.ndim
+    grad[(slice(None),) * dim + (attrs.get("index", 0),)] = g
+    return grad
+
+
+def _select_title(a: Sequence[str], attrs: dict[str, Any]) -> str:
+    dim, index = attrs.get("dim", 0), attrs.get("index", 0)
+    return f"{a[0]}[{index}]" if dim == 0 else f"{a[0]}.select({dim}, {index})"
+
+
+def _reshape_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+    s, target = shapes[0], tuple(attrs.get("shape", []))
+    size = int(np.prod(s))
+    unknown = [d for d in target if d == -1]
+    known = int(np.prod([d for d in target if d != -1]))
+    bad = len(unknown) > 1 or any(d < -1 for d in target)
+    if bad or (unknown and (known == 0 or size % known)) or (not unknown and known != size):
+        raise OpShapeError(f"cannot reshape {_fmt_shape(s)} ({size} elements) to {list(target)}")
+    return tuple(size // known if d == -1 else d for d in target)
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _sigmoid(x: Array) -> Array:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+_OPS: list[Op] = [
+    _binary(
+        "add", "+", np.add, lambda i, g, a, b, out: g,
+        ("identity", "identity"), "Elementwise sum, broadcasting.",
+    ),
+    _binary(
+        "sub", "-", np.subtract, lambda i, g, a, b, out: g if i == 0 else -g,
+        ("identity", "minus identity"), "Elementwise difference, broadcasting.",
+    ),
+    _binary(
+        "mul", "*", np.multiply, lambda i, g, a, b, out: g * (b if i == 0 else a),
+        ("diagonal with entries of the other operand",) * 2,
+        "Elementwise product, broadcasting.",
+    ),
+    _binary(
+        "div", "/", np.divide,
+        lambda i, g, a, b, out: g / b if i == 0 else -g * ((a / b) / b),
+        ("diagonal with entries 1/b", "diagonal with entries -a/b²"),
+        "Elementwise quotient, broadcasting.",
+    ),
+    _binary(
+        "pow", "**", np.power, _pow_grad,
+        ("diagonal with entries b·a^(b-1)", "diagonal with entries a^b·ln a"),
+        "Elementwise power with a tensor exponent, broadcasting.",
+    ),
+    _unary(
+        "neg", np.negative, lambda g, x, out: -g, "minus identity", "Negation.",
+        category="Arithmetic", title=lambda a, attrs: f"-{a[0]}",
+    ),
+    _unary("exp", np.exp, lambda g, x, out: g * out, "diagonal with entries exp(x)", "e to the x."),
+    _unary("log", np.log, lambda g, x, out: g / x, "diagonal with entries 1/x", "Natural log."),
+    _unary("sin", np.sin, lambda g, x, out: g * np.cos(x), "diagonal with entries cos(x)", "Sine."),
+    _unary(
+        "cos", np.cos, lambda g, x, out: -g * np.sin(x), "diagonal with entries -sin(x)", "Cosine."
+    ),
+    _unary(
+        "tanh", np.tanh, lambda g, x, out: g * (1.0 - out * out),
+        "diagonal with entries 1 - tanh²(x)", "Hyperbolic tangent.",
+    ),
+    _unary(
+        "sigmoid", _sigmoid, lambda g, x, out: g * out * (1.0 - out),
+        "diagonal with entries σ(x)(1 - σ(x))", "Logistic sigmoid 1/(1+e^-x).",
+    ),
+    _unary(
+        "relu", lambda x: np.maximum(x, 0.0), lambda g, x, out: np.where(out > 0.0, g, 0.0),
+        "diagonal with entries 1 where x > 0, else 0", "max(x, 0).",
+    ),
+    Op(
+        name="sum",
+        arity=1,
+        category="Reductions",
+        forward=lambda xs, attrs: np.sum(
+            xs[0], axis=reduce_dims(xs[0].ndim, attrs.get("dim")),
+            keepdims=bool(attrs.get("keepdim")),
+        ),
+        vjp=lambda i, g, xs, out, attrs: _expand_back(g, xs[0].shape, attrs),
+        check=_reduce_check,
+        title=_reduce_title("sum"),
+        jacobian_words=_reduce_words("sum"),
+        attrs={"dim": None, "keepdim": False},
+        doc="Sum over all elements, or over dim (int or list).",
+    ),
+    Op(
+        name="mean",
+        arity=1,
+        category="Reductions",
+        forward=lambda xs, attrs: np.mean(
+            xs[0], axis=reduce_dims(xs[0].ndim, attrs.get("dim")),
+            keepdims=bool(attrs.get("keepdim")),
+        ),
+        vjp=lambda i, g, xs, out, attrs: _expand_back(g, xs[0].shape, attrs)
+        / _reduced_count(xs[0].shape, attrs),
+        check=_reduce_check,
+        title=_reduce_title("mean"),
+        jacobian_words=_reduce_words("mean"),
+        attrs={"dim": None, "keepdim": False},
+        doc="Mean over all elements, or over dim (int or list).",
+    ),
+    Op(
+        name="matmul",
+        arity=2,
+        category="Linear algebra",
+        forward=lambda xs, attrs: np.matmul(xs[0], xs[1]),
+        vjp=_matmul_vjp,
+        check=_matmul_check,
+        title=_binary_title("@"),
+        jacobian_words=_matmul_words,
+        doc="Matrix product (1-D and 2-D cases of torch.matmul).",
+    ),
+    Op(
+        name="transpose",
+        arity=1,
+        category="Linear algebra",
+        forward=lambda xs, attrs: xs[0].T,
+        vjp=lambda i, g, xs, out, attrs: g.T,
+        check=_transpose_check,
+        title=lambda a, attrs: f"{a[0]}.T",
+        jacobian_words=_const_words("permutation: element (i, j) goes to (j, i)"),
+        doc="Swap the two dims of a matrix.",
+    ),
+    Op(
+        name="stack",
+        arity=None,
+        category="Shape",
+        forward=lambda xs, attrs: np.stack(xs, axis=_stack_dim(xs[0].ndim, attrs)),
+        vjp=lambda i, g, xs, out, attrs: np.take(g, i, axis=_stack_dim(xs[0].ndim, attrs)),
+        check=_stack_check,
+        title=lambda a, attrs: (
+            f"stack([{', '.join(a)}]" + (f", dim={attrs['dim']})" if attrs.get("dim") else ")")
+        ),
+        jacobian_words=lambda i, shapes, out, attrs: f"selection: picks slice {i} of the stack",
+        attrs={"dim": 0},
+        doc="Stack n tensors of one shape along a new dim.",
+    ),
+    Op(
+        name="select",
+        arity=1,
+        category="Shape",
+        forward=_select_forward,
+        vjp=_select_vjp,
+        check=_select_check,
+        title=_select_title,
+        jacobian_words=lambda i, shapes, out, attrs: (
+            f"selection: a one at index {attrs.get('index', 0)} of dim {attrs.get('dim', 0)}"
+        ),
+        attrs={"index": 0, "dim": 0},
+        doc="x[index] along dim (x.select(dim, index)).",
+    ),
+    Op(
+        name="reshape",
+        arity=1,
+        category="Shape",
+        forward=lambda xs, attrs: np.reshape(xs[0], tuple(attrs.get("shape", []))),
+        vjp=lambda i, g, xs, out, attrs: np.reshape(g, xs[0].shape),
+        check=_reshape_check,
+        title=lambda a, attrs: f"{a[0]}.reshape({list(attrs.get('shape', []))})",
+        jacobian_words=_const_words("identity: the same elements, read in a new shape"),
+        attrs={"shape": [-1]},
+        doc="The same elements in a new shape (one -1 is inferred).",
+    ),
+]
+
+OPS: dict[str, Op] = {op.name: op for op in _OPS}
+
+#: Every op name a graph file may use: the two leaf kinds, then the primitives.
+OP_NAMES: tuple[str, ...] = LEAF_OPS + tuple(OPS)
+
+LEAF_DOCS = {
+    "input": "A leaf tensor; requires grad unless switched off.",
+    "const": "A constant tensor; never requires grad.",
+}
+
+
+def ops_in(category: str) -> list[str]:
+    """Op names of one palette category, leaves included."""
+    if category == "Leaves":
+        return list(LEAF_OPS)
+    return [op.name for op in _OPS if op.category == category]
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def validate_attrs(op_name: str, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Return the op's full attrs (defaults filled in); raise ValueError on a bad one."""
+    op = OPS.get(op_name)
+    known = op.attrs if op else {}
+    unknown = sorted(set(attrs) - set(known))
+    if unknown:
+        raise ValueError(f"{op_name} has no attribute {unknown[0]!r}")
+    full = {**known, **attrs}
+    for key, value in full.items():
+        if key == "dim" and op_name in ("sum", "mean"):
+            ok = value is None or _is_int(value) or (
+                isinstance(value, list) and all(_is_int(d) for d in value)
+            )
+            want = "null, an integer or a list of integers"
+        elif key == "keepdim":
+            ok, want = isinstance(value, bool), "true or false"
+        elif key == "shape":
+            ok = isinstance(value, list) and all(_is_int(d) for d in value)
+            want = "a list of integers"
+        else:
+            ok, want = _is_int(value), "an integer"
+        if not ok:
+            raise ValueError(f"attribute {key!r} must be {want}, got {value!r}")
+    return full

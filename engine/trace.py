@@ -1,0 +1,106 @@
+"""The backward pass recorded as data: an ordered list of steps, one per edge.
+
+The GUI only plays this list back, so stepping back, seeking and exporting a
+frame are indexing. A step's local Jacobian is derived from the very VJP that
+produced the propagated gradient (row ``r`` is the pull-back of basis vector
+``e_r``), so the two can never disagree, and it is built only when asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .ops import OPS
+
+#: The largest Jacobian (in entries) built unless a caller insists.
+JACOBIAN_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class EdgeContext:
+    """What one consumer's VJPs need; shared by the steps into all its operands."""
+
+    op: str
+    xs: Sequence[np.ndarray]
+    out: np.ndarray
+    attrs: dict[str, Any]
+
+    def pullback(self, index: int, g: np.ndarray) -> np.ndarray:
+        return np.asarray(OPS[self.op].vjp(index, g, self.xs, self.out, self.attrs))
+
+
+@dataclass(slots=True)
+class Step:
+    """One edge of the backward pass: consumer -> operand, in the order it ran.
+
+    ``before`` is the operand's accumulated gradient before this step (None: nothing
+    yet; for a leaf, its ``.grad`` from earlier backward calls) and ``accumulated``
+    the same after ``grad += vjp``.
+    """
+
+    consumer: str
+    operand: str
+    operand_index: int
+    upstream: np.ndarray
+    vjp: np.ndarray
+    before: np.ndarray | None
+    accumulated: np.ndarray
+    context: EdgeContext
+
+    @property
+    def jacobian_size(self) -> int:
+        return int(self.upstream.size) * int(self.vjp.size)
+
+    def jacobian(self, limit: int = JACOBIAN_LIMIT, force: bool = False) -> np.ndarray | None:
+        """d(consumer)/d(operand) as a 2-D matrix (rows: consumer elements, row-major).
+
+        Returns None when it would exceed ``limit`` entries, unless ``force``.
+        """
+        m, n = int(self.upstream.size), int(self.vjp.size)
+        if m * n > limit and not force:
+            return None
+        jac = np.empty((m, n))
+        basis = np.zeros(m)
+        for r in range(m):
+            basis[r] = 1.0
+            jac[r] = self.context.pullback(self.operand_index, basis.reshape(self.upstream.shape)).ravel()
+            basis[r] = 0.0
+        return jac
+
+    def structure(self) -> str:
+        """The Jacobian's structure in words, for when it is too big to print."""
+        shapes = [x.shape for x in self.context.xs]
+        return OPS[self.context.op].jacobian_words(
+            self.operand_index, shapes, self.context.out.shape, self.context.attrs
+        )
+
+
+@dataclass
+class Trace:
+    """A backward pass: the steps in order, and every node's gradient at the end.
+
+    ``grads`` holds, for each node on a path to the output that requires grad, its
+    gradient (for leaves: the accumulated ``.grad``); None where no gradient flows.
+    """
+
+    output: str
+    gradient: np.ndarray
+    steps: list[Step] = field(default_factory=list)
+    grads: dict[str, np.ndarray | None] = field(default_factory=dict)
+    leaves: list[str] = field(default_factory=list)
+
+    @property
+    def leaf_grads(self) -> dict[str, np.ndarray | None]:
+        """``.grad`` of each input that requires grad, as PyTorch would report it."""
+        return {leaf: self.grads.get(leaf) for leaf in self.leaves}
+
+    def fan_in(self, node: str) -> int:
+        """How many steps deliver a gradient into ``node`` (more than one: fan-out)."""
+        return sum(1 for s in self.steps if s.operand == node)
+
+    def __len__(self) -> int:
+        return len(self.steps)

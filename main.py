@@ -1,0 +1,30 @@
+"""Backprop Studio: no arguments or FILE opens the app; ``run`` and ``export`` work headless.
+
+    python main.py                      the app, with seed example 2 open
+    python main.py FILE                 the app, with FILE open
+    python main.py run FILE [--json] [--steps]
+    python main.py export FILE --step K --out frame.png [--size 1280x720]
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "run":
+        from engine.cli import main as run_main
+
+        return run_main(args[1:])
+    if args and args[0] == "export":
+        from gui.export import main as export_main
+
+        return export_main(args[1:])
+    from gui.app import main as gui_main
+
+    return gui_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
