@@ -127,8 +127,8 @@ class Graph:
         for c, i in removed.consumers:
             self.connect(node.id, c, i)
 
-    def connect(self, src: str, dst: str, index: int) -> None:
-        """Plug ``src``'s output into operand port ``index`` of ``dst``."""
+    def check_connect(self, src: str, dst: str, index: int) -> None:
+        """Raise the GraphError that :meth:`connect` would raise, changing nothing."""
         self._get(src)
         node = self._get(dst)
         if node.is_leaf:
@@ -140,6 +140,11 @@ class Graph:
             raise GraphError(f"operand port {index} is already taken by {node.inputs[index]!r}", dst)
         if src == dst or nx.has_path(self._dag, dst, src):
             raise CycleError(f"connecting {src!r} -> {dst!r} would make a cycle", dst)
+
+    def connect(self, src: str, dst: str, index: int) -> None:
+        """Plug ``src``'s output into operand port ``index`` of ``dst``."""
+        self.check_connect(src, dst, index)
+        node = self.nodes[dst]
         while len(node.inputs) <= index:
             node.inputs.append(None)
         node.inputs[index] = src

@@ -1,0 +1,259 @@
+"""Every edit a user can make, as a QUndoCommand that calls document methods only.
+
+Commands are checked before they are pushed (:func:`push` returns the reason
+an edit is refused), so a refused edit never reaches the undo stack and the
+document is never half-changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtGui import QUndoCommand
+
+from engine.errors import GraphError
+from engine.graph import as_tensor
+from engine.ops import validate_attrs
+
+from .document import GraphDocument, NodeSnapshot, Point
+
+
+class EditCommand(QUndoCommand):
+    """Base: ``check()`` raises GraphError for an edit that must be refused."""
+
+    def __init__(self, doc: GraphDocument, text: str) -> None:
+        super().__init__(text)
+        self.doc = doc
+
+    def check(self) -> None:
+        """Raise GraphError if this edit cannot be applied to the document as it is."""
+
+
+def push(doc: GraphDocument, cmd: EditCommand) -> GraphError | None:
+    """Apply ``cmd`` through the undo stack, or return why it is refused."""
+    try:
+        cmd.check()
+    except GraphError as exc:
+        return exc
+    doc.undo_stack.push(cmd)
+    return None
+
+
+class AddNode(EditCommand):
+    def __init__(
+        self,
+        doc: GraphDocument,
+        op: str,
+        position: Point,
+        id: str | None = None,
+        attrs: dict[str, Any] | None = None,
+        value: Any = None,
+        requires_grad: bool = True,
+    ) -> None:
+        node = id or doc.unique_id({"input": "x", "const": "c"}.get(op, op))
+        super().__init__(doc, f"Add {op} {node!r}")
+        self.node = node
+        self.args = dict(op=op, position=position, attrs=attrs, value=value,
+                         requires_grad=requires_grad)
+
+    def check(self) -> None:
+        if self.node in self.doc.graph:
+            raise GraphError("this id is already used", self.node)
+
+    def redo(self) -> None:
+        self.doc.add_node(self.node, **self.args)
+
+    def undo(self) -> None:
+        self.doc.remove_node(self.node)
+
+
+class AddSubgraph(EditCommand):
+    """Paste or duplicate: several nodes with the edges among them, as one undo step."""
+
+    def __init__(self, doc: GraphDocument, snapshots: list[NodeSnapshot], text: str) -> None:
+        super().__init__(doc, text)
+        self.snapshots = snapshots
+
+    def check(self) -> None:
+        for snap in self.snapshots:
+            if snap.removed.node.id in self.doc.graph:
+                raise GraphError("this id is already used", snap.removed.node.id)
+
+    def redo(self) -> None:
+        for snap in self.snapshots:
+            self.doc.restore_node(snap)
+
+    def undo(self) -> None:
+        for snap in reversed(self.snapshots):
+            self.doc.remove_node(snap.removed.node.id)
+
+
+class RemoveNodes(EditCommand):
+    def __init__(self, doc: GraphDocument, ids: list[str]) -> None:
+        super().__init__(doc, "Delete " + (f"{ids[0]!r}" if len(ids) == 1 else f"{len(ids)} nodes"))
+        self.ids = list(ids)
+        self.snapshots: list[NodeSnapshot] = []
+        self.output = doc.output
+
+    def redo(self) -> None:
+        self.output = self.doc.output
+        self.snapshots = [self.doc.remove_node(i) for i in self.ids]
+
+    def undo(self) -> None:
+        for snap in reversed(self.snapshots):
+            self.doc.restore_node(snap)
+        if self.output != self.doc.output:
+            self.doc.set_backward(self.output, self.doc.gradient)
+
+
+class Connect(EditCommand):
+    def __init__(self, doc: GraphDocument, src: str, dst: str, index: int) -> None:
+        super().__init__(doc, f"Connect {src!r} -> {dst!r}")
+        self.src, self.dst, self.index = src, dst, index
+
+    def check(self) -> None:
+        self.doc.graph.check_connect(self.src, self.dst, self.index)
+
+    def redo(self) -> None:
+        self.doc.connect(self.src, self.dst, self.index)
+
+    def undo(self) -> None:
+        self.doc.disconnect(self.dst, self.index)
+
+
+class Disconnect(EditCommand):
+    def __init__(self, doc: GraphDocument, dst: str, index: int) -> None:
+        super().__init__(doc, f"Disconnect {dst!r} port {index}")
+        self.dst, self.index = dst, index
+        self.src: str | None = None
+
+    def check(self) -> None:
+        node = self.doc.graph.nodes.get(self.dst)
+        if node is None or self.index >= len(node.inputs) or node.inputs[self.index] is None:
+            raise GraphError(f"operand port {self.index} is not connected", self.dst)
+
+    def redo(self) -> None:
+        self.src = self.doc.disconnect(self.dst, self.index)
+
+    def undo(self) -> None:
+        if self.src is not None:
+            self.doc.connect(self.src, self.dst, self.index)
+
+
+class Rename(EditCommand):
+    def __init__(self, doc: GraphDocument, old: str, new: str) -> None:
+        super().__init__(doc, f"Rename {old!r} to {new!r}")
+        self.old, self.new = old, new.strip()
+
+    def check(self) -> None:
+        if not self.new:
+            raise GraphError("a name cannot be empty", self.old)
+        if self.new != self.old and self.new in self.doc.graph:
+            raise GraphError(f"the name {self.new!r} is already used", self.old)
+
+    def redo(self) -> None:
+        self.doc.rename(self.old, self.new)
+
+    def undo(self) -> None:
+        self.doc.rename(self.new, self.old)
+
+
+class SetValue(EditCommand):
+    """Edit a leaf's tensor. Consecutive edits of one node (scrubbing) merge into one step."""
+
+    MERGE_ID = 1001
+
+    def __init__(self, doc: GraphDocument, id: str, value: Any, merge: bool = False) -> None:
+        super().__init__(doc, f"Edit value of {id!r}")
+        self.node, self.merge = id, merge
+        self.new = value
+        self.old = doc.graph.nodes[id].value.copy() if id in doc.graph else None
+
+    def check(self) -> None:
+        try:
+            self.new = as_tensor(self.new)
+        except (TypeError, ValueError):
+            raise GraphError("the value must be a number or a rectangular list of numbers",
+                             self.node) from None
+
+    def id(self) -> int:  # Qt's merge id: scrubbing edits of one node merge
+        return self.MERGE_ID if self.merge else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
+        if not isinstance(other, SetValue) or other.node != self.node or not other.merge:
+            return False
+        self.new = other.new
+        return True
+
+    def redo(self) -> None:
+        self.doc.set_value(self.node, self.new)
+
+    def undo(self) -> None:
+        self.doc.set_value(self.node, self.old)
+
+
+class SetAttrs(EditCommand):
+    def __init__(self, doc: GraphDocument, id: str, attrs: dict[str, Any]) -> None:
+        super().__init__(doc, f"Edit {', '.join(attrs)} of {id!r}")
+        self.node, self.new = id, dict(attrs)
+        self.old = dict(doc.graph.nodes[id].attrs) if id in doc.graph else {}
+
+    def check(self) -> None:
+        node = self.doc.graph.nodes[self.node]
+        try:
+            validate_attrs(node.op, {**node.attrs, **self.new})
+        except ValueError as exc:
+            raise GraphError(str(exc), self.node) from None
+
+    def redo(self) -> None:
+        self.doc.set_attrs(self.node, self.new)
+
+    def undo(self) -> None:
+        self.doc.set_attrs(self.node, self.old)
+
+
+class SetRequiresGrad(EditCommand):
+    def __init__(self, doc: GraphDocument, id: str, flag: bool) -> None:
+        super().__init__(doc, f"{'Require' if flag else 'Stop requiring'} grad on {id!r}")
+        self.node, self.flag = id, flag
+
+    def redo(self) -> None:
+        self.doc.set_requires_grad(self.node, self.flag)
+
+    def undo(self) -> None:
+        self.doc.set_requires_grad(self.node, not self.flag)
+
+
+class MoveNodes(EditCommand):
+    """One drag (of one node or a selection) is one undo step."""
+
+    def __init__(self, doc: GraphDocument, old: dict[str, Point], new: dict[str, Point],
+                 text: str = "Move") -> None:
+        super().__init__(doc, text)
+        self.old, self.new = dict(old), dict(new)
+
+    def redo(self) -> None:
+        self.doc.move_nodes(self.new)
+
+    def undo(self) -> None:
+        self.doc.move_nodes(self.old)
+
+
+class SetBackward(EditCommand):
+    """Choose the output node and the gradient ``v`` (None: implicit, scalar outputs only)."""
+
+    def __init__(self, doc: GraphDocument, output: str | None, gradient: Any) -> None:
+        super().__init__(doc, "Set backward output and v")
+        self.new = (output, None if gradient is None else np.array(gradient, dtype=np.float64))
+        self.old = (doc.output, doc.gradient)
+
+    def check(self) -> None:
+        if self.new[0] is not None and self.new[0] not in self.doc.graph:
+            raise GraphError(f"no node named {self.new[0]!r}")
+
+    def redo(self) -> None:
+        self.doc.set_backward(*self.new)
+
+    def undo(self) -> None:
+        self.doc.set_backward(*self.old)

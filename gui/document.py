@@ -1,0 +1,267 @@
+"""GraphDocument: the engine graph plus layout and file state, and its latest results.
+
+Views never change the graph directly: they push a command (``gui.commands``)
+onto ``undo_stack``, the command calls the methods below, and the document
+recomputes and emits signals that the views repaint from. The mathematics is
+all in ``engine``; this object only decides *when* to run it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+
+from engine.autodiff import Forward, backward, forward
+from engine.errors import GraphError
+from engine.graph import Graph, Node, Removed
+
+if TYPE_CHECKING:
+    from engine.fileformat import GraphFile
+
+Point = tuple[float, float]
+
+
+@dataclass
+class Results:
+    """What the engine said about the document as it is now.
+
+    ``trace`` is None while no backward can run; ``backward_error`` then says why
+    (no output chosen, a missing ``v``, an error upstream, ...).
+    """
+
+    forward: Forward
+    trace: Any = None  # engine.trace.Trace
+    backward_error: GraphError | None = None
+
+
+@dataclass(frozen=True)
+class NodeSnapshot:
+    """Everything needed to put a removed node back (for undo, cut and paste)."""
+
+    removed: Removed
+    position: Point
+    extra: dict[str, Any]
+
+
+class GraphDocument(QObject):
+    """One open graph. Emits ``structureChanged`` for nodes/edges added or removed,
+    ``nodeChanged(id)`` for an edited node, ``positionsChanged(ids)`` for moves,
+    ``backwardChanged`` for the output/v, ``resultsChanged`` after every recompute,
+    and ``fileChanged`` when the path, title or modified flag changes."""
+
+    structureChanged = Signal()
+    nodeChanged = Signal(str)
+    positionsChanged = Signal(list)
+    backwardChanged = Signal()
+    resultsChanged = Signal()
+    fileChanged = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
+        self.graph = Graph()
+        self.positions: dict[str, Point] = {}
+        self.node_extra: dict[str, dict[str, Any]] = {}
+        self.output: str | None = None
+        self.gradient: np.ndarray | None = None
+        self.title = ""
+        self.description = ""
+        self.extra: dict[str, Any] = {}
+        self.path: Path | None = None
+        self.prior_grads: dict[str, np.ndarray] = {}
+        self.results = Results(forward(self.graph))
+        self.recompute()
+
+    # ------------------------------------------------------------------ file state
+
+    @property
+    def modified(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    @property
+    def display_name(self) -> str:
+        return self.path.name if self.path else "Untitled"
+
+    def _clean_changed(self, _clean: bool) -> None:
+        self.fileChanged.emit()
+
+    def load(self, gf: GraphFile, path: Path | None) -> None:
+        """Replace the whole document with a loaded file (not an undoable edit)."""
+        self.undo_stack.clear()
+        self.graph = gf.graph
+        self.node_extra = {k: dict(v) for k, v in gf.node_extra.items()}
+        self.positions = {}
+        for nid, extra in self.node_extra.items():
+            pos = extra.pop("position", None)
+            if isinstance(pos, list) and len(pos) == 2:
+                self.positions[nid] = (float(pos[0]), float(pos[1]))
+        self.output = gf.output
+        self.gradient = gf.gradient
+        self.title, self.description = gf.title, gf.description
+        self.extra = dict(gf.extra)
+        self.path = path
+        self.prior_grads = {}
+        self.undo_stack.setClean()
+        self.structureChanged.emit()
+        self.backwardChanged.emit()
+        self.fileChanged.emit()
+        self.recompute()
+
+    def to_file(self) -> GraphFile:
+        """The document as a v1 graph file, node positions included."""
+        from engine.fileformat import GraphFile
+
+        node_extra = {nid: dict(self.node_extra.get(nid, {})) for nid in self.graph.nodes}
+        for nid, (x, y) in self.positions.items():
+            if nid in node_extra:
+                node_extra[nid]["position"] = [round(x, 2), round(y, 2)]
+        return GraphFile(
+            graph=self.graph,
+            output=self.output,
+            gradient=self.gradient,
+            title=self.title,
+            description=self.description,
+            extra=dict(self.extra),
+            node_extra=node_extra,
+        )
+
+    def mark_saved(self, path: Path) -> None:
+        self.path = path
+        self.undo_stack.setClean()
+        self.fileChanged.emit()
+
+    def unique_id(self, base: str) -> str:
+        """``base`` if free, else ``base2``, ``base3``, ... (names users can read)."""
+        base = base or "n"
+        if base not in self.graph:
+            return base
+        stem = base.rstrip("0123456789") or base
+        k = 2
+        while f"{stem}{k}" in self.graph:
+            k += 1
+        return f"{stem}{k}"
+
+    # ------------------------------------------------------------------ edits (commands only)
+
+    def add_node(
+        self,
+        id: str,
+        op: str,
+        position: Point,
+        attrs: dict[str, Any] | None = None,
+        value: Any = None,
+        requires_grad: bool = True,
+    ) -> Node:
+        node = self.graph.add_node(id, op, attrs=attrs, value=value, requires_grad=requires_grad)
+        self.positions[id] = position
+        self._structure_edited()
+        return node
+
+    def remove_node(self, id: str) -> NodeSnapshot:
+        snap = NodeSnapshot(
+            removed=self.graph.remove_node(id),
+            position=self.positions.pop(id, (0.0, 0.0)),
+            extra=self.node_extra.pop(id, {}),
+        )
+        if self.output == id:
+            self.output = None
+            self.backwardChanged.emit()
+        self._structure_edited()
+        return snap
+
+    def restore_node(self, snap: NodeSnapshot) -> None:
+        self.graph.restore(snap.removed)
+        self.positions[snap.removed.node.id] = snap.position
+        if snap.extra:
+            self.node_extra[snap.removed.node.id] = dict(snap.extra)
+        self._structure_edited()
+
+    def connect(self, src: str, dst: str, index: int) -> None:
+        self.graph.connect(src, dst, index)
+        self._structure_edited()
+
+    def disconnect(self, dst: str, index: int) -> str | None:
+        src = self.graph.disconnect(dst, index)
+        self._structure_edited()
+        return src
+
+    def rename(self, old: str, new: str) -> None:
+        self.graph.rename(old, new)
+        for table in (self.positions, self.node_extra):
+            if old in table:
+                table[new] = table.pop(old)
+        if self.output == old:
+            self.output = new
+            self.backwardChanged.emit()
+        self._structure_edited()
+
+    def set_value(self, id: str, value: Any) -> None:
+        self.graph.set_value(id, value)
+        self._node_edited(id)
+
+    def set_attrs(self, id: str, attrs: dict[str, Any]) -> None:
+        self.graph.set_attrs(id, attrs)
+        self._node_edited(id)
+
+    def set_requires_grad(self, id: str, flag: bool) -> None:
+        self.graph.set_requires_grad(id, flag)
+        self._node_edited(id)
+
+    def move_nodes(self, positions: dict[str, Point]) -> None:
+        self.positions.update(positions)
+        self.positionsChanged.emit(list(positions))
+
+    def set_backward(self, output: str | None, gradient: np.ndarray | None) -> None:
+        self.output = output
+        self.gradient = None if gradient is None else np.array(gradient, dtype=np.float64)
+        self.prior_grads = {}
+        self.backwardChanged.emit()
+        self.recompute()
+
+    # ------------------------------------------------------------------ .grad accumulation
+
+    def backward_again(self) -> None:
+        """Run backward once more, adding into the leaves' ``.grad`` as PyTorch does."""
+        trace = self.results.trace
+        if trace is None:
+            return
+        self.prior_grads = {k: g for k, g in trace.leaf_grads.items() if g is not None}
+        self.recompute()
+
+    def zero_grad(self) -> None:
+        self.prior_grads = {}
+        self.recompute()
+
+    # ------------------------------------------------------------------ recompute
+
+    def recompute(self) -> None:
+        """Forward, then backward from the chosen output; results replace the old ones."""
+        fwd = forward(self.graph)
+        results = Results(fwd)
+        if self.output is None:
+            results.backward_error = GraphError("choose an output node to run backward from")
+        else:
+            try:
+                results.trace = backward(
+                    self.graph, fwd, self.output, self.gradient, prior=self.prior_grads
+                )
+            except GraphError as exc:
+                results.backward_error = exc
+        self.results = results
+        self.resultsChanged.emit()
+
+    def _structure_edited(self) -> None:
+        self.prior_grads = {}
+        self.structureChanged.emit()
+        self.recompute()
+
+    def _node_edited(self, id: str) -> None:
+        self.prior_grads = {}
+        self.nodeChanged.emit(id)
+        self.recompute()

@@ -1,0 +1,45 @@
+"""Numbers and tensors as short text for node boxes, edge labels and panels.
+
+One place decides how a tensor reads on screen, so the canvas, the panels and an
+exported frame all say the same thing about the same array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Tensors with more elements than this are summarised (shape, min, max).
+MAX_SHOWN = 16
+
+
+def fmt_num(x: float) -> str:
+    """A number the way a teacher writes it: 1.1, 0.25, 34, -3e-05, nan."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    text = f"{x:.4g}"
+    return text.replace("e-0", "e-").replace("e+0", "e")
+
+
+def fmt_shape(shape: tuple[int, ...]) -> str:
+    return "scalar" if not shape else "×".join(str(n) for n in shape)
+
+
+def format_tensor(a: np.ndarray | None, max_shown: int = MAX_SHOWN) -> str:
+    """Scalars as numbers, small tensors as a compact (multi-line for 2-D) list,
+    large ones as shape with min/max."""
+    if a is None:
+        return "—"
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return fmt_num(a)
+    if a.size > max_shown or a.ndim > 2:
+        if a.size == 0:
+            return f"{fmt_shape(a.shape)} (empty)"
+        return f"{fmt_shape(a.shape)}  min {fmt_num(a.min())}  max {fmt_num(a.max())}"
+    if a.ndim == 1:
+        return "[" + ", ".join(fmt_num(v) for v in a) + "]"
+    rows = [[fmt_num(v) for v in row] for row in a]
+    width = max((len(c) for r in rows for c in r), default=1)
+    lines = ["[" + ", ".join(c.rjust(width) for c in r) + "]" for r in rows]
+    return "[" + ",\n ".join(lines) + "]"

@@ -1,0 +1,130 @@
+"""Frame = f(results, position): what the canvas and panels show at one point of playback.
+
+Pure Python (no Qt), so stepping back, seeking, exporting a frame headless and
+testing "the label at step k says J = [1, 0, 0]ᵀ" all call the same function.
+
+The timeline has ``len(forward order) + len(trace) + 1`` positions:
+
+- 0: forward not run (no values shown);
+- 1..F: the forward pass, values appearing node by node (F: forward done);
+- F + k for k in 1..n: backward step k of n has just been applied (F + n: backward done).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from engine.trace import Step
+
+from .document import Results
+
+EdgeKey = tuple[str, str, int]  # (operand, consumer, operand index)
+
+
+class Phase(Enum):
+    NO_FORWARD = "forward not run"
+    FORWARD = "forward"
+    FORWARD_DONE = "forward done"
+    BACKWARD = "backward"
+    BACKWARD_DONE = "backward done"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Everything a view needs to draw one moment; views compute nothing themselves."""
+
+    position: int
+    length: int  # number of positions (the last is length - 1)
+    phase: Phase
+    status: str
+    k: int  # backward steps applied
+    n: int  # backward steps in all
+    shown_values: frozenset[str]
+    grads: Mapping[str, np.ndarray] = field(default_factory=dict)
+    active: Step | None = None  # the step applied last (highlighted), if in backward
+    done_edges: frozenset[EdgeKey] = frozenset()
+    fan_in: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def active_edge(self) -> EdgeKey | None:
+        s = self.active
+        return None if s is None else (s.operand, s.consumer, s.operand_index)
+
+
+class Timeline:
+    """The positions of one document's results; :meth:`frame` is pure in (results, p)."""
+
+    def __init__(self, results: Results) -> None:
+        self.results = results
+        fwd = results.forward
+        self.forward_order = [n for n in fwd.order if n in fwd.values]
+        trace = results.trace
+        self.steps: list[Step] = list(trace.steps) if trace is not None else []
+        self.fan_in: dict[str, int] = {}
+        for s in self.steps:
+            self.fan_in[s.operand] = self.fan_in.get(s.operand, 0) + 1
+        self.start_grads: dict[str, np.ndarray] = {}
+        if trace is not None:
+            self.start_grads[trace.output] = trace.grads[trace.output]
+            for s in self.steps:
+                if s.before is not None and s.operand not in self.start_grads:
+                    self.start_grads[s.operand] = s.before
+
+    @property
+    def forward_length(self) -> int:
+        return len(self.forward_order)
+
+    @property
+    def length(self) -> int:
+        return self.forward_length + len(self.steps) + 1
+
+    @property
+    def end(self) -> int:
+        return self.length - 1
+
+    def position_of_step(self, k: int) -> int:
+        """Timeline position after ``k`` backward steps (0: forward done)."""
+        return self.forward_length + max(0, min(k, len(self.steps)))
+
+    def frame(self, position: int) -> Frame:
+        p = max(0, min(position, self.end))
+        F, n = self.forward_length, len(self.steps)
+        has_backward = self.results.trace is not None
+        if p < F or (p == F and not has_backward):
+            shown = frozenset(self.forward_order[:p])
+            if p == 0:
+                phase, status = Phase.NO_FORWARD, "forward not run"
+            elif p < F:
+                phase, status = Phase.FORWARD, f"forward: node {p} of {F}"
+            else:
+                phase, status = Phase.FORWARD_DONE, "forward done"
+            return Frame(p, self.length, phase, status, 0, n, shown, fan_in=self.fan_in)
+        k = p - F
+        grads = dict(self.start_grads)
+        done: set[EdgeKey] = set()
+        for s in self.steps[:k]:
+            grads[s.operand] = s.accumulated
+            done.add((s.operand, s.consumer, s.operand_index))
+        if k == 0:
+            phase, status = Phase.FORWARD_DONE, f"forward done; backward: 0 of {n} steps"
+        elif k < n:
+            phase, status = Phase.BACKWARD, f"backward step {k} of {n}"
+        else:
+            phase, status = Phase.BACKWARD_DONE, "backward done"
+        return Frame(
+            position=p,
+            length=self.length,
+            phase=phase,
+            status=status,
+            k=k,
+            n=n,
+            shown_values=frozenset(self.forward_order),
+            grads=grads,
+            active=self.steps[k - 1] if k else None,
+            done_edges=frozenset(done),
+            fan_in=self.fan_in,
+        )

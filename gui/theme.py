@@ -1,0 +1,56 @@
+"""Colours, fonts and the presentation scale, in one place.
+
+Everything that paints asks here, so presentation mode (bigger fonts, thicker
+lines, higher contrast) is one switch rather than a hunt through the views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QFont
+
+
+@dataclass
+class Theme:
+    """The look of the canvas and panels; ``scale`` multiplies fonts and line widths."""
+
+    scale: float = 1.0
+    high_contrast: bool = False
+
+    background = QColor("#f7f7f4")
+    grid_minor = QColor("#ebebe6")
+    grid_major = QColor("#dcdcd5")
+    node_fill = QColor("#ffffff")
+    node_border = QColor("#8a8f98")
+    node_selected = QColor("#2f6fdf")
+    title_op = QColor("#e9eef7")  # op nodes
+    title_input = QColor("#dff3e4")  # leaves that require grad
+    title_const = QColor("#ececec")  # constants and inputs that need no grad
+    text = QColor("#1d2230")
+    text_muted = QColor("#5b6270")
+    value_text = QColor("#1d2230")
+    grad_text = QColor("#b3261e")  # gradients are red everywhere
+    error = QColor("#d93025")
+    edge = QColor("#7d8591")
+    edge_done = QColor("#e8a33d")  # edges the backward pass has crossed
+    edge_active = QColor("#d93025")
+    pulse = QColor("#ff6a3d")
+    port_in = QColor("#4a90d9")
+    port_out = QColor("#3c9d5d")
+
+    def font(self, size: float = 10.0, bold: bool = False, mono: bool = False) -> QFont:
+        f = QFont("DejaVu Sans Mono" if mono else "DejaVu Sans")
+        f.setPointSizeF(size * self.scale)
+        f.setBold(bold)
+        return f
+
+    def line(self, width: float = 1.5) -> float:
+        return width * self.scale * (1.5 if self.high_contrast else 1.0)
+
+
+#: The app's single theme; presentation mode changes ``scale`` and ``high_contrast``.
+THEME = Theme()
+
+#: The font scale used in presentation mode unless the user chose another (persisted).
+PRESENTATION_SCALE = 1.6
