@@ -1,0 +1,545 @@
+"""The words and formulas the player shows: edge labels (plain text) and the
+chain-rule / summary write-ups (Qt rich-text HTML, built here as plain strings).
+
+No Qt and no mathematics: every number comes from the engine's recorded
+:class:`~engine.trace.Step` (its upstream gradient, its VJP, its Jacobian derived
+from that VJP) or from :func:`engine.autodiff.end_to_end_jacobian`. Keeping the
+text pure means a test can assert "the label at step 1 says ``[1, 0, 0]ᵀ``"
+without a window, and the canvas, the panels and an exported PNG say the same.
+
+The HTML uses only what Qt's rich-text engine renders well: tables (a fraction
+is a two-row table with a rule between numerator and denominator, a matrix is a
+table whose outer cells carry bracket borders), ``<sub>`` and colours.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.ops import OPS
+from engine.trace import Step
+
+from .formatting import fmt_num, fmt_shape, format_tensor
+
+#: The edge label prints the Jacobian's numbers up to this many entries; above,
+#: its structure in words (a label on a canvas must stay small).
+LABEL_MAX_ENTRIES = 16
+#: The chain-rule panel prints a Jacobian as a matrix up to this many entries.
+PANEL_MAX_ENTRIES = 64
+#: ... and a vector (upstream, vjp, gradient) element by element up to this many.
+PANEL_MAX_VECTOR = 16
+
+GRAD_COLOR = "#b3261e"  # gradients are red everywhere (theme.grad_text)
+JAC_COLOR = "#1f4e9c"  # local Jacobians: blue
+MUTED_COLOR = "#5b6270"
+TEXT_COLOR = "#1d2230"
+
+
+# --------------------------------------------------------------------------- plain text
+
+
+def inline_tensor(a: np.ndarray | None, max_shown: int = LABEL_MAX_ENTRIES) -> str:
+    """A tensor on one line: ``0.1``, ``[1, 2]``, ``[[1, 2], [3, 4]]``, or a summary."""
+    if a is None:
+        return "—"
+    a = np.asarray(a)
+    if a.ndim == 0 or a.size > max_shown or a.ndim > 2:
+        return format_tensor(a, max_shown).replace("\n", "")
+    if a.ndim == 1:
+        return "[" + ", ".join(fmt_num(v) for v in a) + "]"
+    return "[" + ", ".join("[" + ", ".join(fmt_num(v) for v in r) + "]" for r in a) + "]"
+
+
+def flat_row(a: np.ndarray, max_shown: int = LABEL_MAX_ENTRIES) -> str:
+    """A tensor read as the row vector that multiplies a Jacobian (row-major)."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return fmt_num(a)
+    if a.size > max_shown:
+        return inline_tensor(a, max_shown)
+    return "[" + ", ".join(fmt_num(v) for v in a.ravel()) + "]"
+
+
+def matrix_text(jac: np.ndarray) -> str:
+    """A Jacobian as a teacher writes it: a number, a column ``[..]ᵀ``, a row, or rows."""
+    m, n = jac.shape
+    if m == 1 and n == 1:
+        return fmt_num(jac[0, 0])
+    if n == 1:
+        return "[" + ", ".join(fmt_num(v) for v in jac[:, 0]) + "]ᵀ"
+    if m == 1:
+        return "[" + ", ".join(fmt_num(v) for v in jac[0]) + "]"
+    return format_tensor(jac, max_shown=jac.size)
+
+
+def small_jacobian(step: Step, max_entries: int = LABEL_MAX_ENTRIES) -> np.ndarray | None:
+    """The step's Jacobian when it is small enough to print, else None (never built)."""
+    if step.jacobian_size > max_entries:
+        return None
+    return step.jacobian()
+
+
+def jacobian_text(step: Step) -> str:
+    """``J`` as numbers when small, else its structure in words and symbols."""
+    jac = small_jacobian(step)
+    if jac is None:
+        return step.structure()
+    return matrix_text(jac)
+
+
+def edge_label(step: Step) -> str:
+    """The label on the active edge: the local Jacobian, then ``upstream · J = vjp``.
+
+    ``∂y/∂y1 = [1, 0, 0]ᵀ`` / ``[0.1, 0.2, 0.3] · J = 0.1``. A 1×1 Jacobian is
+    substituted into the product (``0.1 · 3 = 0.3``) since that reads better.
+    """
+    jac = small_jacobian(step)
+    head = f"∂{step.consumer}/∂{step.operand}"
+    up = flat_row(step.upstream)
+    out = inline_tensor(step.vjp)
+    if jac is None:
+        shape = f"{fmt_shape(step.upstream.shape)} → {fmt_shape(step.vjp.shape)}"
+        return f"{head} ({shape}): {step.structure()}\n{up} · J = {out}"
+    text = matrix_text(jac)
+    if jac.shape == (1, 1):
+        return f"{head} = {text}\n{up} · {text} = {out}"
+    sep = "\n" if "\n" in text else " "
+    return f"{head} ={sep}{text}\n{up} · J = {out}"
+
+
+def grad_name(node: str, is_leaf: bool) -> str:
+    """How a node's gradient is called: ``x1.grad`` for a leaf, ``grad y1`` otherwise."""
+    return f"{node}.grad" if is_leaf else f"grad {node}"
+
+
+def accumulation_text(step: Step, fan_in: int = 1, is_leaf: bool = False) -> str:
+    """``grad += vjp`` at the operand, before and after, e.g. ``x1.grad = 0.5 + 0.6 = 1.1``.
+
+    ``fan_in`` is how many consumers send into the operand; above one the text says so.
+    """
+    name = grad_name(step.operand, is_leaf)
+    vjp = inline_tensor(step.vjp)
+    after = inline_tensor(step.accumulated)
+    if step.before is None:
+        text = f"{name} = {after}"
+    else:
+        text = f"{name} = {inline_tensor(step.before)} + {vjp} = {after}"
+    if fan_in > 1:
+        text += f"   (fan-out: sums {fan_in} consumers)"
+    return text
+
+
+def leaf_grad_lines(leaf_grads: Mapping[str, np.ndarray | None]) -> list[str]:
+    """The leaves' gradients in PyTorch's words: ``x1.grad = 1.1`` (``None`` if none flowed)."""
+    lines = []
+    for leaf, g in leaf_grads.items():
+        lines.append(f"{leaf}.grad = {'None' if g is None else inline_tensor(g, 64)}")
+    return lines
+
+
+def objective_name(output: str, gradient: np.ndarray) -> str:
+    """What backward differentiates: the output itself when it is a scalar seeded with 1,
+    else ``A``, the seeds' unknown ``A = f(y)`` whose gradient ``v = ∂A/∂y`` was given."""
+    g = np.asarray(gradient)
+    if g.size == 1 and float(g.ravel()[0]) == 1.0:
+        return output
+    return "A"
+
+
+# --------------------------------------------------------------------------- HTML pieces
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+_NAME = re.compile(r"^([A-Za-z]+)_?(\d+)$")
+
+
+def h_name(node: str, index: str | None = None) -> str:
+    """A node name with a real subscript (``x1`` → x<sub>1</sub>), optionally indexed."""
+    m = _NAME.match(node)
+    if m:
+        base = f"{esc(m.group(1))}<sub>{m.group(2)}</sub>"
+        return base if index is None else f"{base}[{index}]"
+    base = esc(node)
+    return base if index is None else f"{base}<sub>{index}</sub>"
+
+
+def h_color(text: str, color: str) -> str:
+    return f'<span style="color:{color}">{text}</span>'
+
+
+def h_frac(num: str, den: str) -> str:
+    """A stacked fraction: numerator over a rule over denominator."""
+    return (
+        '<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">'
+        f'<tr><td align="center" style="border-bottom:1px solid {TEXT_COLOR};'
+        f' padding:0px 3px 1px 3px">{num}</td></tr>'
+        f'<tr><td align="center" style="padding:1px 3px 0px 3px">{den}</td></tr></table>'
+    )
+
+
+def h_partial(top: str, bottom: str) -> str:
+    """∂top / ∂bottom as a stacked fraction (both already HTML)."""
+    return h_frac(f"∂{top}", f"∂{bottom}")
+
+
+def h_sigma(index: str) -> str:
+    """A summation sign with its index underneath."""
+    return (
+        '<table cellspacing="0" cellpadding="0">'
+        '<tr><td align="center"><span style="font-size:150%">Σ</span></td></tr>'
+        f'<tr><td align="center"><span style="font-size:80%">{index}</span></td></tr></table>'
+    )
+
+
+def h_matrix(cells: Sequence[Sequence[str]], color: str = TEXT_COLOR) -> str:
+    """A matrix in square brackets; cells are HTML, right-aligned so digits line up.
+
+    The brackets are two narrow cells spanning all rows, each with three borders,
+    so their serifs stay short whatever the width of the numbers.
+    """
+    rows = len(cells)
+    b = f"2px solid {TEXT_COLOR}"
+    bracket = (f'<td rowspan="{rows}" width="5" style="border-{{side}}:{b}; border-top:{b};'
+               f' border-bottom:{b}; padding:0px">&nbsp;</td>')
+    out = ['<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">']
+    for i, row in enumerate(cells):
+        out.append("<tr>")
+        if i == 0:
+            out.append(bracket.format(side="left"))
+        for cell in row:
+            out.append(
+                f'<td align="right" valign="middle" style="padding:1px 5px">'
+                f'<span style="color:{color}">{cell}</span></td>'
+            )
+        if i == 0:
+            out.append(bracket.format(side="right"))
+        out.append("</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def h_numbers(a: np.ndarray, color: str, as_row: bool = False,
+              max_vector: int = PANEL_MAX_VECTOR) -> str:
+    """A tensor's numbers: a scalar plainly, a vector or matrix in brackets, big ones summarised.
+
+    ``as_row`` reads the tensor as the flattened row vector that multiplies a Jacobian.
+    """
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return h_color(esc(fmt_num(a)), color)
+    if a.size > max_vector or a.ndim > 2:
+        return h_color(esc(format_tensor(a, max_vector)), color)
+    if as_row or a.ndim == 1:
+        return h_matrix([[esc(fmt_num(v)) for v in a.ravel()]], color)
+    return h_matrix([[esc(fmt_num(v)) for v in r] for r in a], color)
+
+
+def h_jacobian(jac: np.ndarray) -> str:
+    """A Jacobian's numbers as a bracketed matrix (1×1: the plain number)."""
+    if jac.shape == (1, 1):
+        return h_color(esc(fmt_num(jac[0, 0])), JAC_COLOR)
+    return h_matrix([[esc(fmt_num(v)) for v in r] for r in jac], JAC_COLOR)
+
+
+def h_equation(cells: Sequence[str]) -> str:
+    """Cells laid out in one row, vertically centred: how fractions sit inline."""
+    tds = "".join(f'<td valign="middle" style="padding:0px 2px">{c}</td>' for c in cells)
+    return f'<table cellspacing="2" cellpadding="0"><tr>{tds}</tr></table>'
+
+
+def h_para(text: str, color: str = TEXT_COLOR, size: str = "100%", bold: bool = False) -> str:
+    weight = "font-weight:bold;" if bold else ""
+    return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
+
+
+def h_document(body: str, base_pt: float) -> str:
+    return (
+        f'<html><body style="font-family:\'DejaVu Sans\'; font-size:{base_pt:.1f}pt;'
+        f' color:{TEXT_COLOR}">{body}</body></html>'
+    )
+
+
+# --------------------------------------------------------------------------- chain rule
+
+
+def _op_title(graph: Any, node: str) -> str:
+    n = graph.nodes.get(node) if graph is not None else None
+    if n is None or n.is_leaf:
+        return h_name(node)
+    names = [h_name(s) if s is not None else "?" for s in n.inputs]
+    return OPS[n.op].title(names, n.attrs)
+
+
+def _is_leaf(graph: Any, node: str) -> bool:
+    n = graph.nodes.get(node) if graph is not None else None
+    return bool(n is not None and n.is_leaf)
+
+
+def _grad_symbol(A: str, node: str, index: str | None = None) -> str:
+    return h_partial(A, h_name(node, index))
+
+
+def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribution: int,
+              graph: Any = None, output: str | None = None) -> str:
+    """The chain rule for one backward step, symbolic and with the numbers substituted.
+
+    ``contribution`` is which of the operand's ``fan_in`` incoming gradients this is.
+    """
+    c, o, A = step.consumer, step.operand, objective
+    m_c, m_o = int(step.upstream.size), int(step.vjp.size)
+    i_idx = "i" if m_o > 1 else None
+    j_idx = "j" if m_c > 1 else None
+    parts: list[str] = []
+    title = _op_title(graph, c)
+    parts.append(h_para(f"Step {k} of {n}: the gradient flows from {h_name(c)} back to "
+                        f"{h_name(o)}", bold=True, size="115%"))
+    parts.append(h_para(f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}.",
+                        MUTED_COLOR))
+    accumulate = fan_in > 1 or step.before is not None
+    eq = "+=" if accumulate else "="
+
+    # Symbolic: dA/do_i (+)= sum_j dA/dc_j . dc_j/do_i
+    lhs = _grad_symbol(A, o, i_idx)
+    sym = [lhs, eq]
+    if j_idx:
+        sym.append(h_sigma(j_idx))
+    sym += [_grad_symbol(A, c, j_idx), "·", h_partial(h_name(c, j_idx), h_name(o, i_idx))]
+    parts.append(h_equation(sym))
+
+    # Numbers: upstream . J = vjp
+    up_known = "(the v you gave)" if c == output and A != c else ""
+    jac = small_jacobian(step, PANEL_MAX_ENTRIES)
+    up_html = h_numbers(step.upstream, GRAD_COLOR, as_row=True)
+    vjp_html = h_numbers(step.vjp, GRAD_COLOR)
+    if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
+        num = [eq if not accumulate else "+=", up_html, "·", h_jacobian(jac), "=", vjp_html]
+        parts.append(h_equation(["&nbsp;" * 6] + num))
+        if jac.shape != (1, 1):
+            parts.append(h_para(
+                f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
+                f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
+                f"columns {h_name(o)}'s).", MUTED_COLOR, "90%"))
+    else:
+        parts.append(h_para(
+            f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries: "
+            f"<b>{esc(step.structure())}</b> (heatmap in the Jacobian view).", JAC_COLOR))
+        parts.append(h_equation(["&nbsp;" * 6, "upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
+
+    # Accumulation at the operand: grad += vjp
+    is_leaf = _is_leaf(graph, o)
+    gname = f"{h_name(o)}.grad" if is_leaf else f"∂{A}/∂{h_name(o)}"
+    after = h_numbers(step.accumulated, GRAD_COLOR)
+    if step.before is None:
+        acc = [gname, "=", after]
+    else:
+        acc = [gname, "=", h_numbers(step.before, GRAD_COLOR), "+",
+               h_numbers(step.vjp, GRAD_COLOR), "=", after]
+    parts.append(h_equation(acc))
+    if fan_in > 1:
+        parts.append(h_para(
+            f"<b>Fan-out:</b> {h_name(o)} feeds {fan_in} consumers, so its gradient is the sum "
+            f"of {fan_in} terms; this is term {contribution} of {fan_in}.", GRAD_COLOR))
+    elif step.before is not None:
+        parts.append(h_para(
+            f"{h_name(o)}.grad already held a gradient from an earlier backward call: "
+            "PyTorch adds into .grad.", GRAD_COLOR))
+    return "".join(parts)
+
+
+def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str:
+    """Forward done, nothing propagated yet: what backward is about to do."""
+    A, y = objective, output
+    parts = [h_para("Forward done. Backward starts at the output.", bold=True, size="115%")]
+    if A == y:
+        parts.append(h_para(
+            f"{h_name(y)} is a scalar, so {h_name(y)}.backward() starts from "
+            f"∂{h_name(y)}/∂{h_name(y)} = 1."))
+    else:
+        parts.append(h_para(
+            f"{h_name(y)}.backward(gradient=v): v = ∂{A}/∂{h_name(y)} is the gradient of some "
+            f"scalar {A} = f({h_name(y)}) that PyTorch never needs to know."))
+    parts.append(h_equation([_grad_symbol(A, y), "=", "v", "=",
+                             h_numbers(gradient, GRAD_COLOR)]))
+    parts.append(h_para(
+        f"Each of the {n} steps pulls the gradient back through one edge, consumer → operand:"))
+    parts.append(h_equation([
+        _grad_symbol(A, "operand"), "+=", _grad_symbol(A, "consumer"), "·",
+        h_partial("consumer", "operand")]))
+    parts.append(h_para("A node that feeds several consumers adds up what each sends back.",
+                        MUTED_COLOR))
+    return "".join(parts)
+
+
+def forward_html(frame_position: int, forward_order: Sequence[str], values: Mapping[str, Any],
+                 graph: Any = None) -> str:
+    """During the forward pass: which node was just computed, and its value."""
+    if frame_position <= 0:
+        return (h_para("Forward pass not run yet.", bold=True, size="115%")
+                + h_para("Play forward computes the values node by node, from the inputs to "
+                         "the output; then backward sends gradients the other way."))
+    node = forward_order[frame_position - 1]
+    value = values.get(node)
+    title = _op_title(graph, node)
+    parts = [h_para(f"Forward: node {frame_position} of {len(forward_order)}", bold=True,
+                    size="115%")]
+    rhs = [h_name(node), "="]
+    if title != h_name(node):
+        rhs += [title, "="]
+    rhs.append(h_numbers(value, TEXT_COLOR) if value is not None else "—")
+    parts.append(h_equation(rhs))
+    return "".join(parts)
+
+
+def end_to_end_html(output: str, objective: str, leaves: Sequence[str],
+                    jac: np.ndarray | None, gradient: np.ndarray,
+                    vjp: Sequence[np.ndarray], heading: bool = True) -> str:
+    """The seeds' whole computation in one line: ``[∂A/∂x₁ …] = vᵀ · J = [...]``.
+
+    ``jac`` is the end-to-end Jacobian (columns grouped by leaf, as the engine returns
+    it), ``vjp`` the leaves' gradients from this one backward call (zeros where none flows).
+    """
+    A, y = objective, output
+    lhs_cells = [h_frac(f"∂{A}", f"∂{h_name(x)}") for x in leaves]
+    lhs = h_matrix([lhs_cells]) if len(leaves) > 1 else lhs_cells[0] if lhs_cells else ""
+    parts = [h_para(f"End to end: {h_name(y)} with respect to the leaves", bold=True)
+             ] if heading else []
+    if jac is None or jac.size > PANEL_MAX_ENTRIES or jac.shape[0] > PANEL_MAX_VECTOR:
+        size = "too large to print" if jac is None else f"{jac.shape[0]}×{jac.shape[1]}"
+        parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
+        return "".join(parts)
+    flat = np.concatenate([np.ravel(g) for g in vjp]) if len(vjp) == len(leaves) and vjp else None
+    row = [lhs, "=", h_numbers(gradient, GRAD_COLOR, as_row=True), "·",
+           h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), JAC_COLOR)]
+    if flat is not None:
+        row += ["=", h_numbers(flat, GRAD_COLOR, as_row=True)]
+    parts.append(h_equation(row))
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def leaf_grads_html(leaves: Sequence[str], grads: Mapping[str, np.ndarray | None],
+                    status: str) -> str:
+    """The leaves' ``.grad`` in PyTorch's words, with where playback stands."""
+    lines = [f"{leaf}.grad = " + ("None" if grads.get(leaf) is None
+                                  else inline_tensor(grads.get(leaf), 64)) for leaf in leaves]
+    body = "<br/>".join(h_color(esc(t), GRAD_COLOR) for t in lines) or "no leaf requires grad"
+    return (h_para("Leaf gradients", bold=True, size="115%")
+            + h_para(esc(status), MUTED_COLOR, "90%")
+            + f'<p style="margin:6px 0px; font-family:\'DejaVu Sans Mono\'; font-size:120%">'
+              f'{body}</p>')
+
+
+def jacobian_table_html(output: str, output_shape: tuple[int, ...], leaves: Sequence[str],
+                        leaf_shapes: Sequence[tuple[int, ...]], jac: np.ndarray) -> str:
+    """The end-to-end Jacobian as a grid: a column group per leaf, a row per output element."""
+    border = "1px solid #c9ccd3"
+    th = f'style="padding:3px 8px; border:{border}; background:#eef1f6"'
+    td = f'style="padding:3px 8px; border:{border}"'
+    multi = any(int(np.prod(s)) > 1 for s in leaf_shapes)
+    out = ['<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">']
+    out.append(f"<tr><th {th}></th>")
+    for leaf, shape in zip(leaves, leaf_shapes, strict=True):
+        span = max(1, int(np.prod(shape)))
+        out.append(f'<th colspan="{span}" {th}>{h_name(leaf)}</th>')
+    out.append("</tr>")
+    if multi:
+        out.append(f"<tr><th {th}></th>")
+        for shape in leaf_shapes:
+            for idx in np.ndindex(*shape) if shape else [()]:
+                label = ",".join(str(i) for i in idx)
+                out.append(f'<th {th}><span style="font-size:80%">[{label}]</span></th>'
+                           if shape else f"<th {th}></th>")
+        out.append("</tr>")
+    rows = list(np.ndindex(*output_shape)) if output_shape else [()]
+    for r, idx in enumerate(rows):
+        label = h_name(output) + ("[" + ",".join(str(i) for i in idx) + "]" if idx else "")
+        out.append(f"<tr><th {th}>{label}</th>")
+        for v in jac[r]:
+            out.append(f'<td align="right" {td}>{h_color(esc(fmt_num(v)), JAC_COLOR)}</td>')
+        out.append("</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _paths(
+    steps: Sequence[Step], output: str, leaf: str, limit: int
+) -> tuple[list[list[Step]], int]:
+    """Every chain of steps from the output down to ``leaf`` (up to ``limit``), and the count."""
+    by_consumer: dict[str, list[Step]] = {}
+    for s in steps:
+        by_consumer.setdefault(s.consumer, []).append(s)
+    found: list[list[Step]] = []
+    count = 0
+
+    def walk(node: str, chain: list[Step]) -> None:
+        nonlocal count
+        if count > 10_000:
+            return
+        if node == leaf:
+            count += 1
+            if len(found) < limit:
+                found.append(list(chain))
+            return
+        for s in by_consumer.get(node, []):
+            chain.append(s)
+            walk(s.operand, chain)
+            chain.pop()
+
+    walk(output, [])
+    return found, count
+
+
+def composition_html(steps: Sequence[Step], output: str, leaves: Sequence[str],
+                     sizes: Sequence[int], jac: np.ndarray | None, max_paths: int = 6) -> str:
+    """Each leaf's block of J as the sum over paths of the product of edge Jacobians.
+
+    ``∂y/∂x₁ = ∂y/∂y₁·∂y₁/∂a·∂a/∂x₁ + …`` and the same with the recorded edge
+    Jacobians substituted; the total is the engine's end-to-end Jacobian block.
+    """
+    parts = [h_para("J as the composition of the edge Jacobians", bold=True),
+             h_para("Each path from the output to a leaf multiplies its edge Jacobians; "
+                    "the paths add up (reverse mode does exactly this, edge by edge).",
+                    MUTED_COLOR, "90%")]
+    col = 0
+    mono = "font-family:'DejaVu Sans Mono'"
+    for leaf, n in zip(leaves, sizes, strict=True):
+        paths, count = _paths(steps, output, leaf, max_paths)
+        if not paths:
+            parts.append(h_para(f"∂{h_name(output)}/∂{h_name(leaf)} = 0: no path leads here."))
+            col += n
+            continue
+        sym_terms, num_terms = [], []
+        numeric = True
+        for chain in paths:
+            sym_terms.append("·".join(f"∂{h_name(s.consumer)}/∂{h_name(s.operand)}"
+                                      for s in chain))
+            factors = []
+            for s in chain:
+                j = small_jacobian(s)
+                if j is None:
+                    numeric = False
+                    break
+                factors.append(esc(matrix_text(j)).replace("\n", " "))
+            num_terms.append("·".join(factors))
+        more = f" + … ({count - len(paths)} more paths)" if count > len(paths) else ""
+        lhs = f"∂{h_name(output)}/∂{h_name(leaf)}"
+        parts.append(h_para(f"{lhs} = " + " + ".join(sym_terms) + more))
+        if numeric and not more:
+            total = ""
+            if jac is not None and jac.shape[0] * n <= LABEL_MAX_ENTRIES:
+                total = " = " + h_color(esc(matrix_text(jac[:, col:col + n])).replace(
+                    "\n", " "), JAC_COLOR)
+            parts.append(f'<p style="margin:0px 0px 8px 24px; {mono}">= '
+                         + " + ".join(h_color(t, JAC_COLOR) for t in num_terms) + total + "</p>")
+        col += n
+    return "".join(parts)

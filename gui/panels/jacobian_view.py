@@ -1,0 +1,229 @@
+"""The Jacobian view: the current step's local Jacobian as a heatmap, for tensors too
+big to print, with the upstream gradient beside its rows and the VJP under its columns.
+
+The layout is the product itself: ``upstreamᵀ · J = vjp`` reads as "weight each
+row of J by the upstream entry beside it, add down each column, get the entry
+below". The Jacobian is :meth:`engine.trace.Step.jacobian` (derived from the VJP
+by the engine), built only for the step on screen, only while the view is
+visible, and only up to :data:`MAX_ENTRIES`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from engine.trace import Step
+
+from .. import labels
+from ..formatting import fmt_num, fmt_shape
+from ..player import Player
+from ..theme import THEME
+
+#: Largest Jacobian drawn (entries); above, the view gives its structure in words.
+MAX_ENTRIES = 250_000
+#: Building J takes one VJP per consumer element; above this many rows it is skipped.
+MAX_ROWS = 5_000
+
+
+def _diverging() -> pg.ColorMap:
+    """Blue (negative) – white (zero) – red (positive): the sign reads at a glance."""
+    return pg.ColorMap([0.0, 0.5, 1.0], [(33, 102, 172), (247, 247, 247), (178, 24, 43)])
+
+
+def _sym_levels(*arrays: np.ndarray) -> tuple[float, float]:
+    finite = [np.abs(a[np.isfinite(a)]) for a in arrays if a.size]
+    top = max((float(f.max()) for f in finite if f.size), default=0.0)
+    top = top if top > 0 else 1.0
+    return -top, top
+
+
+def _int_ticks(count: int, most: int = 10) -> list[tuple[float, str]]:
+    """Element indices at cell centres, every 1, 2, 5, 10, ... so at most ``most`` show."""
+    step = 1
+    while count / step > most:
+        for f in (2, 5, 10):
+            if count / (step * f) <= most or f == 10:
+                step *= f
+                break
+    return [(i + 0.5, str(i)) for i in range(0, count, step)]
+
+
+class JacobianView(QWidget):
+    """Heatmap of ``player.frame.active``'s Jacobian with upstream and vjp strips."""
+
+    def __init__(self, player: Player, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("JacobianView")
+        self.player = player
+        self._cache: dict[int, np.ndarray | None] = {}
+        self._dirty = True
+        self._jac: np.ndarray | None = None
+
+        self.title = QLabel(self)
+        self.title.setObjectName("JacobianTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.info = QLabel(self)
+        self.info.setObjectName("JacobianInfo")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+
+        self.plots = pg.GraphicsLayoutWidget(self)
+        self.plots.setBackground("w")
+        cmap = _diverging()
+        gl = self.plots.ci
+        self.up_plot = gl.addPlot(row=0, col=0)
+        self.j_plot = gl.addPlot(row=0, col=1)
+        self.j_bar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False,
+                                     label="J entries")
+        gl.addItem(self.j_bar, row=0, col=2)
+        self.vjp_plot = gl.addPlot(row=1, col=1)
+        self.g_bar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False,
+                                     label="gradients")
+        gl.addItem(self.g_bar, row=1, col=2)
+        gl.layout.setColumnStretchFactor(1, 8)
+        gl.layout.setRowStretchFactor(0, 8)
+        gl.layout.setColumnMaximumWidth(0, 70)
+        gl.layout.setRowMaximumHeight(1, 90)
+
+        self.j_img = pg.ImageItem()
+        self.up_img = pg.ImageItem()
+        self.vjp_img = pg.ImageItem()
+        self.j_plot.addItem(self.j_img)
+        self.up_plot.addItem(self.up_img)
+        self.vjp_plot.addItem(self.vjp_img)
+        self.j_bar.setImageItem(self.j_img)
+        self.g_bar.setImageItem([self.up_img, self.vjp_img])
+        for plot in (self.j_plot, self.up_plot, self.vjp_plot):
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            plot.setMouseEnabled(x=False, y=False)
+            plot.invertY(True)
+        self.up_plot.setYLink(self.j_plot)
+        self.vjp_plot.setXLink(self.j_plot)
+        # Same axes on both sides of each link, so the strips line up with J's cells.
+        self.up_plot.hideAxis("bottom")
+        self.up_plot.showAxis("top")
+        self.up_plot.setLabel("top", "upstream")
+        self.up_plot.getAxis("top").setTicks([[]])
+        self.up_plot.setLabel("left", "consumer element (row)")
+        self.j_plot.hideAxis("left")
+        self.j_plot.hideAxis("bottom")
+        self.j_plot.showAxis("top")
+        self.j_plot.setLabel("top", "operand element (column)")
+        self.vjp_plot.hideAxis("left")
+        self.vjp_label = pg.LabelItem("vjp", justify="right")
+        gl.addItem(self.vjp_label, row=1, col=0)
+        self.plots.scene().sigMouseMoved.connect(self._hover)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.title)
+        layout.addWidget(self.plots, 1)
+        layout.addWidget(self.info)
+        player.frameChanged.connect(self.refresh)
+        player.timelineChanged.connect(self._new_timeline)
+        self.apply_theme()
+
+    # ------------------------------------------------------------------ public
+
+    def apply_theme(self) -> None:
+        """Fonts follow THEME.scale (presentation mode)."""
+        self.title.setFont(THEME.font(11, bold=True))
+        self.info.setFont(THEME.font(10))
+        tick = THEME.font(9)
+        for plot in (self.j_plot, self.up_plot, self.vjp_plot):
+            for name in ("left", "top", "bottom"):
+                plot.getAxis(name).setTickFont(tick)
+        self.refresh()
+
+    def jacobian(self) -> np.ndarray | None:
+        """The Jacobian on display (None: no step, or too large)."""
+        return self._jac
+
+    def refresh(self, *_args: object) -> None:
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
+        self._show(self.player.frame.active)
+
+    # ------------------------------------------------------------------ internals
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._dirty:
+            self.refresh()
+
+    def _new_timeline(self) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    def _jacobian_of(self, step: Step) -> np.ndarray | None:
+        key = id(step)
+        if key not in self._cache:
+            ok = step.jacobian_size <= MAX_ENTRIES and step.upstream.size <= MAX_ROWS
+            self._cache[key] = step.jacobian(force=True) if ok else None
+        return self._cache[key]
+
+    def _clear(self) -> None:
+        for img in (self.j_img, self.up_img, self.vjp_img):
+            img.clear()
+        self._jac = None
+
+    def _show(self, step: Step | None) -> None:
+        if step is None:
+            self._clear()
+            self.title.setText("Jacobian of the current step")
+            self.info.setText("Step into the backward pass to see the local Jacobian "
+                              "∂consumer/∂operand of each edge.")
+            return
+        c, o = labels.h_name(step.consumer), labels.h_name(step.operand)
+        m, n = int(step.upstream.size), int(step.vjp.size)
+        self.title.setText(
+            f"∂{c}/∂{o}: {m}×{n} Jacobian ({fmt_shape(step.upstream.shape)} → "
+            f"{fmt_shape(step.vjp.shape)}); {labels.esc(step.structure())}")
+        jac = self._jacobian_of(step)
+        self._jac = jac
+        up = np.asarray(step.upstream, dtype=float).ravel()
+        vjp = np.asarray(step.vjp, dtype=float).ravel()
+        if jac is None:
+            self._clear()
+            self.info.setText(
+                f"Too large to draw ({m:,}×{n:,} = {m * n:,} entries). "
+                f"upstream: {labels.esc(labels.inline_tensor(step.upstream))}; "
+                f"vjp: {labels.esc(labels.inline_tensor(step.vjp))}")
+            return
+        self.j_img.setImage(np.nan_to_num(jac.T), autoLevels=False)
+        self.up_img.setImage(np.nan_to_num(up.reshape(1, m)), autoLevels=False)
+        self.vjp_img.setImage(np.nan_to_num(vjp.reshape(n, 1)), autoLevels=False)
+        self.j_bar.setLevels(_sym_levels(jac))
+        self.g_bar.setLevels(_sym_levels(up, vjp))
+        self.j_plot.setRange(xRange=(0, n), yRange=(0, m), padding=0)
+        self.up_plot.getAxis("left").setTicks([_int_ticks(m)])
+        self.j_plot.getAxis("top").setTicks([_int_ticks(n)])
+        self.vjp_plot.getAxis("bottom").setTicks([_int_ticks(n)])
+        self.up_plot.setXRange(0, 1, padding=0)
+        self.vjp_plot.setYRange(0, 1, padding=0)
+        red = labels.GRAD_COLOR
+        self.info.setText(
+            f"upstreamᵀ · J = vjp: <span style='color:{red}'>"
+            f"{labels.esc(labels.inline_tensor(step.upstream))}</span> · J = "
+            f"<span style='color:{red}'>{labels.esc(labels.inline_tensor(step.vjp))}</span>"
+            "<br/>Hover a cell for its value.")
+
+    def _hover(self, pos: QPointF) -> None:
+        jac = self._jac
+        if jac is None:
+            return
+        vb = self.j_plot.getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            return
+        p = vb.mapSceneToView(pos)
+        col, row = int(np.floor(p.x())), int(np.floor(p.y()))
+        if 0 <= row < jac.shape[0] and 0 <= col < jac.shape[1]:
+            self.j_plot.setToolTip(f"J[{row}, {col}] = {fmt_num(jac[row, col])}")

@@ -1,0 +1,122 @@
+"""The summary: the leaves' ``.grad`` in PyTorch's words, and the whole backward
+call seen at once as ``vᵀ J`` with ``J`` the end-to-end Jacobian.
+
+The end-to-end Jacobian comes from :func:`engine.autodiff.end_to_end_jacobian`
+(through :meth:`Player.end_to_end`, cached per results); this panel only lays it
+out, with one column group per leaf, and lists the paths whose edge Jacobians
+compose into it. "Backward again" and "Zero grad" call the document, which
+accumulates into ``.grad`` exactly as PyTorch does.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from .. import labels
+from ..document import GraphDocument
+from ..frame import Phase
+from ..player import Player
+from ..theme import THEME
+
+BASE_PT = 11.0
+
+
+class SummaryPanel(QWidget):
+    """Leaf gradients (following playback), end-to-end Jacobian, vᵀJ, and the buttons."""
+
+    def __init__(self, doc: GraphDocument, player: Player, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SummaryPanel")
+        self.doc = doc
+        self.player = player
+        self.backward_again_button = QPushButton("Backward again", self)
+        self.backward_again_button.setToolTip(
+            "Run backward once more: the leaves' .grad accumulate, as in PyTorch")
+        self.backward_again_button.clicked.connect(doc.backward_again)
+        self.zero_grad_button = QPushButton("Zero grad", self)
+        self.zero_grad_button.setToolTip("Clear the leaves' .grad (optimizer.zero_grad())")
+        self.zero_grad_button.clicked.connect(doc.zero_grad)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(6, 6, 6, 0)
+        buttons.addWidget(self.backward_again_button)
+        buttons.addWidget(self.zero_grad_button)
+        buttons.addStretch(1)
+        self.browser = QTextBrowser(self)
+        self.browser.setObjectName("SummaryText")
+        self.browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
+        self.browser.document().setDocumentMargin(10)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+        layout.addWidget(self.browser)
+        player.frameChanged.connect(self.refresh)
+        player.timelineChanged.connect(self.refresh)
+        self.apply_theme()
+
+    def apply_theme(self) -> None:
+        """Re-render at THEME.scale (the window calls this after changing it)."""
+        font = THEME.font(10)
+        self.backward_again_button.setFont(font)
+        self.zero_grad_button.setFont(font)
+        self.refresh()
+
+    def text(self) -> str:
+        return self.browser.toPlainText()
+
+    def refresh(self, *_args: object) -> None:
+        trace = self.doc.results.trace
+        self.backward_again_button.setEnabled(trace is not None)
+        self.zero_grad_button.setEnabled(bool(self.doc.prior_grads))
+        self.browser.setHtml(self.html())
+
+    def html(self) -> str:
+        results = self.doc.results
+        trace = results.trace
+        frame = self.player.frame
+        body: list[str] = []
+        if trace is None:
+            reason = results.backward_error
+            body.append(labels.h_para("No backward pass", bold=True, size="115%"))
+            body.append(labels.h_para(labels.esc(str(reason) if reason else "—"),
+                                      labels.GRAD_COLOR))
+            return labels.h_document("".join(body), BASE_PT * THEME.scale)
+        leaves = list(trace.leaves)
+        if frame.phase is Phase.BACKWARD_DONE:
+            status = "backward done: these are the values PyTorch would print"
+            grads = trace.leaf_grads
+        elif frame.phase in (Phase.BACKWARD, Phase.FORWARD_DONE) and frame.position >= \
+                self.player.forward_done_position:
+            status = (f"backward step {frame.k} of {frame.n}: still accumulating"
+                      if frame.k else "backward not started yet")
+            grads = {leaf: frame.grads.get(leaf) for leaf in leaves}
+        else:
+            status = "forward pass playing: no gradients yet"
+            grads = {leaf: None for leaf in leaves}
+        if self.doc.prior_grads:
+            status += " (.grad includes earlier backward calls; Zero grad clears it)"
+        body.append(labels.leaf_grads_html(leaves, grads, status))
+
+        e2e = self.player.end_to_end()
+        if e2e is not None:
+            fwd = results.forward
+            body.append("<hr/>")
+            y = labels.h_name(e2e.output)
+            wrt = ", ".join(labels.h_name(x) for x in e2e.leaves)
+            body.append(labels.h_para(f"End-to-end Jacobian J = ∂{y}/∂({wrt})", bold=True,
+                                      size="110%"))
+            if e2e.jacobian is None:
+                body.append(labels.h_para("Too large to show (more than "
+                                          f"{4096:,} entries).", labels.MUTED_COLOR))
+            else:
+                body.append(labels.jacobian_table_html(
+                    e2e.output, fwd.values[e2e.output].shape, e2e.leaves,
+                    [fwd.values[x].shape for x in e2e.leaves], e2e.jacobian))
+            body.append(labels.h_para("vᵀJ: this backward call in one product", bold=True,
+                                      size="110%"))
+            body.append(labels.end_to_end_html(e2e.output, e2e.objective, e2e.leaves,
+                                               e2e.jacobian, e2e.gradient, e2e.vjp,
+                                               heading=False))
+            if len(trace.steps) <= 400:
+                body.append(labels.composition_html(trace.steps, e2e.output, e2e.leaves,
+                                                    e2e.sizes, e2e.jacobian))
+        return labels.h_document("".join(body), BASE_PT * THEME.scale)

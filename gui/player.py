@@ -1,0 +1,420 @@
+"""The backward player: an index into the engine's recorded trace, and its controls.
+
+The player owns no mathematics and no drawing state. Its whole state is one
+integer, ``position``, on the document's :class:`~gui.frame.Timeline`; the
+:class:`~gui.frame.Frame` it emits is ``timeline.frame(position)``, a pure
+function, so stepping back restores exactly the earlier frame and an exported
+image shows what the screen showed. A QTimer moves the index while playing; a
+second, cosmetic animation drives the pulse along the active edge.
+
+Any change to the document's results (an edit, undo, a new ``v``, backward
+again) replaces the timeline and puts the player at its *end*: everything shown
+is live and up to date, and nothing stale can pass for current.
+
+Keyboard: the toolbar's actions use ``Qt.WindowShortcut``. A focused text field
+(QLineEdit, QSpinBox, QTextEdit) claims Space, arrows, Home and End through Qt's
+ShortcutOverride event, so typing a value never plays or steps; anywhere else in
+the window the keys drive the player. The window should ``addAction`` the same
+actions to any other top-level window (e.g. a presentation window) it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QEasingCurve, QObject, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QSizePolicy,
+    QSlider,
+    QStyle,
+    QToolBar,
+    QWidget,
+)
+
+from engine.autodiff import backward, end_to_end_jacobian
+from engine.errors import GraphError
+
+from . import labels
+from .document import GraphDocument
+from .frame import Frame, Phase, Timeline
+from .theme import THEME
+
+#: Speeds offered in the toolbar, in backward (or forward) steps per second.
+SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+#: The end-to-end Jacobian is built (by the engine) up to this many entries.
+END_TO_END_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class EndToEnd:
+    """The whole backward call as one product: ``vᵀ J`` with ``J = ∂output/∂leaves``.
+
+    ``jacobian`` (None when too large or unavailable) has the leaves' elements as
+    columns, grouped leaf by leaf; ``vjp`` is what this single call contributes to
+    each leaf (``.grad`` minus earlier calls), zeros where no gradient flows.
+    """
+
+    output: str
+    objective: str
+    gradient: np.ndarray
+    leaves: tuple[str, ...]
+    sizes: tuple[int, ...]
+    jacobian: np.ndarray | None
+    vjp: tuple[np.ndarray, ...]
+    leaf_grads: dict[str, np.ndarray | None]
+    accumulated: bool  # .grad includes earlier backward calls
+
+
+class Player(QObject):
+    """Plays back ``doc.results`` position by position; see the module docstring."""
+
+    frameChanged = Signal(object)  # Frame
+    timelineChanged = Signal()  # new results: the range and the steps changed
+    playingChanged = Signal(bool)
+    speedChanged = Signal(float)
+    pulseChanged = Signal(float)  # progress 0..1 of the pulse along the active edge
+
+    def __init__(self, doc: GraphDocument, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.animations_enabled = True
+        self._speed = 1.0
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._tick)
+        self._pulse = QVariantAnimation(self)
+        self._pulse.setStartValue(0.0)
+        self._pulse.setEndValue(1.0)
+        self._pulse.setEasingCurve(QEasingCurve.Type.InOutSine)
+        self._pulse.valueChanged.connect(self._pulse_value)
+        self.pulse_progress = 1.0
+        self._end_to_end: EndToEnd | None = None
+        self._timeline = Timeline(doc.results)
+        self._position = self._timeline.end
+        self._frame = self._timeline.frame(self._position)
+        self._apply_interval()
+        doc.resultsChanged.connect(self._results_changed)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def timeline(self) -> Timeline:
+        return self._timeline
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    @property
+    def frame(self) -> Frame:
+        return self._frame
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    @property
+    def forward_done_position(self) -> int:
+        """Where backward starts (k = 0)."""
+        return self._timeline.forward_length
+
+    def status_text(self) -> str:
+        """The state in words: forward not run / forward done / backward step k of n / done."""
+        f = self._frame
+        if f.phase is Phase.FORWARD:
+            node = self._timeline.forward_order[f.position - 1]
+            return f"forward: node {f.position} of {self._timeline.forward_length} ({node})"
+        if f.phase is Phase.FORWARD_DONE:
+            error = self.doc.results.backward_error
+            if self.doc.results.trace is None:
+                return "forward done; no backward: " + (str(error) if error else "nothing to do")
+            return f"forward done; backward 0 of {f.n} steps"
+        if f.phase is Phase.BACKWARD and f.active is not None:
+            return f"backward step {f.k} of {f.n}: {f.active.consumer} → {f.active.operand}"
+        if f.phase is Phase.BACKWARD_DONE:
+            return f"backward done ({f.n} step{'s' if f.n != 1 else ''})"
+        return f.status
+
+    # ------------------------------------------------------------------ moving
+
+    def seek(self, position: int) -> None:
+        """Show the frame at ``position`` (clamped); the pulse shows the step as arrived."""
+        self._go(position, animate=False)
+
+    def step_forward(self) -> None:
+        """One position on (pauses playback): the next forward node or backward step."""
+        self.pause()
+        self._go(self._position + 1, animate=True)
+
+    def step_back(self) -> None:
+        """One position back (pauses): exactly the frame that was shown before."""
+        self.pause()
+        self._go(self._position - 1, animate=False)
+
+    def to_start(self) -> None:
+        """Forward done, nothing propagated yet (k = 0): where backward starts."""
+        self.pause()
+        self._go(self.forward_done_position, animate=False)
+
+    def to_end(self) -> None:
+        self.pause()
+        self._go(self._timeline.end, animate=False)
+
+    def play(self) -> None:
+        """Play on from here; from the end, replay backward from forward done.
+
+        With no backward to show (no output chosen, an error), play the forward pass.
+        """
+        if self._position >= self._timeline.end:
+            start = self.forward_done_position
+            if start >= self._timeline.end:
+                start = 0
+            self._go(start, animate=False)
+        if self._position >= self._timeline.end:
+            return
+        self._timer.start()
+        self.playingChanged.emit(True)
+
+    def play_forward(self) -> None:
+        """Start from 'forward not run' and play the forward pass, then backward."""
+        self._go(0, animate=False)
+        if self._timeline.end > 0:
+            self._timer.start()
+            self.playingChanged.emit(True)
+
+    def pause(self) -> None:
+        if self._timer.isActive():
+            self._timer.stop()
+            self.playingChanged.emit(False)
+
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+
+    def set_speed(self, steps_per_second: float) -> None:
+        """Playback speed in steps per second (forward nodes count as steps too)."""
+        self._speed = max(0.05, float(steps_per_second))
+        self._apply_interval()
+        self.speedChanged.emit(self._speed)
+
+    # ------------------------------------------------------------------ derived data
+
+    def end_to_end(self) -> EndToEnd | None:
+        """The whole backward call as ``vᵀ J`` (engine-computed, cached per results)."""
+        if self._end_to_end is None:
+            self._end_to_end = self._compute_end_to_end()
+        return self._end_to_end
+
+    def _compute_end_to_end(self) -> EndToEnd | None:
+        results, doc = self.doc.results, self.doc
+        trace = results.trace
+        if trace is None:
+            return None
+        fwd = results.forward
+        leaves = tuple(trace.leaves)
+        sizes = tuple(int(fwd.values[x].size) for x in leaves)
+        try:
+            jac = end_to_end_jacobian(doc.graph, fwd, trace.output, list(leaves),
+                                      limit=END_TO_END_LIMIT)
+        except GraphError:
+            jac = None
+        grads = trace.leaf_grads
+        accumulated = bool(doc.prior_grads)
+        if accumulated:  # this call's share alone: run it again without the earlier .grad
+            grads = backward(doc.graph, fwd, trace.output, trace.gradient).leaf_grads
+        vjp = tuple(
+            np.zeros(fwd.values[x].shape) if grads.get(x) is None else np.asarray(grads[x])
+            for x in leaves
+        )
+        return EndToEnd(
+            output=trace.output,
+            objective=labels.objective_name(trace.output, trace.gradient),
+            gradient=trace.gradient,
+            leaves=leaves,
+            sizes=sizes,
+            jacobian=jac,
+            vjp=vjp,
+            leaf_grads=dict(trace.leaf_grads),
+            accumulated=accumulated,
+        )
+
+    # ------------------------------------------------------------------ internals
+
+    def _go(self, position: int, animate: bool) -> None:
+        p = max(0, min(int(position), self._timeline.end))
+        if p == self._position:
+            return
+        self._position = p
+        self._frame = self._timeline.frame(p)
+        self._pulse.stop()
+        self.frameChanged.emit(self._frame)
+        if animate and self.animations_enabled and self._frame.active is not None:
+            self._pulse.setDuration(int(min(900.0, 0.8 * self._timer.interval())))
+            self._pulse.start()
+        else:
+            self._pulse_value(1.0)
+
+    def _pulse_value(self, value: Any) -> None:
+        self.pulse_progress = float(value)
+        self.pulseChanged.emit(self.pulse_progress)
+
+    def _tick(self) -> None:
+        self._go(self._position + 1, animate=True)
+        if self._position >= self._timeline.end:
+            self.pause()
+
+    def _apply_interval(self) -> None:
+        self._timer.setInterval(max(10, int(round(1000.0 / self._speed))))
+
+    def _results_changed(self) -> None:
+        self.pause()
+        self._pulse.stop()
+        self._end_to_end = None
+        self._timeline = Timeline(self.doc.results)
+        self._position = self._timeline.end
+        self._frame = self._timeline.frame(self._position)
+        self.timelineChanged.emit()
+        self.frameChanged.emit(self._frame)
+        self._pulse_value(1.0)
+
+
+def connect_canvas(player: Player, canvas: Any) -> None:
+    """Wire a CanvasView to the player: frames, edge labels and the pulse.
+
+    The canvas draws; the label text comes from :func:`gui.labels.edge_label`.
+    """
+    canvas.edge_label_provider = labels.edge_label
+    player.frameChanged.connect(canvas.show_frame)
+    if hasattr(canvas, "set_pulse_progress"):
+        player.pulseChanged.connect(canvas.set_pulse_progress)
+    canvas.show_frame(player.frame)
+
+
+# --------------------------------------------------------------------------- toolbar
+
+
+class PlayerToolbar(QToolBar):
+    """Play/Pause, step, start/end, play forward, a scrubber, speed and the status.
+
+    ``actions`` maps ``play``, ``step_forward``, ``step_back``, ``start``, ``end``,
+    ``play_forward`` to QActions (window shortcuts, see the module docstring) so
+    the window can put the same actions in its menus.
+    """
+
+    def __init__(self, player: Player, parent: QWidget | None = None) -> None:
+        super().__init__("Player", parent)
+        self.setObjectName("PlayerToolbar")
+        self.player = player
+        self.actions: dict[str, QAction] = {}
+        style = self.style()
+        SP = QStyle.StandardPixmap
+
+        def make(name: str, text: str, icon: QStyle.StandardPixmap, keys: list[str],
+                 slot: Callable[[], None], tip: str) -> QAction:
+            act = QAction(style.standardIcon(icon), text, self)
+            act.setShortcuts([QKeySequence(k) for k in keys])
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            shown = " / ".join(keys)
+            act.setToolTip(f"{tip} ({shown})" if keys else tip)
+            act.triggered.connect(slot)
+            self.actions[name] = act
+            return act
+
+        make("play_forward", "Play forward", SP.SP_MediaSeekForward, [],
+             player.play_forward, "Play the forward pass first, then backward")
+        make("start", "Start", SP.SP_MediaSkipBackward, ["Home"], player.to_start,
+             "Forward done: backward not started")
+        make("step_back", "Step back", SP.SP_ArrowLeft, ["Left", "PgUp"],
+             player.step_back, "Step back")
+        make("play", "Play", SP.SP_MediaPlay, ["Space"], player.toggle_play, "Play / Pause")
+        make("step_forward", "Step forward", SP.SP_ArrowRight, ["Right", "PgDown"],
+             player.step_forward, "Step forward")
+        make("end", "End", SP.SP_MediaSkipForward, ["End"], player.to_end,
+             "Backward done")
+        for name in ("play_forward", "start", "step_back", "play", "step_forward", "end"):
+            self.addAction(self.actions[name])
+        self.addSeparator()
+
+        self.scrubber = QSlider(Qt.Orientation.Horizontal, self)
+        self.scrubber.setObjectName("PlayerScrubber")
+        self.scrubber.setToolTip("Scrub through the forward and backward steps")
+        self.scrubber.setMinimumWidth(160)
+        self.scrubber.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.scrubber.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows stay with the player
+        self.scrubber.valueChanged.connect(self._scrubbed)
+        self.addWidget(self.scrubber)
+
+        self.speed_box = QComboBox(self)
+        self.speed_box.setToolTip("Playback speed (1× = one step per second)")
+        self.speed_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for s in SPEEDS:
+            self.speed_box.addItem(f"{s:g}×", s)
+        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_box.currentIndexChanged.connect(
+            lambda i: player.set_speed(float(self.speed_box.itemData(i))))
+        self.addWidget(self.speed_box)
+
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("PlayerStatus")
+        self.status_label.setMinimumWidth(240)
+        self.status_label.setContentsMargins(8, 0, 8, 0)
+        self.addWidget(self.status_label)
+
+        player.frameChanged.connect(self._refresh)
+        player.timelineChanged.connect(self._refresh)
+        player.playingChanged.connect(self._refresh)
+        player.speedChanged.connect(self._speed_changed)
+        self.apply_theme()
+        self._refresh()
+
+    def apply_theme(self) -> None:
+        """Honour THEME.scale (presentation mode) for the status text and icons."""
+        self.status_label.setFont(THEME.font(11, bold=True))
+        self.speed_box.setFont(THEME.font(10))
+        px = int(round(22 * THEME.scale))
+        self.setIconSize(self.iconSize().scaled(px, px, Qt.AspectRatioMode.IgnoreAspectRatio))
+
+    def _scrubbed(self, value: int) -> None:
+        if value != self.player.position:
+            self.player.pause()
+            self.player.seek(value)
+
+    def _speed_changed(self, speed: float) -> None:
+        for i in range(self.speed_box.count()):
+            if abs(float(self.speed_box.itemData(i)) - speed) < 1e-9:
+                self.speed_box.blockSignals(True)
+                self.speed_box.setCurrentIndex(i)
+                self.speed_box.blockSignals(False)
+
+    def _refresh(self, *_args: object) -> None:
+        p = self.player
+        tl = p.timeline
+        self.scrubber.blockSignals(True)
+        self.scrubber.setRange(0, tl.end)
+        self.scrubber.setValue(p.position)
+        self.scrubber.blockSignals(False)
+        play = self.actions["play"]
+        SP = QStyle.StandardPixmap
+        if p.playing:
+            play.setIcon(self.style().standardIcon(SP.SP_MediaPause))
+            play.setText("Pause")
+        else:
+            play.setIcon(self.style().standardIcon(SP.SP_MediaPlay))
+            play.setText("Play")
+        self.actions["step_back"].setEnabled(p.position > 0)
+        self.actions["step_forward"].setEnabled(p.position < tl.end)
+        self.actions["end"].setEnabled(p.position < tl.end)
+        self.actions["start"].setEnabled(p.position != p.forward_done_position)
+        self.actions["play"].setEnabled(tl.end > 0)
+        self.status_label.setText(p.status_text())
