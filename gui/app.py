@@ -1,0 +1,66 @@
+"""Start the desktop app: ``python main.py [FILE]``.
+
+Kept small and import-light so the first paint comes quickly: heavy panels
+(pyqtgraph) are imported only when their tab is first opened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+APP_NAME = "Backprop Studio"
+
+
+def ensure_app(argv: list[str] | None = None) -> QApplication:
+    """The QApplication (created once), named so QSettings and AppDataLocation are ours."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else APP_NAME, *(argv or [])])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    return app  # type: ignore[return-value]
+
+
+def create_window(path: str | Path | None = None) -> MainWindow:
+    """A main window holding ``path``, or seed example 2 when there is none.
+
+    A broken ``path`` shows its one-line error and the window opens with the example,
+    so the app is never left without a window.
+    """
+    ensure_app()
+    from .main_window import MainWindow
+
+    window = MainWindow()
+    window.restore_layout()
+    if path is None or not window.files.load_path(path):
+        window.open_default_example()
+    return window
+
+
+def parse_args(args: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="main.py", description="Backprop Studio: reverse-mode autodiff, made visible."
+    )
+    parser.add_argument("file", nargs="?", help="a .bpgraph file to open")
+    return parser.parse_args(args)
+
+
+def main(args: list[str]) -> int:
+    """Run the app until its window closes; the exit status."""
+    options = parse_args(args)
+    app = ensure_app()
+    window = create_window(options.file)
+    window.show()
+    # After the first paint: offer any autosave a crashed session left behind.
+    QTimer.singleShot(0, window.files.offer_recovery)
+    return int(app.exec())

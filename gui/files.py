@@ -1,0 +1,353 @@
+"""Open, save, recent files and autosave for one window's document.
+
+The rule this module exists for: no edit and no saved file is ever lost. So a
+broken file is refused before the open document is touched, saving is atomic
+(``engine.fileformat.save``), unsaved changes are confirmed before they would be
+replaced, and an autosave copy of a modified document is kept in the app's data
+folder and offered back after a crash.
+
+The questions (save changes? recover? which file?) are asked through a *host*
+(the main window), so tests replace one method instead of clicking dialogs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
+
+from .document import GraphDocument
+
+RECENT_KEY = "files/recent"
+MAX_RECENT = 8
+#: Periodic autosave while there are unsaved edits, and the quiet time after an edit.
+AUTOSAVE_INTERVAL_MS = 30_000
+AUTOSAVE_DEBOUNCE_MS = 3_000
+SUFFIX = ".bpgraph"
+
+
+class FileHost(Protocol):
+    """What the controller asks of its window (each a dialog in the app, a stub in tests)."""
+
+    def confirm_discard(self) -> str:
+        """'save', 'discard' or 'cancel' for the document's unsaved changes."""
+        ...
+
+    def show_error(self, text: str) -> None: ...
+
+    def ask_recover(self, text: str) -> bool: ...
+
+    def ask_save_path(self, suggested: str) -> str | None: ...
+
+    def ask_open_path(self) -> str | None: ...
+
+    def view_state(self) -> dict[str, Any] | None: ...
+
+    def apply_view_state(self, view: dict[str, Any] | None) -> None: ...
+
+
+def autosave_dir() -> Path:
+    """``<AppDataLocation>/autosave``: per user, outside any project folder."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or Path.home() / ".backprop-studio") / "autosave"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if os.name != "posix" or pid <= 0:
+        return False  # cannot tell cheaply: treat the autosave as orphaned
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+class FileController(QObject):
+    """File commands for one document; ``message(str)`` goes to the status bar."""
+
+    message = Signal(str)
+    recentChanged = Signal()
+
+    _serial = 0
+
+    def __init__(self, doc: GraphDocument, host: FileHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.host = host
+        FileController._serial += 1
+        self._session = f"{os.getpid()}-{FileController._serial}"
+        self._dirty = False
+        self._written: Path | None = None  # the autosave file this session last wrote
+        self._timer = QTimer(self)
+        self._timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._timer.timeout.connect(self.autosave_if_dirty)
+        self._timer.start()
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(AUTOSAVE_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.autosave_if_dirty)
+        doc.undo_stack.indexChanged.connect(self._edited)
+        doc.undo_stack.cleanChanged.connect(self._clean_changed)
+
+    # ------------------------------------------------------------------ asking first
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to replace the document (saved, discarded or unmodified)."""
+        if not self.doc.modified:
+            return True
+        answer = self.host.confirm_discard()
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    # ------------------------------------------------------------------ new / open
+
+    def new_document(self) -> bool:
+        if not self.maybe_save():
+            return False
+        from engine.fileformat import GraphFile
+
+        self.remove_autosave()
+        self.doc.load(GraphFile(), None)
+        self.host.apply_view_state(None)
+        return True
+
+    def open_dialog(self) -> bool:
+        if not self.maybe_save():
+            return False
+        path = self.host.ask_open_path()
+        return self.load_path(path) if path else False
+
+    def open_path(self, path: str | os.PathLike[str]) -> bool:
+        """Open ``path`` after asking about unsaved changes; False if refused or cancelled."""
+        return self.maybe_save() and self.load_path(path)
+
+    def open_example(self, path: str | os.PathLike[str]) -> bool:
+        """Open a shipped example as an untitled copy, so Save never overwrites it."""
+        return self.maybe_save() and self.load_path(path, example=True)
+
+    def load_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
+        """Replace the document with a file, without asking; a broken file changes nothing."""
+        from engine.fileformat import FileFormatError, load
+
+        p = Path(path)
+        try:
+            gf = load(p, partial=True)
+        except FileFormatError as exc:
+            self.host.show_error(f"Cannot open {p.name}: {exc}")
+            if not p.exists():
+                self._forget_recent(p)
+            return False
+        except Exception as exc:  # never a traceback for a file a user picked
+            self.host.show_error(f"Cannot open {p.name}: {exc}".splitlines()[0])
+            return False
+        self.remove_autosave()
+        gf.extra.pop("autosave", None)
+        view = gf.extra.get("view")
+        self.doc.load(gf, None if example else p.resolve())
+        self.host.apply_view_state(view if isinstance(view, dict) else None)
+        if not example:
+            self.add_recent(p)
+        self.message.emit(f"Opened {p.name}")
+        return True
+
+    # ------------------------------------------------------------------ save
+
+    def save(self) -> bool:
+        if self.doc.path is None:
+            return self.save_as()
+        return self.save_to(self.doc.path)
+
+    def save_as(self, path: str | os.PathLike[str] | None = None) -> bool:
+        if path is None:
+            suggested = str(self.doc.path) if self.doc.path else self._suggested_name()
+            path = self.host.ask_save_path(suggested)
+            if not path:
+                return False
+        p = Path(path)
+        if not p.suffix:
+            p = p.with_suffix(SUFFIX)
+        return self.save_to(p)
+
+    def save_to(self, path: Path) -> bool:
+        from engine.fileformat import save
+
+        gf = self.doc.to_file()
+        view = self.host.view_state()
+        if view:
+            gf.extra["view"] = view
+        try:
+            save(path, gf)
+        except Exception as exc:  # FileFormatError or OSError: one line, doc untouched
+            self.host.show_error(f"Cannot save {path.name}: {exc}".splitlines()[0])
+            return False
+        self.remove_autosave()
+        self.doc.mark_saved(path.resolve())
+        self.add_recent(path)
+        self.message.emit(f"Saved {path.name}")
+        return True
+
+    def _suggested_name(self) -> str:
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.doc.title.strip())
+        return (stem.strip("_") or "untitled") + SUFFIX
+
+    # ------------------------------------------------------------------ recent files
+
+    def recent_files(self) -> list[Path]:
+        raw: Any = QSettings().value(RECENT_KEY, [])
+        if isinstance(raw, str):
+            raw = [raw]
+        return [Path(p) for p in (raw or []) if p][:MAX_RECENT]
+
+    def add_recent(self, path: str | os.PathLike[str]) -> None:
+        p = str(Path(path).resolve())
+        items = [p] + [str(r) for r in self.recent_files() if str(r) != p]
+        QSettings().setValue(RECENT_KEY, items[:MAX_RECENT])
+        self.recentChanged.emit()
+
+    def clear_recent(self) -> None:
+        QSettings().remove(RECENT_KEY)
+        self.recentChanged.emit()
+
+    def _forget_recent(self, path: Path) -> None:
+        p = str(path.resolve())
+        items = [str(r) for r in self.recent_files() if str(r) != p]
+        QSettings().setValue(RECENT_KEY, items)
+        self.recentChanged.emit()
+
+    # ------------------------------------------------------------------ autosave
+
+    def autosave_path(self) -> Path:
+        """Where this document's autosave goes: keyed by its file, or by this session."""
+        if self.doc.path is not None:
+            digest = hashlib.sha1(str(self.doc.path).encode("utf-8")).hexdigest()[:10]
+            name = f"{self.doc.path.stem}-{digest}"
+        else:
+            name = f"untitled-{self._session}"
+        return autosave_dir() / (name + SUFFIX)
+
+    def _edited(self, _index: int) -> None:
+        self._dirty = True
+        self._debounce.start()
+
+    def _clean_changed(self, clean: bool) -> None:
+        if clean:
+            self.remove_autosave()
+
+    def autosave_if_dirty(self) -> None:
+        if self._dirty:
+            self.write_autosave()
+
+    def write_autosave(self) -> Path | None:
+        """Write the autosave copy now (atomically); None when there is nothing to keep."""
+        from engine.fileformat import save
+
+        self._dirty = False
+        if not self.doc.modified:
+            self.remove_autosave()
+            return None
+        target = self.autosave_path()
+        if self._written is not None and self._written != target:
+            self._written.unlink(missing_ok=True)  # the document was saved under a new name
+        gf = self.doc.to_file()
+        gf.extra["autosave"] = {
+            "source": str(self.doc.path) if self.doc.path else None,
+            "pid": os.getpid(),
+        }
+        view = self.host.view_state()
+        if view:
+            gf.extra["view"] = view
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            save(target, gf)
+        except Exception as exc:  # an autosave failure must not interrupt editing
+            self.message.emit(f"Autosave failed: {exc}".splitlines()[0])
+            return None
+        self._written = target
+        return target
+
+    def remove_autosave(self) -> None:
+        self._dirty = False
+        self._debounce.stop()
+        for p in {self._written, self.autosave_path()}:
+            if p is not None:
+                p.unlink(missing_ok=True)
+        self._written = None
+
+    def shutdown(self) -> None:
+        """The window is closing with the user's consent: drop the autosave copy."""
+        self._timer.stop()
+        self.remove_autosave()
+
+    # ------------------------------------------------------------------ recovery
+
+    def recoverable(self) -> list[tuple[Path, Path | None]]:
+        """Autosaves left by sessions that ended without saving, newest first.
+
+        Each is (autosave file, its source file or None); an autosave older than its
+        source is stale (the source was saved later) and is removed here.
+        """
+        from engine.fileformat import load
+
+        folder = autosave_dir()
+        if not folder.is_dir():
+            return []
+        found = []
+        for file in folder.glob("*" + SUFFIX):
+            try:
+                info = load(file, partial=True).extra.get("autosave") or {}
+            except Exception:
+                continue  # unreadable: leave it for a human, never crash on it
+            pid = info.get("pid")
+            if isinstance(pid, int) and _pid_alive(pid):
+                continue  # a running window's own copy
+            source = Path(info["source"]) if info.get("source") else None
+            stamp = file.stat().st_mtime
+            if source is not None and source.exists() and source.stat().st_mtime >= stamp:
+                file.unlink(missing_ok=True)
+                continue
+            found.append((stamp, file, source))
+        found.sort(key=lambda t: t[0], reverse=True)
+        return [(file, source) for _stamp, file, source in found]
+
+    def offer_recovery(self) -> bool:
+        """Ask about each leftover autosave; load the first accepted one (as modified)."""
+        for file, source in self.recoverable():
+            name = source.name if source else "an untitled graph"
+            if not self.host.ask_recover(
+                f"Backprop Studio closed without saving changes to {name}. "
+                "Recover unsaved work?"
+            ):
+                file.unlink(missing_ok=True)
+                continue
+            if not self.maybe_save():
+                return False
+            return self._recover(file, source)
+        return False
+
+    def _recover(self, file: Path, source: Path | None) -> bool:
+        from engine.fileformat import load
+
+        try:
+            gf = load(file, partial=True)
+        except Exception as exc:
+            self.host.show_error(f"Cannot recover {file.name}: {exc}".splitlines()[0])
+            return False
+        gf.extra.pop("autosave", None)
+        view = gf.extra.get("view")
+        self.remove_autosave()
+        self.doc.load(gf, source)
+        self.doc.undo_stack.resetClean()  # recovered work is unsaved work
+        self.host.apply_view_state(view if isinstance(view, dict) else None)
+        self.write_autosave()  # under this session's name, before the old copy goes
+        if file != self._written:
+            file.unlink(missing_ok=True)
+        self.message.emit(f"Recovered unsaved work on {source.name if source else 'Untitled'}")
+        return True

@@ -1,0 +1,669 @@
+"""The main window: canvas in the middle, palette left, inspector right, panels below.
+
+This module only assembles and wires. The views repaint from document signals,
+edits go through commands, files through :class:`gui.files.FileController`, and
+copy/paste through :mod:`gui.clipboard`. The dialogs a test must be able to
+answer (save changes? recover? which file?) are small methods here, so a test
+replaces one method instead of driving a modal dialog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.errors import GraphError
+
+from .canvas.view import CanvasView
+from .clipboard import Clipboard
+from .commands import Disconnect, RemoveNodes, push
+from .document import GraphDocument
+from .files import FileController
+from .panels.chain_rule import ChainRulePanel
+from .panels.inspector import Inspector
+from .panels.palette import Palette
+from .player import Player, PlayerToolbar, connect_canvas
+from .theme import PRESENTATION_SCALE, THEME
+
+APP_NAME = "Backprop Studio"
+SCALE_KEY = "presentation/scale"
+GEOMETRY_KEY = "window/geometry"
+STATE_KEY = "window/state"
+DEFAULT_EXAMPLE = "seed2_stack_vjp.bpgraph"
+FILE_FILTER = "Backprop graphs (*.bpgraph);;All files (*)"
+#: Where the canvas's own shortcuts live: they act on its selection, so they must not
+#: fire while the user types in the inspector (Delete, Ctrl+C, F, ...).
+CANVAS_SCOPE = Qt.ShortcutContext.WidgetWithChildrenShortcut
+
+
+def presentation_scale() -> float:
+    """The font scale presentation mode uses (View > Font scale…), persisted."""
+    try:
+        value = float(QSettings().value(SCALE_KEY, PRESENTATION_SCALE))
+    except (TypeError, ValueError):
+        value = PRESENTATION_SCALE
+    return value if 0.5 <= value <= 5.0 else PRESENTATION_SCALE
+
+
+class LazyTab(QWidget):
+    """A tab whose panel is built the first time it is shown (pyqtgraph costs start-up)."""
+
+    def __init__(self, factory: Callable[[], QWidget]) -> None:
+        super().__init__()
+        self._factory = factory
+        self.panel: QWidget | None = None
+        QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
+
+    def build(self) -> QWidget:
+        if self.panel is None:
+            self.panel = self._factory()
+            self.layout().addWidget(self.panel)
+        return self.panel
+
+
+class MainWindow(QMainWindow):
+    """One document in one window."""
+
+    def __init__(self, doc: GraphDocument | None = None) -> None:
+        super().__init__()
+        self.setObjectName("MainWindow")
+        self.doc = doc or GraphDocument(self)
+        self.player = Player(self.doc, self)
+        self.canvas = CanvasView(self.doc, self)
+        connect_canvas(self.player, self.canvas)
+        self.setCentralWidget(self.canvas)
+        self.clipboard = Clipboard()
+        self.files = FileController(self.doc, self, self)
+        self.presenting = False
+        self._saved_state: QByteArray | None = None
+        self._pending_view: dict[str, Any] | str | None = "fit"
+        self._shown_once = False
+
+        self._build_player_bar()
+        self._build_docks()
+        self._build_status_bar()
+        self._build_actions()
+        self._build_menus()
+        self._wire()
+        self._update_title()
+        self._update_problems()
+        self.resize(1440, 900)
+
+    # ------------------------------------------------------------------ building
+
+    def _build_player_bar(self) -> None:
+        self.player_bar = PlayerToolbar(self.player, self)
+        self.player_bar.setObjectName("PlayerToolbar")
+        self.player_bar.setMovable(False)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.player_bar)
+        # The player's shortcuts must work with the toolbar hidden (presentation mode).
+        self.addActions(list(self.player_bar.actions.values()))
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.palette_panel = Palette()
+        self.palette_dock = self._dock("Ops", "PaletteDock", self.palette_panel,
+                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.inspector = Inspector(self.doc)
+        self.inspector_dock = self._dock("Inspector", "InspectorDock", self.inspector,
+                                         Qt.DockWidgetArea.RightDockWidgetArea)
+        self.chain_rule = ChainRulePanel(self.player)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.chain_rule, "Chain rule")
+        self._summary_tab = LazyTab(self._make_summary)
+        self._jacobian_tab = LazyTab(self._make_jacobian)
+        self.tabs.addTab(self._summary_tab, "End-to-end")
+        self.tabs.addTab(self._jacobian_tab, "Jacobian heatmap")
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self.panels_dock = self._dock("Panels", "PanelsDock", self.tabs,
+                                      Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.panels_dock.setTitleBarWidget(QWidget())  # the tabs are title enough
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [190, 370],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
+
+    def _make_summary(self) -> QWidget:
+        from .panels.summary import SummaryPanel
+
+        return SummaryPanel(self.doc, self.player)
+
+    def _make_jacobian(self) -> QWidget:
+        from .panels.jacobian_view import JacobianView
+
+        return JacobianView(self.player)
+
+    @property
+    def summary_panel(self) -> QWidget:
+        return self._summary_tab.build()
+
+    @property
+    def jacobian_view(self) -> QWidget:
+        return self._jacobian_tab.build()
+
+    def _tab_shown(self, index: int) -> None:
+        tab = self.tabs.widget(index)
+        if isinstance(tab, LazyTab):
+            tab.build()
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.player_status = QLabel()
+        self.player_status.setObjectName("StatusPlayer")
+        self.problems = QLabel()
+        self.problems.setObjectName("StatusProblems")
+        self.problems.setStyleSheet("color: #b3261e;")
+        bar.addPermanentWidget(self.problems, 1)
+        bar.addPermanentWidget(self.player_status)
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], Any],
+        keys: QKeySequence.StandardKey | str | list[str] | None = None,
+        tip: str = "",
+        scope: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut,
+    ) -> QAction:
+        act = QAction(text, self)
+        if isinstance(keys, list):
+            act.setShortcuts([QKeySequence(k) for k in keys])
+        elif isinstance(keys, QKeySequence.StandardKey):
+            act.setShortcuts(keys)
+        elif keys:
+            act.setShortcut(QKeySequence(keys))
+        act.setShortcutContext(scope)
+        if tip:
+            act.setStatusTip(tip)
+        act.triggered.connect(lambda _checked=False: slot())
+        if scope == CANVAS_SCOPE:
+            self.canvas.addAction(act)
+        else:
+            self.addAction(act)  # keeps working while the menu bar is hidden
+        return act
+
+    def _build_actions(self) -> None:
+        SK = QKeySequence.StandardKey
+        a = self._action
+        self.actions: dict[str, QAction] = {
+            "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
+            "open": a("&Open…", self.open_dialog, SK.Open, "Open a .bpgraph file"),
+            "save": a("&Save", self.files.save, SK.Save, "Save the graph"),
+            "save_as": a("Save &As…", self.files.save_as, "Ctrl+Shift+S",
+                         "Save the graph under a new name"),
+            "export": a("&Export Image…", self.export_image, "Ctrl+E",
+                        "Save the canvas at the current step as PNG or SVG"),
+            "quit": a("&Quit", self.close, SK.Quit, "Close the window"),
+            "cut": a("Cu&t", self.cut, SK.Cut, "Cut the selected nodes", CANVAS_SCOPE),
+            "copy": a("&Copy", self.copy, SK.Copy, "Copy the selected nodes", CANVAS_SCOPE),
+            "paste": a("&Paste", self.paste, SK.Paste, "Paste nodes", CANVAS_SCOPE),
+            "duplicate": a("&Duplicate", self.duplicate, "Ctrl+D",
+                           "Copy and paste the selection in one step", CANVAS_SCOPE),
+            "delete": a("De&lete", self.delete_selection, ["Del", "Backspace"],
+                        "Delete the selected nodes and edges", CANVAS_SCOPE),
+            "select_all": a("Select &All", self.canvas.select_all, SK.SelectAll,
+                            "Select every node", CANVAS_SCOPE),
+            "fit": a("&Fit All", self.canvas.fit_all, "F", "Zoom to show the whole graph",
+                     CANVAS_SCOPE),
+            "layout": a("Auto-&layout", self.canvas.auto_layout, "Ctrl+L",
+                        "Arrange the nodes from inputs (left) to output (right)"),
+            "present": a("&Presentation Mode", self.toggle_presentation, "F5",
+                         "Full screen, large fonts, only the canvas and the chain rule"),
+            "leave": a("Leave Presentation Mode", self.leave_presentation, "Esc"),
+            "font_scale": a("Font &Scale…", self.choose_font_scale, None,
+                            "The font scale used in presentation mode"),
+            "shortcuts": a("&Keyboard Shortcuts", self.show_shortcuts, SK.HelpContents,
+                           "Every action and its shortcut"),
+            "about": a("&About Backprop Studio", self.show_about),
+        }
+        undo = self.doc.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcuts(SK.Undo)
+        redo = self.doc.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.addActions([undo, redo])
+        self.actions["undo"], self.actions["redo"] = undo, redo
+        self.actions["present"].setCheckable(True)
+        self.actions["leave"].setEnabled(False)
+
+    def _build_menus(self) -> None:
+        act = self.actions
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        file.addActions([act["new"], act["open"]])
+        self.examples_menu = file.addMenu("Open E&xample")
+        self._fill_examples()
+        self.recent_menu = file.addMenu("Open &Recent")
+        self.recent_menu.setObjectName("recentMenu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._fill_recent()
+        file.addSeparator()
+        file.addActions([act["save"], act["save_as"], act["export"]])
+        file.addSeparator()
+        file.addAction(act["quit"])
+
+        edit = bar.addMenu("&Edit")
+        edit.addActions([act["undo"], act["redo"]])
+        edit.addSeparator()
+        edit.addActions([act["cut"], act["copy"], act["paste"], act["duplicate"],
+                         act["delete"]])
+        edit.addSeparator()
+        edit.addAction(act["select_all"])
+
+        view = bar.addMenu("&View")
+        view.addActions([act["fit"], act["layout"]])
+        view.addSeparator()
+        view.addActions([act["present"], act["font_scale"]])
+        view.addSeparator()
+        for dock in (self.palette_dock, self.inspector_dock, self.panels_dock):
+            view.addAction(dock.toggleViewAction())
+        view.addAction(self.player_bar.toggleViewAction())
+
+        play = bar.addMenu("&Playback")
+        for name in ("play", "step_forward", "step_back", "start", "end", "play_forward"):
+            play.addAction(self.player_bar.actions[name])
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addActions([act["shortcuts"], act["about"]])
+
+    def _fill_examples(self) -> None:
+        self.examples_menu.clear()
+        try:
+            from engine.fileformat import list_examples
+
+            examples = list_examples()
+        except Exception:  # a missing examples folder must not stop the app
+            examples = []
+        for path, title in examples:
+            action = self.examples_menu.addAction(title or path.stem)
+            action.setStatusTip(path.name)
+            action.triggered.connect(lambda _c=False, p=path: self.files.open_example(p))
+        self.examples_menu.setEnabled(bool(examples))
+
+    def _fill_recent(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        recent = self.files.recent_files()
+        for i, path in enumerate(recent, 1):
+            action = menu.addAction(f"&{i} {path.name}")
+            action.setStatusTip(str(path))
+            action.triggered.connect(lambda _c=False, p=path: self.files.open_path(p))
+        if recent:
+            menu.addSeparator()
+            menu.addAction("Clear Recent Files", self.files.clear_recent)
+        menu.setEnabled(bool(recent))
+
+    def _wire(self) -> None:
+        doc = self.doc
+        doc.fileChanged.connect(self._update_title)
+        doc.resultsChanged.connect(self._update_problems)
+        self.canvas.selectionChangedIds.connect(self.inspector.set_selection)
+        self.canvas.statusMessage.connect(self.show_status)
+        self.inspector.message.connect(self.show_status)
+        self.files.message.connect(self.show_status)
+        self.files.recentChanged.connect(self._fill_recent)
+        self.palette_panel.opActivated.connect(self.add_op_at_centre)
+        self.player.frameChanged.connect(self._player_moved)
+        # After the canvas rebuilt its items: a rename or undo may change the selection.
+        doc.structureChanged.connect(self._resync_selection)
+        self._player_moved()
+
+    # ------------------------------------------------------------------ title and status
+
+    def _update_title(self) -> None:
+        doc = self.doc
+        name = doc.path.name if doc.path else (doc.title or "Untitled")
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        self.setWindowModified(doc.modified)
+
+    def show_status(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _update_problems(self) -> None:
+        results = self.doc.results
+        parts = []
+        if results.backward_error is not None and self.doc.output is not None:
+            parts.append(str(results.backward_error))
+        bad = results.forward.nonfinite()
+        if bad:
+            parts.append("NaN or inf in " + ", ".join(bad[:6]) + ("…" if len(bad) > 6 else ""))
+        errors = results.forward.errors
+        if errors and not parts:
+            first = next(iter(errors.values()))
+            more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+            parts.append(str(first) + more)
+        text = "  ·  ".join(parts)
+        self.problems.setText(text)
+        self.problems.setToolTip(text)
+
+    def _player_moved(self, *_args: object) -> None:
+        self.player_status.setText(self.player.status_text())
+
+    def _resync_selection(self) -> None:
+        self.inspector.set_selection(self.canvas.selected_ids())
+
+    # ------------------------------------------------------------------ editing
+
+    def add_op_at_centre(self, op: str) -> str | None:
+        """Palette double-click: a new node in the middle of the visible canvas."""
+        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
+        node = self.canvas.add_node_at(op, centre)
+        if node is not None:
+            self.canvas.select_ids([node])
+            self.canvas.setFocus()
+        return node
+
+    def _report(self, result: Any) -> list[str]:
+        if isinstance(result, GraphError):
+            self.show_status(str(result))
+            return []
+        return list(result or [])
+
+    def copy(self) -> None:
+        n = self.clipboard.copy(self.doc, self.canvas.selected_ids())
+        self.show_status(f"Copied {n} node{'s' if n != 1 else ''}" if n else "Nothing selected")
+
+    def cut(self) -> None:
+        error = self.clipboard.cut(self.doc, self.canvas.selected_ids())
+        if error is not None:
+            self.show_status(str(error))
+
+    def paste(self) -> None:
+        ids = self._report(self.clipboard.paste(self.doc))
+        if ids:
+            self.canvas.select_ids(ids)
+
+    def duplicate(self) -> None:
+        ids = self._report(self.clipboard.duplicate(self.doc, self.canvas.selected_ids()))
+        if ids:
+            self.canvas.select_ids(ids)
+
+    def delete_selection(self) -> None:
+        """Delete the selected nodes and edges as one undo step."""
+        ids = [n for n in self.canvas.selected_ids() if n in self.doc.graph]
+        gone = set(ids)
+        edges = [e for e in self.canvas.selected_edges() if e[0] not in gone and e[1] not in gone]
+        if not ids and not edges:
+            return
+        stack = self.doc.undo_stack
+        stack.beginMacro("Delete selection")
+        try:
+            for _src, dst, index in edges:
+                push(self.doc, Disconnect(self.doc, dst, index))
+            if ids:
+                push(self.doc, RemoveNodes(self.doc, ids))
+        finally:
+            stack.endMacro()
+
+    # ------------------------------------------------------------------ files
+
+    def new_document(self) -> None:
+        self.files.new_document()
+
+    def open_dialog(self) -> None:
+        self.files.open_dialog()
+
+    def open_default_example(self) -> bool:
+        """Seed example 2 (the stack of three scalars with v = [0.1, 0.2, 0.3])."""
+        try:
+            from engine.fileformat import EXAMPLES_DIR
+        except ImportError:
+            return False
+        path = Path(EXAMPLES_DIR) / DEFAULT_EXAMPLE
+        return path.exists() and self.files.load_path(path, example=True)
+
+    def export_image(self) -> None:
+        path, _filter = QFileDialog.getSaveFileName(
+            self, "Export image", self._export_name(), "PNG image (*.png);;SVG image (*.svg)"
+        )
+        if not path:
+            return
+        if not Path(path).suffix:
+            path += ".png"
+        from .export import save_frame
+
+        try:
+            save_frame(self.doc, self.player.position, path, (1600, 1000))
+        except Exception as exc:  # disk full, bad folder, ...: one line, app goes on
+            self.show_error(f"Cannot export {Path(path).name}: {exc}".splitlines()[0])
+            return
+        self.show_status(f"Exported {Path(path).name}")
+
+    def _export_name(self) -> str:
+        stem = self.doc.path.stem if self.doc.path else "graph"
+        return f"{stem}-step{self.player.position}.png"
+
+    # ---- the FileHost protocol: dialogs, replaced by tests
+
+    def confirm_discard(self) -> str:
+        """Ask what to do with unsaved changes: 'save', 'discard' or 'cancel'."""
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(APP_NAME)
+        box.setText(f"Save changes to {self.windowTitle().split('[*]')[0]}?")
+        box.setInformativeText("Your changes will be lost if you don't save them.")
+        SB = QMessageBox.StandardButton
+        box.setStandardButtons(SB.Save | SB.Discard | SB.Cancel)
+        box.setDefaultButton(SB.Save)
+        answer = box.exec()
+        return {SB.Save: "save", SB.Discard: "discard"}.get(SB(answer), "cancel")
+
+    def show_error(self, text: str) -> None:
+        """A one-line problem (a broken file, a failed save) in a dialog and the status bar."""
+        self.show_status(text)
+        QMessageBox.warning(self, APP_NAME, text)
+
+    def ask_recover(self, text: str) -> bool:
+        SB = QMessageBox.StandardButton
+        answer = QMessageBox.question(self, "Recover unsaved work?", text, SB.Yes | SB.No,
+                                      SB.Yes)
+        return answer == SB.Yes
+
+    def ask_open_path(self) -> str | None:
+        start = str(self.doc.path.parent) if self.doc.path else ""
+        path, _f = QFileDialog.getOpenFileName(self, "Open graph", start, FILE_FILTER)
+        return path or None
+
+    def ask_save_path(self, suggested: str) -> str | None:
+        path, _f = QFileDialog.getSaveFileName(self, "Save graph as", suggested, FILE_FILTER)
+        return path or None
+
+    def view_state(self) -> dict[str, Any] | None:
+        """The canvas zoom and centre, saved in the file's ``extra['view']``."""
+        if self.presenting:
+            return None  # presentation zoom is for the projector, not the file
+        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
+        zoom = self.canvas.transform().m11()
+        return {"zoom": round(zoom, 4), "center": [round(centre.x(), 2), round(centre.y(), 2)]}
+
+    def apply_view_state(self, view: dict[str, Any] | None) -> None:
+        """Restore a saved zoom/centre (or fit the graph); waits for the first show."""
+        self._pending_view = view if view else "fit"
+        if self.isVisible():
+            QTimer.singleShot(0, self._apply_pending_view)
+
+    def _apply_pending_view(self) -> None:
+        view, self._pending_view = self._pending_view, None
+        if view is None:
+            return
+        if isinstance(view, dict):
+            try:
+                zoom = float(view["zoom"])
+                x, y = (float(c) for c in view["center"])
+            except (KeyError, TypeError, ValueError):
+                zoom = 0.0
+            if 0.02 <= zoom <= 50:
+                self.canvas.resetTransform()
+                self.canvas.scale(zoom, zoom)
+                self.canvas.centerOn(x, y)
+                return
+        self.canvas.fit_all()
+
+    # ------------------------------------------------------------------ window events
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            QTimer.singleShot(0, self._apply_pending_view)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        if not self.files.maybe_save():
+            event.ignore()
+            return
+        if self.presenting:
+            self.leave_presentation()
+        settings = QSettings()
+        settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+        settings.setValue(STATE_KEY, self.saveState())
+        self.player.pause()
+        self.files.shutdown()
+        event.accept()
+
+    def restore_layout(self) -> None:
+        """Put the window back as the user left it last time (size, docks)."""
+        settings = QSettings()
+        geometry = settings.value(GEOMETRY_KEY)
+        state = settings.value(STATE_KEY)
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    # ------------------------------------------------------------------ presentation mode
+
+    def toggle_presentation(self) -> None:
+        if self.presenting:
+            self.leave_presentation()
+        else:
+            self.enter_presentation()
+
+    def enter_presentation(self) -> None:
+        """Full screen, large high-contrast text, only the canvas and the chain rule."""
+        if self.presenting:
+            return
+        self.presenting = True
+        self._saved_state = self.saveState()
+        self._was_maximized = self.isMaximized()
+        self._saved_view = self.view_state_raw()
+        self.palette_dock.hide()
+        self.inspector_dock.hide()
+        self.panels_dock.show()
+        self.tabs.setCurrentWidget(self.chain_rule)
+        self.tabs.tabBar().hide()
+        self.menuBar().hide()
+        self.statusBar().hide()
+        THEME.scale = presentation_scale()
+        THEME.high_contrast = True
+        self._apply_theme()
+        self.actions["present"].setChecked(True)
+        self.actions["leave"].setEnabled(True)
+        self.showFullScreen()
+        self.resizeDocks([self.panels_dock], [int(230 * THEME.scale)], Qt.Orientation.Vertical)
+        QTimer.singleShot(0, self.canvas.fit_all)
+        self.canvas.setFocus()
+
+    def leave_presentation(self) -> None:
+        if not self.presenting:
+            return
+        self.presenting = False
+        THEME.scale = 1.0
+        THEME.high_contrast = False
+        self.menuBar().show()
+        self.statusBar().show()
+        self.tabs.tabBar().show()
+        if self._was_maximized:
+            self.showMaximized()
+        else:
+            self.showNormal()
+        if self._saved_state is not None:
+            self.restoreState(self._saved_state)
+        self._apply_theme()
+        self.actions["present"].setChecked(False)
+        self.actions["leave"].setEnabled(False)
+        self._pending_view = self._saved_view
+        QTimer.singleShot(0, self._apply_pending_view)
+
+    def view_state_raw(self) -> dict[str, Any]:
+        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
+        return {"zoom": self.canvas.transform().m11(), "center": [centre.x(), centre.y()]}
+
+    def _apply_theme(self) -> None:
+        """Tell every view the theme changed (they read THEME when they paint)."""
+        panels: list[Any] = [self.canvas, self.chain_rule, self.player_bar]
+        panels += [t.panel for t in (self._summary_tab, self._jacobian_tab) if t.panel]
+        for panel in panels:
+            apply = getattr(panel, "apply_theme", None)
+            if callable(apply):
+                apply()
+        if self.canvas.scene() is not None:
+            self.canvas.scene().update()
+        self.canvas.viewport().update()
+
+    def choose_font_scale(self) -> None:
+        value, ok = QInputDialog.getDouble(
+            self, "Font scale", "Font scale in presentation mode:", presentation_scale(),
+            0.5, 5.0, 2,
+        )
+        if ok:
+            self.set_font_scale(value)
+
+    def set_font_scale(self, value: float) -> None:
+        QSettings().setValue(SCALE_KEY, float(value))
+        if self.presenting:
+            THEME.scale = float(value)
+            self._apply_theme()
+
+    # ------------------------------------------------------------------ help
+
+    def show_shortcuts(self) -> None:
+        from .shortcuts import ShortcutsDialog
+
+        dialog = ShortcutsDialog(self.menuBar(), self)
+        dialog.exec()
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            f"About {APP_NAME}",
+            f"<h3>{APP_NAME}</h3><p>Reverse-mode automatic differentiation, made visible: "
+            "build a graph, choose the output and the gradient <i>v</i>, and watch "
+            "<i>v</i>ᵀJ flow back edge by edge, as <code>y.backward(gradient=v)</code> "
+            "computes it in PyTorch.</p>",
+        )
+
+
+def menu_of(window: MainWindow, title: str) -> QMenu | None:
+    """The top-level menu whose title (without '&') is ``title`` (tests, scripting)."""
+    for action in window.menuBar().actions():
+        menu = action.menu()
+        if isinstance(menu, QMenu) and menu.title().replace("&", "") == title:
+            return menu
+    return None

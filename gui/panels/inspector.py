@@ -1,0 +1,550 @@
+"""The inspector: one selected node's name, attributes, value and gradient, and the
+backward settings (output node and ``v``).
+
+It is the only place a student types numbers, so it leans on two rules: every
+change is a command pushed through :func:`gui.commands.push` (undoable, and a
+refused edit becomes a one-line message naming the node, never a traceback), and
+the widgets are refreshed from the document's signals, never from their own state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QUndoCommand
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.errors import GraphError
+from engine.ops import LEAF_DOCS, OPS
+
+from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
+from ..document import GraphDocument
+from ..formatting import fmt_shape, format_tensor
+from ..tensor_editor import TensorEditor
+
+#: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
+GESTURE_IDLE_MS = 900
+
+_MUTED = "color: #5b6270;"
+_ERROR = "color: #b3261e;"
+_GRAD = "color: #b3261e;"
+
+
+class ScrubValue(SetValue):
+    """SetValue that merges only within one gesture, so two scrubs are two undo steps."""
+
+    def __init__(self, doc: GraphDocument, id: str, value: Any, gesture: int) -> None:
+        super().__init__(doc, id, value, merge=True)
+        self.gesture = gesture
+        self.setText(f"Scrub value of {id!r}")
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
+        return getattr(other, "gesture", None) == self.gesture and super().mergeWith(other)
+
+
+def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
+    """``""``/``None`` -> None, ``"1"`` -> 1, ``"0, 1"`` or ``"[0, 1]"`` -> [0, 1].
+
+    Raises ValueError with a message a student can act on.
+    """
+    cleaned = text.strip().strip("[]()").strip()
+    if not cleaned or cleaned.lower() == "none":
+        if allow_none:
+            return None
+        raise ValueError("give a list of integers such as 2, 3")
+    parts = [p.strip() for p in cleaned.replace(";", ",").split(",") if p.strip()]
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{text.strip()!r} is not an integer or a list of integers") from None
+    if allow_none and len(numbers) == 1 and "," not in cleaned:
+        return numbers[0]
+    return numbers
+
+
+def _mono(label: QLabel) -> QLabel:
+    font = label.font()
+    font.setFamily("DejaVu Sans Mono")
+    label.setFont(font)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setWordWrap(False)
+    return label
+
+
+class _Section(QGroupBox):
+    """Shared plumbing: push a command, report a refusal in one line."""
+
+    message = Signal(str)
+
+    def __init__(self, title: str, doc: GraphDocument) -> None:
+        super().__init__(title)
+        self.doc = doc
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(_ERROR)
+        self.problem.hide()
+
+    def _push(self, cmd: EditCommand) -> bool:
+        error = push(self.doc, cmd)
+        if error is None:
+            self.problem.hide()
+            return True
+        self._refuse(str(error))
+        return False
+
+    def _refuse(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.show()
+        self.message.emit(text)
+
+
+class NodeSection(_Section):
+    """Name, attributes, value editor, requires_grad, value/gradient/error of one node."""
+
+    def __init__(self, doc: GraphDocument) -> None:
+        super().__init__("Node", doc)
+        self.node_id: str | None = None
+        self._op: str | None = None
+        self._gesture = 0
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(GESTURE_IDLE_MS)
+        self._idle.timeout.connect(self._end_gesture)
+
+        self.hint = QLabel("Select a node on the canvas to inspect it.")
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet(_MUTED)
+        self.op_label = QLabel()
+        self.op_label.setWordWrap(True)
+        self.name_edit = QLineEdit()
+        self.name_edit.setToolTip("The node's id; press Enter to rename")
+        self.attr_widgets: dict[str, QWidget] = {}
+        self.value_caption = QLabel("value")
+        self.value_editor = TensorEditor()
+        self.requires_grad = QCheckBox("requires_grad")
+        self.requires_grad.setToolTip("Whether backward fills this input's .grad")
+        self.value_label = _mono(QLabel())
+        self.grad_label = _mono(QLabel())
+        self.grad_label.setStyleSheet(_GRAD)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(_ERROR)
+
+        self.body = QWidget()
+        form = QFormLayout(self.body)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(self.op_label)
+        form.addRow("name", self.name_edit)  # attribute rows go right after this one
+        form.addRow(self.value_caption)
+        form.addRow(self.value_editor)
+        form.addRow(self.requires_grad)
+        form.addRow("value", self.value_label)
+        form.addRow("grad", self.grad_label)
+        form.addRow(self.error_label)
+        self._form = form
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.body)
+        layout.addWidget(self.problem)
+
+        self.name_edit.editingFinished.connect(self._rename)
+        self.value_editor.valueEdited.connect(self._value_edited)
+        self.value_editor.gestureEnded.connect(self._end_gesture)
+        self.requires_grad.toggled.connect(self._requires_grad_toggled)
+        doc.structureChanged.connect(self.refresh)
+        doc.nodeChanged.connect(self._node_changed)
+        doc.resultsChanged.connect(self._show_results)
+        self.set_node(None)
+
+    # ------------------------------------------------------------------ selection
+
+    def set_node(self, node_id: str | None) -> None:
+        if node_id != self.node_id:
+            self._end_gesture()
+            self.problem.hide()
+        self.node_id = node_id
+        self.refresh()
+
+    def refresh(self) -> None:
+        node = self.doc.graph.nodes.get(self.node_id) if self.node_id else None
+        self.hint.setVisible(node is None)
+        self.body.setVisible(node is not None)
+        if node is None:
+            self._op = None
+            return
+        if node.op != self._op or set(self.attr_widgets) != set(node.attrs):
+            self._build_attrs(node.op)
+            self._op = node.op
+        doc_text = LEAF_DOCS.get(node.op) or (OPS[node.op].doc if node.op in OPS else "")
+        self.op_label.setText(f"<b>{node.op}</b> &nbsp;<span style='{_MUTED}'>{doc_text}</span>")
+        if not self.name_edit.hasFocus():
+            self.name_edit.setText(node.id)
+        self._show_attrs(node.attrs)
+        leaf = node.is_leaf
+        for w in (self.value_caption, self.value_editor):
+            w.setVisible(leaf)
+        self.requires_grad.setVisible(node.op == "input")
+        self._form.setRowVisible(self.value_label, not leaf)
+        if leaf:
+            self.value_caption.setText(f"value ({fmt_shape(node.value.shape)})")
+            self.value_editor.set_value(node.value)
+            with QSignalBlocker(self.requires_grad):
+                self.requires_grad.setChecked(node.requires_grad)
+        self._show_results()
+
+    def _node_changed(self, node_id: str) -> None:
+        if node_id == self.node_id:
+            self.refresh()
+
+    def _show_results(self) -> None:
+        nid = self.node_id
+        if nid is None or nid not in self.doc.graph:
+            return
+        results = self.doc.results
+        fwd = results.forward
+        value = fwd.values.get(nid)
+        self.value_label.setText(
+            format_tensor(value) if value is not None else "— (no value)"
+        )
+        if value is not None and value.ndim:
+            self.value_label.setToolTip(f"shape {fmt_shape(value.shape)}")
+        error = fwd.errors.get(nid)
+        if error is None and value is None:
+            error_text = "no value: an operand upstream has a problem"
+        else:
+            error_text = str(error) if error is not None else ""
+        self.error_label.setText(error_text)
+        self.error_label.setVisible(bool(error_text))
+        self.grad_label.setText(self._grad_text(nid))
+
+    def _grad_text(self, nid: str) -> str:
+        results = self.doc.results
+        node = self.doc.graph.nodes[nid]
+        if results.trace is None:
+            return "— (backward not run)"
+        grad = results.trace.grads.get(nid)
+        if grad is not None:
+            return format_tensor(grad)
+        if node.op == "const" or (node.op == "input" and not node.requires_grad):
+            return "— (does not require grad)"
+        if nid not in results.forward.requires_grad:
+            return "— (no input that requires grad leads here)"
+        return f"— (not on a path to {results.trace.output!r})"
+
+    # ------------------------------------------------------------------ attributes
+
+    def _build_attrs(self, op: str) -> None:
+        for widget in self.attr_widgets.values():
+            self._form.removeRow(widget)
+        self.attr_widgets = {}
+        spec = OPS.get(op)
+        row, _role = self._form.getWidgetPosition(self.name_edit)
+        for name in (spec.attrs if spec else {}):
+            widget = self._attr_widget(op, name)
+            self.attr_widgets[name] = widget
+            row += 1
+            self._form.insertRow(row, name, widget)
+
+    def _attr_widget(self, op: str, name: str) -> QWidget:
+        if name == "keepdim":
+            box = QCheckBox()
+            box.setToolTip("Keep the reduced dims as size 1")
+            box.toggled.connect(lambda flag: self._set_attr(name, bool(flag)))
+            return box
+        if name in ("dim", "index") and not (name == "dim" and op in ("sum", "mean")):
+            spin = QSpinBox()
+            spin.setRange(-64 if name == "dim" else -10**6, 64 if name == "dim" else 10**6)
+            spin.setKeyboardTracking(False)
+            spin.setToolTip("Negative values count from the end, as in PyTorch")
+            spin.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
+            return spin
+        edit = QLineEdit()
+        if name == "dim":
+            edit.setPlaceholderText("all dims (None)")
+            edit.setToolTip("Empty for all dims, an integer, or a list such as 0, 1")
+        else:
+            edit.setPlaceholderText("e.g. 2, 3 or -1")
+            edit.setToolTip("The new shape as a list of integers; one -1 is inferred")
+        edit.editingFinished.connect(lambda: self._attr_text_edited(name, edit))
+        return edit
+
+    def _show_attrs(self, attrs: dict[str, Any]) -> None:
+        for name, widget in self.attr_widgets.items():
+            value = attrs.get(name)
+            with QSignalBlocker(widget):
+                if isinstance(widget, QCheckBox):
+                    widget.setChecked(bool(value))
+                elif isinstance(widget, QSpinBox):
+                    widget.setValue(int(value or 0))
+                elif isinstance(widget, QLineEdit) and not widget.hasFocus():
+                    widget.setText(_attr_text(value))
+
+    def _attr_text_edited(self, name: str, edit: QLineEdit) -> None:
+        node = self.doc.graph.nodes.get(self.node_id or "")
+        if node is None:
+            return
+        try:
+            value = parse_int_list(edit.text(), allow_none=name == "dim")
+        except ValueError as exc:
+            self._refuse(str(GraphError(f"{name}: {exc}", node.id)))
+            edit.setText(_attr_text(node.attrs.get(name)))
+            return
+        self._set_attr(name, value)
+
+    def _set_attr(self, name: str, value: Any) -> None:
+        node = self.doc.graph.nodes.get(self.node_id or "")
+        if node is None or node.attrs.get(name) == value:
+            return
+        if not self._push(SetAttrs(self.doc, node.id, {name: value})):
+            self._show_attrs(node.attrs)
+
+    # ------------------------------------------------------------------ edits
+
+    def _rename(self) -> None:
+        old = self.node_id
+        new = self.name_edit.text().strip()
+        if old is None or old not in self.doc.graph or new == old:
+            return
+        self.node_id = new  # follow the node through the rename's signals
+        if not self._push(Rename(self.doc, old, new)):
+            self.node_id = old
+            self.name_edit.setText(old)
+
+    def _value_edited(self, value: np.ndarray, scrubbing: bool) -> None:
+        nid = self.node_id
+        if nid is None or nid not in self.doc.graph:
+            return
+        if scrubbing:
+            self._idle.start()
+            self._push(ScrubValue(self.doc, nid, value, self._gesture))
+        else:
+            self._end_gesture()
+            self._push(SetValue(self.doc, nid, value))
+
+    def _end_gesture(self) -> None:
+        self._idle.stop()
+        self._gesture += 1
+
+    def _requires_grad_toggled(self, flag: bool) -> None:
+        if self.node_id in self.doc.graph:
+            self._push(SetRequiresGrad(self.doc, self.node_id, bool(flag)))
+
+
+def _attr_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+class BackwardSection(_Section):
+    """Which node ``backward`` starts from, and the gradient ``v`` it is given."""
+
+    NONE = "(none)"
+
+    def __init__(self, doc: GraphDocument) -> None:
+        super().__init__("Backward", doc)
+        self.output_combo = QComboBox()
+        self.output_combo.setToolTip("The node y whose y.backward(gradient=v) is shown")
+        self.output_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.implicit = QCheckBox("implicit (scalar output)")
+        self.implicit.setToolTip(
+            "Call y.backward() with no gradient: allowed only when y has one element"
+        )
+        self.v_caption = QLabel("gradient v")
+        self.v_editor = TensorEditor()
+        self.ones_button = QPushButton("ones")
+        self.ones_button.setToolTip("v = torch.ones_like(y)")
+        self.onehot_button = QPushButton("one-hot")
+        self.onehot_button.setToolTip("v = e_i: pulls back one row of the Jacobian")
+        self.onehot_index = QSpinBox()
+        self.onehot_index.setPrefix("i = ")
+        self.onehot_index.setToolTip("Which element of y gets the 1 (row-major)")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.ones_button)
+        buttons.addWidget(self.onehot_button)
+        buttons.addWidget(self.onehot_index)
+        buttons.addStretch(1)
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("output", self.output_combo)
+        form.addRow(self.implicit)
+        form.addRow(self.v_caption)
+        form.addRow(self.v_editor)
+        form.addRow(buttons)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+        layout.addWidget(self.problem)
+
+        self.output_combo.activated.connect(self._output_chosen)
+        self.implicit.toggled.connect(self._implicit_toggled)
+        self.v_editor.valueEdited.connect(self._v_edited)
+        self.ones_button.clicked.connect(self._ones)
+        self.onehot_button.clicked.connect(self._one_hot)
+        doc.structureChanged.connect(self.refresh)
+        doc.backwardChanged.connect(self.refresh)
+        doc.resultsChanged.connect(self.refresh)
+        self.refresh()
+
+    # ------------------------------------------------------------------ display
+
+    def output_shape(self) -> tuple[int, ...] | None:
+        """The chosen output's value shape, or None when it has no value yet."""
+        out = self.doc.output
+        value = self.doc.results.forward.values.get(out) if out else None
+        return None if value is None else tuple(value.shape)
+
+    def refresh(self) -> None:
+        doc = self.doc
+        ids = [n for n in doc.results.forward.order if n in doc.graph] or list(doc.graph.nodes)
+        natural = set(doc.graph.outputs())
+        ids.sort(key=lambda n: n not in natural)  # nodes nothing consumes come first
+        with QSignalBlocker(self.output_combo):
+            self.output_combo.clear()
+            self.output_combo.addItem(self.NONE)
+            self.output_combo.addItems(ids)
+            self.output_combo.setCurrentText(doc.output or self.NONE)
+        shape = self.output_shape()
+        has_output = doc.output is not None
+        with QSignalBlocker(self.implicit):
+            self.implicit.setChecked(doc.gradient is None)
+        self.implicit.setEnabled(has_output)
+        for w in (self.v_caption, self.v_editor, self.ones_button, self.onehot_button,
+                  self.onehot_index):
+            w.setEnabled(has_output)
+        if doc.gradient is not None:
+            self.v_editor.set_value(doc.gradient)
+        elif shape is not None:
+            self.v_editor.set_value(np.zeros(shape))  # the right shape, ready to type into
+        size = int(np.prod(shape)) if shape is not None else 1
+        self.onehot_index.setRange(0, max(0, size - 1))
+        caption = "gradient v"
+        if shape is not None:
+            caption += f" (output shape {fmt_shape(shape)})"
+        if doc.gradient is None:
+            caption += ": not given"
+        self.v_caption.setText(caption)
+        self._show_status()
+
+    def _show_status(self) -> None:
+        results = self.doc.results
+        if results.backward_error is not None:
+            self.status.setText(str(results.backward_error))
+            self.status.setStyleSheet(_ERROR)
+        elif results.trace is not None:
+            n = len(results.trace)
+            self.status.setText(
+                f"backward from {results.trace.output!r}: {n} edge step{'s' if n != 1 else ''}"
+            )
+            self.status.setStyleSheet(_MUTED)
+        else:
+            self.status.setText("")
+
+    # ------------------------------------------------------------------ edits
+
+    def _set(self, output: str | None, gradient: Any) -> None:
+        self._push(SetBackward(self.doc, output, gradient))
+
+    def _output_chosen(self, _index: int) -> None:
+        text = self.output_combo.currentText()
+        output = None if text == self.NONE else text
+        if output == self.doc.output:
+            return
+        gradient = self.doc.gradient
+        value = self.doc.results.forward.values.get(output) if output else None
+        if gradient is not None and (value is None or gradient.shape != value.shape):
+            gradient = None  # a v for another shape means nothing here
+        self._set(output, gradient)
+
+    def _implicit_toggled(self, flag: bool) -> None:
+        if flag:
+            self._set(self.doc.output, None)
+        else:
+            shape = self.output_shape()
+            self._set(self.doc.output, np.ones(shape if shape is not None else ()))
+
+    def _v_edited(self, value: np.ndarray, _scrubbing: bool) -> None:
+        if self.doc.output is None:
+            self._refuse("choose an output node before giving v")
+            return
+        self._set(self.doc.output, value)
+
+    def _ones(self) -> None:
+        shape = self.output_shape()
+        if shape is None:
+            self._refuse("the output has no value yet, so v has no shape")
+            return
+        self._set(self.doc.output, np.ones(shape))
+
+    def _one_hot(self) -> None:
+        shape = self.output_shape()
+        if shape is None:
+            self._refuse("the output has no value yet, so v has no shape")
+            return
+        v = np.zeros(int(np.prod(shape)))
+        v[min(self.onehot_index.value(), v.size - 1)] = 1.0
+        self._set(self.doc.output, v.reshape(shape))
+
+
+class Inspector(QScrollArea):
+    """The dock's contents: the selected node above, the backward settings below.
+
+    ``message(str)`` carries refusals to the status bar as well.
+    """
+
+    message = Signal(str)
+
+    def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.node = NodeSection(doc)
+        self.backward = BackwardSection(doc)
+        inner = QWidget()
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.node)
+        layout.addWidget(self.backward)
+        layout.addStretch(1)
+        inner.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.setWidget(inner)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.node.message.connect(self.message)
+        self.backward.message.connect(self.message)
+
+    @property
+    def node_id(self) -> str | None:
+        return self.node.node_id
+
+    def set_selection(self, ids: list[str]) -> None:
+        """Show the node when exactly one is selected (several: nothing to edit at once)."""
+        self.node.set_node(ids[0] if len(ids) == 1 else None)
+        if len(ids) > 1:
+            self.node.hint.setText(f"{len(ids)} nodes selected.")
+        else:
+            self.node.hint.setText("Select a node on the canvas to inspect it.")

@@ -1,0 +1,139 @@
+"""The op palette: every op of the table, grouped as the course introduces them.
+
+Read straight from ``engine.ops`` (CATEGORIES / ops_in), so a new op appears here
+without touching this file. Ops are dragged onto the canvas (mime
+``application/x-backprop-op``) or double-clicked to land at the view centre.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
+from PySide6.QtGui import QDrag
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLineEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.ops import CATEGORIES, LEAF_DOCS, OPS, ops_in
+
+from ..tensor_editor import claims_navigation_key
+
+MIME_OP = "application/x-backprop-op"
+_OP_ROLE = Qt.ItemDataRole.UserRole
+
+
+def op_tooltip(op: str) -> str:
+    """The one-line description a student sees when hovering an op."""
+    if op in LEAF_DOCS:
+        return LEAF_DOCS[op]
+    spec = OPS[op]
+    arity = "n operands" if spec.arity is None else f"{spec.arity} operand" + (
+        "s" if spec.arity != 1 else ""
+    )
+    return f"{spec.doc} ({arity})"
+
+
+class OpTree(QTreeWidget):
+    """The tree itself; starts a QDrag carrying the op name."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setRootIsDecorated(True)
+        self.setIndentation(14)
+
+    def event(self, event: QEvent) -> bool:
+        if claims_navigation_key(event):  # arrows browse the tree, not the player
+            return True
+        return super().event(event)
+
+    def startDrag(self, actions: Qt.DropAction) -> None:  # noqa: N802 - Qt API
+        item = self.currentItem()
+        op = item.data(0, _OP_ROLE) if item else None
+        if not op:
+            return
+        mime = QMimeData()
+        mime.setData(MIME_OP, op.encode("utf-8"))
+        mime.setText(op)
+        drag = QDrag(self)
+        drag.setMimeData(mime)
+        drag.exec(Qt.DropAction.CopyAction)
+
+
+class Palette(QWidget):
+    """A filter box over the grouped op tree; emits ``opActivated(op)`` on double-click
+    or Enter, which the window turns into a node at the canvas centre."""
+
+    opActivated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter ops…")
+        self.filter.setClearButtonEnabled(True)
+        self.tree = OpTree()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.tree)
+        self._items: dict[str, QTreeWidgetItem] = {}
+        for category in CATEGORIES:
+            group = QTreeWidgetItem(self.tree, [category])
+            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = group.font(0)
+            font.setBold(True)
+            group.setFont(0, font)
+            for op in ops_in(category):
+                item = QTreeWidgetItem(group, [op])
+                item.setData(0, _OP_ROLE, op)
+                item.setToolTip(0, op_tooltip(op))
+                item.setFlags(
+                    Qt.ItemFlag.ItemIsEnabled
+                    | Qt.ItemFlag.ItemIsSelectable
+                    | Qt.ItemFlag.ItemIsDragEnabled
+                )
+                self._items[op] = item
+        self.tree.expandAll()
+        self.tree.itemActivated.connect(self._activated)
+        self.filter.textChanged.connect(self._apply_filter)
+        self.filter.returnPressed.connect(self._activate_first)
+
+    def item(self, op: str) -> QTreeWidgetItem:
+        """The tree item of one op (tests double-click it the way a user would)."""
+        return self._items[op]
+
+    def ops(self) -> list[str]:
+        return list(self._items)
+
+    def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        op = item.data(0, _OP_ROLE)
+        if op:
+            self.opActivated.emit(op)
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for i in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(i)
+            any_shown = False
+            for j in range(group.childCount()):
+                child = group.child(j)
+                shown = not needle or needle in child.text(0).lower() or needle in (
+                    child.toolTip(0).lower()
+                )
+                child.setHidden(not shown)
+                any_shown |= shown
+            group.setHidden(not any_shown)
+
+    def _activate_first(self) -> None:
+        for op, item in self._items.items():
+            if not item.isHidden() and not item.parent().isHidden():
+                self.opActivated.emit(op)
+                return
