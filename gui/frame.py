@@ -70,9 +70,12 @@ class Timeline:
         self.start_grads: dict[str, np.ndarray] = {}
         if trace is not None:
             self.start_grads[trace.output] = trace.grads[trace.output]
-            for s in self.steps:
-                if s.before is not None and s.operand not in self.start_grads:
-                    self.start_grads[s.operand] = s.before
+            seen: set[str] = set()
+            for s in self.steps:  # only an operand's first step says what it held before
+                if s.operand not in seen:
+                    seen.add(s.operand)
+                    if s.before is not None and s.operand not in self.start_grads:
+                        self.start_grads[s.operand] = s.before
 
     @property
     def forward_length(self) -> int:

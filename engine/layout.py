@@ -1,0 +1,317 @@
+"""Automatic placement of a graph's node boxes: layered, left to right (no Qt).
+
+A graph read left to right (inputs, then what is computed from them, then the
+output) is how a teacher draws it on the board, so the layout is the classic
+Sugiyama pipeline, kept small:
+
+1. layers by longest path (networkx topological generations), constants pulled
+   right next to their first consumer so they do not drag long edges across;
+2. long edges split by virtual nodes, then barycenter sweeps (port-aware, so
+   operand 0 sits above operand 1) keep the order with the fewest crossings;
+3. each column is placed vertically by isotonic regression (pool adjacent
+   violators): every box as close as possible to its neighbours' centres, never
+   closer to the box above than the gap. That gives straight edges where it can.
+
+Weakly connected components are laid out separately and stacked top to bottom.
+Positions are the top-left corners of the boxes.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Hashable, Iterable, Mapping
+
+import networkx as nx
+
+from .graph import Graph
+
+Size = tuple[float, float]
+Point = tuple[float, float]
+
+DEFAULT_SIZE: Size = (180.0, 90.0)
+#: Horizontal space between columns (room for the bezier edges and edge labels).
+LAYER_GAP = 110.0
+#: Vertical space between boxes in one column.
+NODE_GAP = 44.0
+#: Vertical space between two weakly connected components.
+COMPONENT_GAP = 90.0
+#: Barycenter sweeps (down + up) tried; the best ordering found is kept.
+SWEEPS = 6
+#: Vertical placement passes (forward + backward over the columns).
+PLACEMENT_PASSES = 4
+#: Height a virtual (long-edge) node reserves in its column.
+VIRTUAL_HEIGHT = 12.0
+
+
+def layered_layout(
+    graph: Graph,
+    sizes: Mapping[str, Size] | None = None,
+    *,
+    layer_gap: float = LAYER_GAP,
+    node_gap: float = NODE_GAP,
+) -> dict[str, Point]:
+    """Top-left positions for every node of ``graph``; ``sizes`` maps id -> (w, h)
+    (missing ids get :data:`DEFAULT_SIZE`). Every edge goes from a smaller x to a
+    larger x, and no two boxes overlap."""
+    sizes = dict(sizes or {})
+    dag = nx.DiGraph()
+    dag.add_nodes_from(graph.nodes)
+    ports: dict[tuple[str, str], float] = {}
+    for src, dst, index in graph.edges():
+        dag.add_edge(src, dst)
+        n_ports = max(len(graph.nodes[dst].inputs), 1)
+        ports.setdefault((src, dst), (index + 0.5) / n_ports - 0.5)
+    order = {nid: k for k, nid in enumerate(graph.nodes)}
+    components = sorted(
+        (sorted(c, key=order.__getitem__) for c in nx.weakly_connected_components(dag)),
+        key=lambda c: order[c[0]],
+    )
+    positions: dict[str, Point] = {}
+    top = 0.0
+    for comp in components:
+        sub = dag.subgraph(comp)
+        consts = {n for n in comp if graph.nodes[n].op == "const"}
+        placed = _layout_component(sub, order, consts, sizes, ports, layer_gap, node_gap)
+        ys = [y for _, y in placed.values()]
+        bottom = max(y + _size(sizes, n)[1] for n, (_, y) in placed.items())
+        shift = top - min(ys)
+        for nid, (x, y) in placed.items():
+            positions[nid] = (x, y + shift)
+        top += bottom - min(ys) + COMPONENT_GAP
+    return positions
+
+
+# --------------------------------------------------------------------------- one component
+
+
+def _size(sizes: Mapping[str, Size], nid: Hashable) -> Size:
+    if isinstance(nid, str):
+        return sizes.get(nid, DEFAULT_SIZE)
+    return (0.0, VIRTUAL_HEIGHT)
+
+
+def _layers(dag: nx.DiGraph, consts: set[str]) -> dict[Hashable, int]:
+    """Longest-path layering; a constant moves to just before its first consumer."""
+    layer = {n: k for k, gen in enumerate(nx.topological_generations(dag)) for n in gen}
+    for n in consts:
+        succ = [layer[s] for s in dag.successors(n)]
+        if succ and dag.in_degree(n) == 0:
+            layer[n] = min(succ) - 1
+    return layer
+
+
+def _layout_component(
+    dag: nx.DiGraph,
+    order: Mapping[str, int],
+    consts: set[str],
+    sizes: Mapping[str, Size],
+    ports: Mapping[tuple[str, str], float],
+    layer_gap: float,
+    node_gap: float,
+) -> dict[str, Point]:
+    layer = _layers(dag, consts)
+    # Split long edges with virtual nodes (tuples, so they never clash with ids).
+    preds: dict[Hashable, list[tuple[Hashable, float]]] = {n: [] for n in dag}
+    succs: dict[Hashable, list[tuple[Hashable, float]]] = {n: [] for n in dag}
+    for src, dst in dag.edges():
+        port = ports.get((src, dst), 0.0)
+        chain: list[Hashable] = [src]
+        chain += [("virtual", src, dst, k) for k in range(layer[src] + 1, layer[dst])]
+        chain.append(dst)
+        for k, v in enumerate(chain[1:-1], start=1):
+            layer[v] = layer[src] + k
+            preds.setdefault(v, [])
+            succs.setdefault(v, [])
+        for a, b in zip(chain, chain[1:], strict=False):
+            p = port if b == dst else 0.0
+            succs[a].append((b, p))
+            preds[b].append((a, p))
+    n_layers = max(layer.values()) + 1
+    columns: list[list[Hashable]] = [[] for _ in range(n_layers)]
+    for n in sorted(layer, key=lambda n: _initial_key(n, order)):
+        columns[layer[n]].append(n)
+    columns = _order_columns(columns, preds, succs)
+    xs = _column_x(columns, sizes, layer_gap)
+    ys = _place_vertically(columns, preds, succs, sizes, node_gap)
+    return {
+        n: (xs[k], ys[n] - _size(sizes, n)[1] / 2)
+        for k, col in enumerate(columns)
+        for n in col
+        if isinstance(n, str)
+    }
+
+
+def _initial_key(n: Hashable, order: Mapping[str, int]) -> tuple[int, int]:
+    if isinstance(n, str):
+        return (order[n], 0)
+    _, src, _dst, k = n  # type: ignore[misc]
+    return (order[src], k)
+
+
+# --------------------------------------------------------------------------- ordering
+
+
+def _order_columns(
+    columns: list[list[Hashable]],
+    preds: Mapping[Hashable, list[tuple[Hashable, float]]],
+    succs: Mapping[Hashable, list[tuple[Hashable, float]]],
+) -> list[list[Hashable]]:
+    """Barycenter sweeps, down then up; keep the ordering with the fewest crossings."""
+    best = [list(c) for c in columns]
+    best_cross = _crossings(best, succs)
+    current = [list(c) for c in columns]
+    stale = 0
+    for _ in range(SWEEPS):
+        if best_cross == 0 or stale >= 2:
+            break
+        for k in range(1, len(current)):
+            current[k] = _sorted_by_barycenter(current[k], current[k - 1], preds, sign=-1.0)
+        for k in range(len(current) - 2, -1, -1):
+            current[k] = _sorted_by_barycenter(current[k], current[k + 1], succs, sign=1.0)
+        cross = _crossings(current, succs)
+        if cross < best_cross:
+            best, best_cross, stale = [list(c) for c in current], cross, 0
+        else:
+            stale += 1
+    return best
+
+
+def _sorted_by_barycenter(
+    column: list[Hashable],
+    fixed: list[Hashable],
+    neighbours: Mapping[Hashable, list[tuple[Hashable, float]]],
+    sign: float,
+) -> list[Hashable]:
+    """Order ``column`` by the mean position of its neighbours in ``fixed``.
+
+    ``sign`` says on which side the port offset lives: an operand (sweeping up)
+    is ranked by the port it plugs into, so ``a - b`` keeps ``a`` above ``b``.
+    """
+    index = {n: k for k, n in enumerate(fixed)}
+    keyed = []
+    for k, n in enumerate(column):
+        nbrs = neighbours.get(n)
+        if nbrs:
+            if sign > 0:
+                bary = sum([index[m] + p for m, p in nbrs]) / len(nbrs)
+            else:
+                bary = sum([index[m] for m, _ in nbrs]) / len(nbrs)
+        else:
+            bary = float(k) * len(fixed) / max(len(column), 1)
+        keyed.append((bary, k, n))
+    keyed.sort(key=lambda t: (t[0], t[1]))
+    return [n for _, _, n in keyed]
+
+
+def _crossings(
+    columns: list[list[Hashable]], succs: Mapping[Hashable, list[tuple[Hashable, float]]]
+) -> int:
+    total = 0
+    for upper, lower in zip(columns, columns[1:], strict=False):
+        index = {n: k for k, n in enumerate(lower)}
+        pairs = sorted(
+            (k, index[m] + p) for k, n in enumerate(upper) for m, p in succs.get(n, [])
+        )
+        total += _inversions([b for _, b in pairs])
+    return total
+
+
+def _inversions(values: list[float]) -> int:
+    """Pairs i < j with values[i] > values[j] (edge crossings between two columns)."""
+    seen: list[float] = []
+    count = 0
+    for v in reversed(values):
+        pos = bisect_right(seen, v - 1e-12)
+        count += pos
+        seen.insert(pos, v)
+    return count
+
+
+# --------------------------------------------------------------------------- coordinates
+
+
+def _column_x(
+    columns: list[list[Hashable]], sizes: Mapping[str, Size], layer_gap: float
+) -> list[float]:
+    xs, x = [], 0.0
+    for col in columns:
+        xs.append(x)
+        width = max((_size(sizes, n)[0] for n in col), default=0.0)
+        x += (width + layer_gap) if width > 0 else layer_gap / 2
+    return xs
+
+
+def _place_vertically(
+    columns: list[list[Hashable]],
+    preds: Mapping[Hashable, list[tuple[Hashable, float]]],
+    succs: Mapping[Hashable, list[tuple[Hashable, float]]],
+    sizes: Mapping[str, Size],
+    node_gap: float,
+) -> dict[Hashable, float]:
+    """Centre y of every (real or virtual) node: near its neighbours, never overlapping."""
+    height = {n: _size(sizes, n)[1] for col in columns for n in col}
+    offsets = [_offsets(col, height, node_gap) for col in columns]
+    y: dict[Hashable, float] = {}
+    for col, offs in zip(columns, offsets, strict=True):
+        for n, o in zip(col, offs, strict=True):
+            y[n] = o - offs[-1] / 2
+    # Targets: (neighbour, where that neighbour wants me relative to its centre).
+    # A port offset lines an operand up with the port it plugs into.
+    up = {n: [(m, -p * height[n] * 0.6) for m, p in preds.get(n, [])] for n in height}
+    down = {n: [(m, p * height[m] * 0.6) for m, p in succs.get(n, [])] for n in height}
+    both = {n: up[n] + down[n] for n in height}
+    k_all = range(len(columns))
+    for _ in range(PLACEMENT_PASSES):
+        for k in k_all[1:]:
+            _align(columns[k], offsets[k], y, up)
+        for k in reversed(k_all[:-1]):
+            _align(columns[k], offsets[k], y, down)
+    for k in k_all:  # a last pass looking both ways settles the middle columns
+        _align(columns[k], offsets[k], y, both)
+    return y
+
+
+def _offsets(col: list[Hashable], height: Mapping[Hashable, float], gap: float) -> list[float]:
+    """Cumulative minimum centre-to-centre distances down a column (first: 0)."""
+    out = [0.0]
+    for a, b in zip(col, col[1:], strict=False):
+        virtual = not (isinstance(a, str) and isinstance(b, str))
+        out.append(out[-1] + (height[a] + height[b]) / 2 + (gap / 3 if virtual else gap))
+    return out
+
+
+def _align(
+    col: list[Hashable],
+    offsets: list[float],
+    y: dict[Hashable, float],
+    targets: Mapping[Hashable, list[tuple[Hashable, float]]],
+) -> None:
+    """Move the column's nodes toward their targets' mean, keeping order and spacing."""
+    want: list[float] = []
+    weight: list[float] = []
+    for n, o in zip(col, offsets, strict=True):
+        t = targets[n]
+        if t:
+            want.append(sum(y[m] + d for m, d in t) / len(t) - o)
+            weight.append(float(len(t)))
+        else:
+            want.append(y[n] - o)
+            weight.append(0.25)
+    for n, q, o in zip(col, _isotonic(want, weight), offsets, strict=True):
+        y[n] = q + o
+
+
+def _isotonic(values: Iterable[float], weights: Iterable[float]) -> list[float]:
+    """Weighted least-squares non-decreasing fit (pool adjacent violators)."""
+    blocks: list[list[float]] = []  # [mean, weight, count]
+    for v, w in zip(values, weights, strict=True):
+        blocks.append([v, w, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, c2 = blocks.pop()
+            m1, w1, c1 = blocks.pop()
+            wt = w1 + w2
+            blocks.append([(m1 * w1 + m2 * w2) / wt, wt, c1 + c2])
+    out: list[float] = []
+    for mean, _, count in blocks:
+        out.extend([mean] * int(count))
+    return out

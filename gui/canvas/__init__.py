@@ -1,0 +1,11 @@
+"""The node-editor canvas: :class:`CanvasView` over a :class:`CanvasScene`.
+
+The scene mirrors a :class:`~gui.document.GraphDocument` (one item per node and
+edge, repainted from the document's signals); the view turns mouse and keys into
+commands and shows the player's frames.
+"""
+
+from .scene import CanvasScene, default_edge_label
+from .view import MIME_OP, CanvasView
+
+__all__ = ["MIME_OP", "CanvasScene", "CanvasView", "default_edge_label"]

@@ -1,0 +1,343 @@
+"""Edges (bezier curves from an output port to an operand port) and what the player
+draws on them: the travelling pulse and the label of the active step.
+
+Edges keep their path in scene coordinates (the item sits at the origin), so
+moving a node only recomputes the curves that touch it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPen,
+    QPolygonF,
+    QRadialGradient,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
+    QStyle,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+from ..frame import EdgeKey
+from ..theme import THEME
+
+NORMAL, DONE, ACTIVE = "normal", "done", "active"
+
+
+def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
+    """The S-curve from an output port (p1) to an operand port (p2)."""
+    dx = max(abs(p2.x() - p1.x()) * 0.5, 50.0 * THEME.scale)
+    path = QPainterPath(p1)
+    path.cubicTo(QPointF(p1.x() + dx, p1.y()), QPointF(p2.x() - dx, p2.y()), p2)
+    return path
+
+
+def _hits(path: QPainterPath, rects: list[QRectF]) -> bool:
+    """Does the curve pass through any of the boxes?"""
+    box = path.controlPointRect()
+    rects = [r for r in rects if r.intersects(box)]
+    if not rects:
+        return False
+    stroker = QPainterPathStroker()
+    stroker.setWidth(4.0)
+    stroke = stroker.createStroke(path)
+    return any(stroke.intersects(r) for r in rects)
+
+
+Lane = tuple[float, float, float]  # (x from, x to, y) of a detour's straight part
+
+
+def _free_intervals(near: list[QRectF], lo: float, hi: float) -> list[tuple[float, float]]:
+    """The y ranges within [lo, hi] not covered by any of the (margin-grown) boxes."""
+    out, y = [], lo
+    for r in sorted(near, key=lambda r: r.top()):
+        if r.top() > y:
+            out.append((y, min(r.top(), hi)))
+        y = max(y, r.bottom())
+        if y >= hi:
+            break
+    if y < hi:
+        out.append((y, hi))
+    return [(a, b) for a, b in out if b >= a]
+
+
+def route(
+    p1: QPointF, p2: QPointF, obstacles: list[QRectF], taken: list[Lane] | None = None
+) -> tuple[QPainterPath, Lane | None]:
+    """The S-curve, or, when it would pass behind other boxes, a detour along a free
+    horizontal lane between them (the auto-layout leaves room for such lanes).
+
+    ``taken`` are other edges' lanes: a new lane keeps clear of them, so edges that
+    share a gap run side by side instead of on top of each other.
+    """
+    default = bezier(p1, p2)
+    if not obstacles or not _hits(default, obstacles):
+        return default, None
+    s = THEME.scale
+    span = p2.x() - p1.x()
+    d = min(max(span * 0.2, 45.0 * s), 90.0 * s)
+    if span < 2 * d + 10 * s:
+        return default, None
+    a, b, m, sep = p1.x() + d, p2.x() - d, 14.0 * s, 9.0 * s
+    near = [r.adjusted(-m, -m, m, m) for r in obstacles if r.right() + m > a and r.left() - m < b]
+    lo, hi = min(p1.y(), p2.y()) - 400.0, max(p1.y(), p2.y()) + 400.0
+    ideal = (p1.y() + p2.y()) / 2
+    busy = [y for (ta, tb, y) in taken or () if ta < b and a < tb]
+    candidates: list[tuple[float, float]] = []
+    for g0, g1 in _free_intervals(near, lo, hi):
+        start = min(max(ideal, g0), g1)
+        ys = [start] + [start + k * sep * sign for k in range(1, 8) for sign in (-1, 1)]
+        for y in ys:
+            if g0 <= y <= g1 and all(abs(y - t) >= sep for t in busy):
+                cost = abs(y - p1.y()) + abs(y - p2.y()) + 0.5 * abs(y - ideal)
+                candidates.append((cost, y))
+                break
+    for _, y in sorted(candidates)[:4]:
+        path = QPainterPath(p1)
+        path.cubicTo(QPointF(p1.x() + d * 0.6, p1.y()), QPointF(a - d * 0.4, y), QPointF(a, y))
+        path.lineTo(QPointF(b, y))
+        path.cubicTo(QPointF(b + d * 0.4, y), QPointF(p2.x() - d * 0.6, p2.y()), p2)
+        if not _hits(path, obstacles):
+            return path, (a, b, y)
+    return default, None
+
+
+class EdgeItem(QGraphicsPathItem):
+    """Operand ``key[0]`` plugged into port ``key[2]`` of ``key[1]``."""
+
+    def __init__(self, key: EdgeKey) -> None:
+        super().__init__()
+        self.key = key
+        self.state = NORMAL
+        self._hit = QPainterPath()
+        self.lane: Lane | None = None
+        self._arrow: QGraphicsPolygonItem | None = None
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(0)
+        self.restyle()
+
+    def set_ends(self, p1: QPointF, p2: QPointF, obstacles: list[QRectF] | None = None,
+                 taken: list[Lane] | None = None) -> None:
+        """Ends in scene coordinates; ``obstacles`` are the boxes to route around and
+        ``taken`` the lanes other edges already run along."""
+        if obstacles:
+            path, self.lane = route(p1, p2, obstacles, taken)
+        else:
+            path, self.lane = bezier(p1, p2), None
+        if path == self.path():
+            return
+        self.setPath(path)
+        stroker = QPainterPathStroker()
+        stroker.setWidth(12.0 * THEME.scale)
+        self._hit = stroker.createStroke(path)
+        self._place_arrow()
+
+    def set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.restyle()
+
+    def restyle(self) -> None:
+        if self.isSelected():
+            pen = QPen(THEME.node_selected, THEME.line(3.0))
+        elif self.state == ACTIVE:
+            pen = QPen(THEME.edge_active, THEME.line(4.5))
+        elif self.state == DONE:
+            pen = QPen(THEME.edge_done, THEME.line(3.0))
+        else:
+            pen = QPen(THEME.edge, THEME.line(2.0))
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self.setPen(pen)
+        self.setZValue({ACTIVE: 0.6, DONE: 0.3}.get(self.state, 0.0))
+        self._place_arrow()
+
+    def _place_arrow(self) -> None:
+        """Active edge: an arrowhead pointing back toward the operand (where vjp goes)."""
+        if self.state != ACTIVE:
+            if self._arrow is not None:
+                self._arrow.hide()
+            return
+        path = self.path()
+        if path.isEmpty():
+            return
+        t = path.percentAtLength(path.length() * 0.5)
+        tip = path.pointAtPercent(t)
+        angle = math.radians(path.angleAtPercent(t))  # counter-clockwise, forward direction
+        back = QPointF(-math.cos(angle), math.sin(angle))  # pointing toward the operand
+        side = QPointF(-back.y(), back.x())
+        size = 13.0 * THEME.scale
+        base = tip - back * size
+        if self._arrow is None:
+            self._arrow = QGraphicsPolygonItem(self)
+            self._arrow.setPen(Qt.PenStyle.NoPen)
+        self._arrow.setBrush(self.pen().color())
+        self._arrow.setPolygon(
+            QPolygonF([tip, base + side * size * 0.55, base - side * size * 0.55])
+        )
+        self._arrow.show()
+
+    def shape(self) -> QPainterPath:  # a wide band so a thin curve is easy to click
+        return self._hit
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        option.state &= ~QStyle.StateFlag.State_Selected  # no dashed box: the pen says it
+        super().paint(painter, option, widget)
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
+        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            self.restyle()
+        return super().itemChange(change, value)
+
+
+class TempEdgeItem(QGraphicsPathItem):
+    """The dashed curve following the mouse while a connection is being dragged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setZValue(4)
+        self.set_valid(None)
+
+    def set_ends(self, p1: QPointF, p2: QPointF) -> None:
+        self.setPath(bezier(p1, p2))
+
+    def set_valid(self, valid: bool | None) -> None:
+        """None: no target yet; True: dropping connects; False: refused (red)."""
+        colour = {None: THEME.edge, True: THEME.port_out, False: THEME.error}[valid]
+        pen = QPen(colour, THEME.line(3.0 if valid is False else 2.5))
+        pen.setStyle(Qt.PenStyle.SolidLine if valid is False else Qt.PenStyle.DashLine)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self.setPen(pen)
+
+
+class PulseItem(QGraphicsItem):
+    """A glowing dot travelling along the active edge, from consumer to operand."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setZValue(5)
+        self._path = QPainterPath()
+        self.progress = 0.0
+
+    @property
+    def radius(self) -> float:
+        return 9.0 * THEME.scale
+
+    def set_path(self, path: QPainterPath) -> None:
+        self._path = QPainterPath(path)
+        self.set_progress(self.progress)
+
+    def set_progress(self, t: float) -> None:
+        """t = 0: at the consumer's port; t = 1: arrived at the operand's output port."""
+        self.progress = min(max(float(t), 0.0), 1.0)
+        if self._path.isEmpty():
+            return
+        length = self._path.length()
+        self.setPos(self._path.pointAtPercent(
+            self._path.percentAtLength(length * (1.0 - self.progress))
+        ))
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        r = self.radius * 2
+        return QRectF(-r, -r, 2 * r, 2 * r)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        r = self.radius
+        glow = QRadialGradient(QPointF(0, 0), 2 * r)
+        c = QColor(THEME.pulse)
+        c.setAlpha(150)
+        glow.setColorAt(0.0, c)
+        c.setAlpha(0)
+        glow.setColorAt(1.0, c)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(glow))
+        painter.drawEllipse(QPointF(0, 0), 2 * r, 2 * r)
+        painter.setPen(QPen(QColor("white"), THEME.line(2.0)))
+        painter.setBrush(THEME.pulse)
+        painter.drawEllipse(QPointF(0, 0), r * 0.6, r * 0.6)
+
+
+class EdgeLabelItem(QGraphicsItem):
+    """The active step's text in a rounded white box (mono font), with a thin leader
+    line to the edge when it had to be placed away from the curve to avoid nodes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setZValue(10)
+        self.text = ""
+        self.anchor: QPointF | None = None  # scene point on the edge
+        self._rect = QRectF()
+        self._lines: list[str] = []
+
+    def set_text(self, text: str) -> None:
+        self.prepareGeometryChange()
+        self.text = text
+        self._lines = text.split("\n")
+        fm = QFontMetricsF(THEME.font(10.5, mono=True))
+        pad = 9.0 * THEME.scale
+        w = max((fm.horizontalAdvance(x) for x in self._lines), default=0.0) + 2 * pad
+        h = len(self._lines) * fm.lineSpacing() + 2 * pad - (fm.lineSpacing() - fm.height())
+        self._rect = QRectF(-w / 2, -h / 2, w, h)
+        self.update()
+
+    def label_size(self) -> tuple[float, float]:
+        return (self._rect.width(), self._rect.height())
+
+    def set_anchor(self, anchor: QPointF | None) -> None:
+        self.prepareGeometryChange()
+        self.anchor = anchor
+        self.update()
+
+    def _local_anchor(self) -> QPointF | None:
+        if self.anchor is None:
+            return None
+        a = self.anchor - self.pos()
+        return None if self._rect.adjusted(-4, -4, 4, 4).contains(a) else a
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        r = self._rect.adjusted(-3, -3, 4, 5)
+        a = self._local_anchor()
+        if a is not None:
+            r = r.united(QRectF(a, a).adjusted(-5, -5, 5, 5))
+        return r
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        s = THEME.scale
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        a = self._local_anchor()
+        if a is not None:
+            painter.setPen(QPen(THEME.edge_active, THEME.line(1.2), Qt.PenStyle.DotLine))
+            edge = QPointF(min(max(a.x(), self._rect.left()), self._rect.right()),
+                           min(max(a.y(), self._rect.top()), self._rect.bottom()))
+            painter.drawLine(edge, a)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, 28))
+        painter.drawRoundedRect(self._rect.translated(1.5 * s, 2.5 * s), 6 * s, 6 * s)
+        painter.setBrush(QColor(255, 255, 255, 250))
+        painter.setPen(QPen(THEME.edge_active, THEME.line(1.5)))
+        painter.drawRoundedRect(self._rect, 6 * s, 6 * s)
+        font = THEME.font(10.5, mono=True)
+        fm = QFontMetricsF(font)
+        painter.setFont(font)
+        painter.setPen(THEME.text)
+        pad = 9.0 * s
+        y = self._rect.top() + pad + fm.ascent()
+        for line in self._lines:
+            painter.drawText(QPointF(self._rect.left() + pad, y), line)
+            y += fm.lineSpacing()

@@ -1,0 +1,419 @@
+"""A node box: title band, value, shape and gradient, with its ports and error badge.
+
+The scene hands each box a :class:`NodeContent` (plain strings it already
+formatted); the box only lays those strings out, once, into ``QStaticText`` and
+rectangles. Painting then draws precomputed glyph runs, and with
+``DeviceCoordinateCache`` an unchanged box is a pixmap blit, so a canvas of
+hundreds of nodes repaints in a few milliseconds. A box whose content did not
+change is not laid out again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QStaticText,
+)
+from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+
+from ..theme import THEME
+from .port_item import PortItem
+
+HIDDEN = "…"  # value not computed yet at this point of the playback
+BLOCKED = "—"  # no value: blocked by an error upstream (or here)
+
+#: Below this zoom level text is unreadable anyway: draw boxes and bands only.
+TEXT_LOD = 0.33
+
+
+@dataclass(frozen=True)
+class NodeContent:
+    """Everything a node box shows, already as text (the box computes nothing)."""
+
+    title: str
+    style: str = "op"  # "op" | "input" (leaf requiring grad) | "const"
+    marker: str = ""  # pill in the title band: "input", "const", "no grad"
+    is_output: bool = False
+    value: str = BLOCKED
+    value_state: str = "blocked"  # "value" | "blocked" | "hidden"
+    shape: str = ""
+    grad: str | None = None  # None: no gradient shown in this frame
+    grad_active: bool = False  # receiving the active step's vjp: grad += vjp
+    fan_in: int = 0  # shown as "fan-in ×N" while active, when above one
+    error: str | None = None
+    reserve_grad: tuple[str, ...] = ()  # every grad text this node may show
+    reserve_fan_in: int = 0  # the fan-in marker it may show (boxes keep one size)
+    tooltip: str = ""
+
+
+@dataclass
+class _Fonts:
+    scale: float
+    title: QFont
+    pill: QFont
+    mono: QFont
+    small: QFont
+    fm_title: QFontMetricsF
+    fm_pill: QFontMetricsF
+    fm_mono: QFontMetricsF
+    fm_small: QFontMetricsF
+
+
+_fonts_cache: list[_Fonts] = []
+
+
+def fonts() -> _Fonts:
+    """The node fonts and metrics for the current theme scale (built once per scale)."""
+    if _fonts_cache and _fonts_cache[0].scale == THEME.scale:
+        return _fonts_cache[0]
+    title, pill = THEME.font(10.5, bold=True), THEME.font(7.5, bold=True)
+    mono, small = THEME.font(10.0, mono=True), THEME.font(8.5)
+    f = _Fonts(
+        THEME.scale, title, pill, mono, small,
+        QFontMetricsF(title), QFontMetricsF(pill), QFontMetricsF(mono), QFontMetricsF(small),
+    )
+    _fonts_cache[:] = [f]
+    return f
+
+
+def _lines_width(fm: QFontMetricsF, text: str) -> float:
+    return max((fm.horizontalAdvance(line) for line in text.split("\n")), default=0.0)
+
+
+@dataclass
+class _Run:
+    """Some text placed in the box: static glyph runs, one per line."""
+
+    font: QFont
+    colour: QColor
+    pos: QPointF
+    lines: list[QStaticText] = field(default_factory=list)
+    spacing: float = 0.0
+
+
+def _run(text: str, font: QFont, colour: QColor, pos: QPointF, spacing: float) -> _Run:
+    lines = []
+    for line in text.split("\n"):
+        st = QStaticText(line)
+        st.setTextFormat(Qt.TextFormat.PlainText)
+        st.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+        lines.append(st)
+    return _Run(font, colour, pos, lines, spacing)
+
+
+@dataclass
+class _Pill:
+    rect: QRectF
+    text: QStaticText
+    fill: QColor
+    colour: QColor
+    text_width: float
+
+
+class ErrorBadge(QGraphicsItem):
+    """A red circle with "!" on the node's corner; hovering shows the error message."""
+
+    def __init__(self, parent: QGraphicsItem) -> None:
+        super().__init__(parent)
+        self.setZValue(3)
+        self.setAcceptHoverEvents(True)
+        self.setCursor(Qt.CursorShape.WhatsThisCursor)
+
+    @property
+    def radius(self) -> float:
+        return 9.0 * THEME.scale
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        r = self.radius + 1
+        return QRectF(-r, -r, 2 * r, 2 * r)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        r = self.radius
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor("white"), THEME.line(1.5)))
+        painter.setBrush(THEME.error)
+        painter.drawEllipse(QPointF(0, 0), r, r)
+        painter.setPen(QColor("white"))
+        painter.setFont(THEME.font(10.0, bold=True))
+        painter.drawText(QRectF(-r, -r, 2 * r, 2 * r), Qt.AlignmentFlag.AlignCenter, "!")
+
+
+class NodeItem(QGraphicsItem):
+    """One node box. ``pos()`` is its top-left corner, the same as ``doc.positions``."""
+
+    def __init__(self, node_id: str, content: NodeContent) -> None:
+        super().__init__()
+        self.node_id = node_id
+        self.content = content
+        self.highlight_consumer = False
+        self.setFlags(
+            QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+            | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+            | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges
+        )
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setZValue(1)
+        self.in_ports: list[PortItem] = []
+        self.out_port = PortItem(node_id, True, 0, self)
+        self.badge: ErrorBadge | None = None
+        self.on_moved = None  # set by the scene: callback(node_id) while dragging
+        self._rect = QRectF()
+        self._relayout()
+
+    # ------------------------------------------------------------------ content
+
+    def set_content(self, content: NodeContent) -> None:
+        """Show new content; unchanged content costs one comparison, no layout."""
+        if content == self.content:
+            return
+        self.content = content
+        self._relayout()
+
+    def set_input_ports(self, connected: list[bool]) -> bool:
+        """One operand port per entry (True: an edge is plugged in); True when the
+        number of ports changed (so the ports moved)."""
+        changed = len(connected) != len(self.in_ports)
+        if changed:
+            for port in self.in_ports:
+                port.setParentItem(None)
+                if port.scene() is not None:
+                    port.scene().removeItem(port)
+            self.in_ports = [PortItem(self.node_id, False, i, self) for i in range(len(connected))]
+            self._relayout()
+        for port, flag in zip(self.in_ports, connected, strict=True):
+            port.set_connected(flag)
+        return changed
+
+    def set_consumer_highlight(self, flag: bool) -> None:
+        """The consumer of the active backward step: a lighter outline."""
+        if flag != self.highlight_consumer:
+            self.highlight_consumer = flag
+            self.update()
+
+    def restyle(self) -> None:
+        """Lay everything out again (the theme's scale or colours changed)."""
+        for port in [*self.in_ports, self.out_port]:
+            port.restyle()
+        self._relayout()
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return (self._rect.width(), self._rect.height())
+
+    def scene_rect(self) -> QRectF:
+        return self._rect.translated(self.pos())
+
+    def port_pos(self, is_output: bool, index: int = 0) -> QPointF:
+        """Scene position of a port's centre (cheap: no item lookup)."""
+        if is_output:
+            local = self.out_port.pos()
+        elif index < len(self.in_ports):
+            local = self.in_ports[index].pos()
+        else:
+            local = QPointF(0, self._rect.height() / 2)
+        return self.pos() + local
+
+    # ------------------------------------------------------------------ layout
+
+    def _relayout(self) -> None:
+        f, c, s = fonts(), self.content, THEME.scale
+        pad, gap = 11.0 * s, 8.0 * s
+        title_h = f.fm_title.height() + 12.0 * s
+        pill_h = f.fm_pill.height() + 3.0 * s
+
+        pills = []
+        if c.is_output:
+            pills.append(("output", QColor("#fde8e6"), THEME.grad_text))
+        if c.marker:
+            fill = THEME.port_out if c.style == "input" else THEME.text_muted
+            pills.append((c.marker, QColor("white"), fill))
+        pill_ws = [f.fm_pill.horizontalAdvance(t) + 10.0 * s for t, _, _ in pills]
+        title_w = f.fm_title.horizontalAdvance(c.title)
+        need_title = title_w + sum(pill_ws) + gap * len(pills)
+
+        value_w = _lines_width(f.fm_mono, c.value)
+        shape_w = f.fm_small.horizontalAdvance(c.shape) if c.shape else 0.0
+        need_value = value_w + (shape_w + 2 * gap if c.shape else 0.0)
+
+        label_w = f.fm_small.horizontalAdvance("grad") + 6.0 * s
+        grad_texts = [t for t in (c.grad, *c.reserve_grad) if t is not None]
+        grad_w = max((_lines_width(f.fm_mono, t) for t in grad_texts), default=0.0)
+        fan_text = f"fan-in ×{c.fan_in}" if c.fan_in > 1 else ""
+        fan_n = max(c.fan_in, c.reserve_fan_in)
+        fan_w = f.fm_pill.horizontalAdvance(f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
+        need_grad = label_w + grad_w + (fan_w + gap if fan_w else 0.0) if grad_texts else 0.0
+
+        width = max(150.0 * s, need_title, need_value, need_grad) + 2 * pad
+        line = f.fm_mono.lineSpacing()
+        value_lines = c.value.count("\n") + 1
+        grad_lines = max((t.count("\n") + 1 for t in grad_texts), default=0)
+        body = 8.0 * s + value_lines * line + (6.0 * s + grad_lines * line if grad_lines else 0)
+        body += 8.0 * s
+        port_step = 22.0 * s
+        body = max(body, port_step * max(len(self.in_ports), 1) + 6.0 * s, 30.0 * s)
+        height = title_h + body
+
+        if QRectF(0, 0, width, height) != self._rect:
+            self.prepareGeometryChange()
+            self._rect = QRectF(0, 0, width, height)
+        self._title_h = title_h
+        band = QPainterPath()
+        radius = 7.0 * s
+        band.addRoundedRect(QRectF(0, 0, width, title_h + radius), radius, radius)
+        clip = QPainterPath()
+        clip.addRect(QRectF(0, 0, width, title_h))
+        self._band = band.intersected(clip)
+        self._radius = radius
+
+        # title text and pills
+        ty = (title_h - f.fm_title.height()) / 2
+        self._runs = [_run(c.title, f.title, THEME.text, QPointF(pad, ty), 0)]
+        x = width - pad
+        self._pills: list[_Pill] = []
+        for (text, fill, colour), w in zip(pills, pill_ws, strict=True):
+            x -= w
+            rect = QRectF(x, (title_h - pill_h) / 2, w, pill_h)
+            tw = f.fm_pill.horizontalAdvance(text)
+            self._pills.append(_Pill(rect, QStaticText(text), fill, colour, tw))
+            x -= gap
+
+        # value and shape
+        y = title_h + 8.0 * s
+        muted = c.value_state != "value"
+        self._runs.append(_run(c.value, f.mono, THEME.text_muted if muted else THEME.value_text,
+                               QPointF(pad, y), line))
+        if c.shape:
+            sy = y + (f.fm_mono.ascent() - f.fm_small.ascent())
+            self._runs.append(_run(c.shape, f.small, THEME.text_muted,
+                                   QPointF(width - pad - shape_w, sy), 0))
+        y += value_lines * line + 6.0 * s
+
+        # gradient
+        self._grad_rect: QRectF | None = None
+        self._fan_pill: _Pill | None = None
+        if c.grad is not None:
+            gy = y
+            ly = gy + (f.fm_mono.ascent() - f.fm_small.ascent())
+            self._runs.append(_run("grad", f.small, THEME.grad_text, QPointF(pad, ly), 0))
+            self._runs.append(_run(c.grad, f.mono, THEME.grad_text,
+                                   QPointF(pad + label_w, gy), line))
+            if c.grad_active:
+                lines = c.grad.count("\n") + 1
+                self._grad_rect = QRectF(pad - 4 * s, gy - 2 * s,
+                                         label_w + _lines_width(f.fm_mono, c.grad) + 8 * s,
+                                         lines * line + 4 * s)
+                if fan_text:
+                    tw = f.fm_pill.horizontalAdvance(fan_text)
+                    rect = QRectF(width - pad - tw - 10.0 * s, gy + (line - pill_h) / 2,
+                                  tw + 10.0 * s, pill_h)
+                    self._fan_pill = _Pill(rect, QStaticText(fan_text), THEME.edge_active,
+                                           QColor("white"), tw)
+
+        # ports
+        n = len(self.in_ports)
+        body_top, body_h = title_h, height - title_h
+        for i, port in enumerate(self.in_ports):
+            port.setPos(0, body_top + body_h * (i + 0.5) / n)
+        self.out_port.setPos(width, body_top + body_h / 2)
+
+        # error badge
+        if c.error:
+            if self.badge is None:
+                self.badge = ErrorBadge(self)
+            self.badge.setPos(width - 2 * s, 2 * s)
+            self.badge.setToolTip(c.error)
+        elif self.badge is not None:
+            self.badge.setParentItem(None)
+            if self.badge.scene() is not None:
+                self.badge.scene().removeItem(self.badge)
+            self.badge = None
+        self.setToolTip(c.tooltip)
+        self.update()
+
+    # ------------------------------------------------------------------ painting
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        m = 4.0 * THEME.scale  # room for the thick highlight border and shadow
+        return self._rect.adjusted(-m, -m, m, m)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        c, s, r = self.content, THEME.scale, self._radius
+        rect = self._rect
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+
+        # soft shadow
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, 22))
+        painter.drawRoundedRect(rect.translated(1.5 * s, 2.5 * s), r, r)
+
+        fill = QColor("#fff6ef") if c.grad_active else THEME.node_fill
+        painter.setBrush(fill)
+        painter.drawRoundedRect(rect, r, r)
+        band = {"input": THEME.title_input, "const": THEME.title_const}.get(c.style, THEME.title_op)
+        painter.setBrush(band)
+        painter.drawPath(self._band)
+        painter.setPen(QPen(THEME.node_border.lighter(130), THEME.line(1.0)))
+        painter.drawLine(QPointF(0, self._title_h), QPointF(rect.width(), self._title_h))
+
+        if c.grad_active:
+            pen = QPen(THEME.edge_active, THEME.line(3.0))
+        elif selected:
+            pen = QPen(THEME.node_selected, THEME.line(2.5))
+        elif c.error:
+            pen = QPen(THEME.error, THEME.line(2.0))
+        elif self.highlight_consumer:
+            pen = QPen(THEME.edge_active.lighter(140), THEME.line(2.0))
+        else:
+            pen = QPen(THEME.node_border, THEME.line(1.2))
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(rect, r, r)
+        if selected and c.grad_active:  # both: keep the selection visible inside
+            painter.setPen(QPen(THEME.node_selected, THEME.line(1.5)))
+            painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
+
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < TEXT_LOD:
+            return
+        if self._grad_rect is not None:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor("#fde3df"))
+            painter.drawRoundedRect(self._grad_rect, 4 * s, 4 * s)
+        f = fonts()
+        painter.setFont(f.pill)
+        for pill in [*self._pills, *([self._fan_pill] if self._fan_pill else [])]:
+            painter.setPen(QPen(pill.colour, THEME.line(1.0)))
+            painter.setBrush(pill.fill)
+            painter.drawRoundedRect(pill.rect, pill.rect.height() / 2, pill.rect.height() / 2)
+            tw, th = pill.text_width, f.fm_pill.height()
+            painter.drawStaticText(
+                QPointF(pill.rect.center().x() - tw / 2, pill.rect.center().y() - th / 2),
+                pill.text,
+            )
+        for run in self._runs:
+            painter.setFont(run.font)
+            painter.setPen(run.colour)
+            y = run.pos.y()
+            for st in run.lines:
+                painter.drawStaticText(QPointF(run.pos.x(), y), st)
+                y += run.spacing
+
+    # ------------------------------------------------------------------ moves
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
+        if (
+            change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+            and self.on_moved is not None
+        ):
+            self.on_moved(self.node_id)
+        return super().itemChange(change, value)

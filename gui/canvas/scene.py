@@ -1,0 +1,527 @@
+"""The canvas scene: one item per node and per edge, kept in step with the document.
+
+The scene only listens: ``structureChanged`` adds and removes items,
+``positionsChanged`` moves them, ``resultsChanged`` refreshes what the boxes
+say. What a box says depends on the frame being shown (``None``: live, every
+value and final gradient); :meth:`CanvasScene.apply_frame` turns a
+:class:`~gui.frame.Frame` into box contents, edge colours, the pulse and the
+label. Numbers become text here, through a cache, so a frame change formats
+only what it has not formatted before and boxes whose text is unchanged are not
+laid out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtWidgets import QGraphicsScene
+
+from engine.layout import layered_layout
+from engine.ops import LEAF_DOCS, OPS
+from engine.trace import Step
+
+from ..document import GraphDocument
+from ..formatting import fmt_shape, format_tensor
+from ..frame import EdgeKey, Frame
+from ..theme import THEME
+from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem
+from .node_item import BLOCKED, HIDDEN, NodeContent, NodeItem
+
+#: Half the side of the (fixed, generous) scene rectangle: room to pan anywhere.
+SCENE_HALF = 50_000.0
+#: Nodes placed automatically next to existing ones go this far below them.
+PLACE_GAP = 120.0
+#: Edges longer than this (scene units) are routed around the boxes in between.
+ROUTE_MIN_SPAN = 150.0
+#: How far above and below its ends an edge may detour.
+ROUTE_REACH = 400.0
+
+
+def default_edge_label(step: Step) -> str:
+    """The label the canvas shows on the active edge when the player sets none."""
+    return f"vjp = {format_tensor(step.vjp)}"
+
+
+def side_by_side(left: str, sep: str, right: str, max_chars: int = 44) -> str:
+    """``left sep right`` with multi-line blocks next to each other (mono font);
+    stacked (``right`` under ``left``) when that would be too wide for a box."""
+    a, b = left.split("\n"), right.split("\n")
+    wa = max(len(x) for x in a)
+    if wa + len(sep) + max(len(x) for x in b) > max_chars:
+        pad = " " * len(sep.lstrip())
+        return "\n".join(a + [sep.lstrip() + b[0]] + [pad + x for x in b[1:]])
+    rows = max(len(a), len(b))
+    mid = (rows - 1) // 2
+    out = []
+    for r in range(rows):
+        la = a[r] if r < len(a) else ""
+        lb = b[r] if r < len(b) else ""
+        out.append(la.ljust(wa) + (sep if r == mid else " " * len(sep)) + lb)
+    return "\n".join(line.rstrip() for line in out)
+
+
+class RectGrid:
+    """A uniform grid of node boxes: "which boxes are near this rectangle" without
+    scanning every item (edge routing and label placement ask it a lot)."""
+
+    CELL = 256.0
+
+    def __init__(self) -> None:
+        self._cells: dict[tuple[int, int], set[str]] = {}
+        self.rects: dict[str, QRectF] = {}
+
+    def _keys(self, r: QRectF) -> list[tuple[int, int]]:
+        c = self.CELL
+        x0, x1 = int(r.left() // c), int(r.right() // c)
+        y0, y1 = int(r.top() // c), int(r.bottom() // c)
+        return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+
+    def put(self, key: str, rect: QRectF) -> None:
+        old = self.rects.get(key)
+        if old is not None:
+            if old == rect:
+                return
+            self.remove(key)
+        self.rects[key] = QRectF(rect)
+        for cell in self._keys(rect):
+            self._cells.setdefault(cell, set()).add(key)
+
+    def remove(self, key: str) -> None:
+        old = self.rects.pop(key, None)
+        if old is not None:
+            for cell in self._keys(old):
+                bucket = self._cells.get(cell)
+                if bucket is not None:
+                    bucket.discard(key)
+                    if not bucket:
+                        del self._cells[cell]
+
+    def query(self, rect: QRectF) -> list[str]:
+        found: set[str] = set()
+        for cell in self._keys(rect):
+            found |= self._cells.get(cell, set())
+        return [k for k in found if self.rects[k].intersects(rect)]
+
+
+def _widest_and_tallest(texts: list[str]) -> tuple[str, ...]:
+    """The two texts that decide a box's size (its widest line, its most lines)."""
+    wide = max(texts, key=lambda t: max(len(x) for x in t.split("\n")))
+    tall = max(texts, key=lambda t: t.count("\n"))
+    return (wide,) if wide is tall else (wide, tall)
+
+
+class CanvasScene(QGraphicsScene):
+    """Items for ``doc``; emits ``documentReplaced`` after a new file was loaded and
+    laid out (the view then fits it)."""
+
+    documentReplaced = Signal()
+
+    def __init__(self, doc: GraphDocument, parent: object = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.nodes: dict[str, NodeItem] = {}
+        self.edges: dict[EdgeKey, EdgeItem] = {}
+        self._touching: dict[str, set[EdgeKey]] = {}
+        self.frame: Frame | None = None
+        self.label_provider: Callable[[Step], str] | None = None
+        self._graph = None
+        self._replaced = False
+        self._text: dict[object, tuple[np.ndarray, str]] = {}
+        self._reserve: dict[str, tuple[str, ...]] = {}
+        self._fan_in: dict[str, int] = {}
+        self._active_key: EdgeKey | None = None
+        self._label_step: Step | None = None
+        self.grid = RectGrid()
+        self._lanes: dict[EdgeKey, tuple[float, float, float]] = {}  # routed edges' lanes
+        self._batch: set[str] | None = None  # while moving many boxes: who moved
+        # Nodes move all the time while editing; a BSP index would be rebuilt on
+        # every drag, and a linear scan of a few thousand rectangles is cheap.
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.setSceneRect(QRectF(-SCENE_HALF, -SCENE_HALF, 2 * SCENE_HALF, 2 * SCENE_HALF))
+        self.pulse = PulseItem()
+        self.label = EdgeLabelItem()
+        for item in (self.pulse, self.label):
+            item.hide()
+            self.addItem(item)
+        doc.structureChanged.connect(self.sync_structure)
+        doc.positionsChanged.connect(self.sync_positions)
+        doc.resultsChanged.connect(self.sync_results)
+        self.sync_structure()
+        self.sync_results()
+
+    # ------------------------------------------------------------------ structure
+
+    def sync_structure(self) -> None:
+        """Add and remove node and edge items so they match the graph."""
+        self._batch = set()
+        try:
+            self._sync_structure()
+        finally:
+            self._end_batch()
+
+    def _sync_structure(self) -> None:
+        graph = self.doc.graph
+        if graph is not self._graph:  # a file was loaded: start from scratch
+            self._replaced = self._graph is not None or bool(graph.nodes)
+            self._graph = graph
+            for nid in list(self.nodes):
+                self._remove_node(nid)
+        for nid in [n for n in self.nodes if n not in graph.nodes]:
+            self._remove_node(nid)
+        reported: list[str] = []  # boxes whose ports moved
+        for nid, node in graph.nodes.items():
+            item = self.nodes.get(nid)
+            if item is None:
+                item = NodeItem(nid, NodeContent(title=nid))
+                item.on_moved = self._node_moved
+                self.nodes[nid] = item
+                self._touching[nid] = set()
+                self.addItem(item)
+                pos = self.doc.positions.get(nid)
+                if pos is not None:
+                    item.setPos(QPointF(*pos))
+                self._batch_add(nid)
+            flags = [s is not None for s in node.inputs]
+            if not node.is_leaf and OPS[node.op].arity is None:
+                flags.append(False)  # variadic: one free port to plug the next operand in
+            if item.set_input_ports(flags):
+                reported.append(nid)
+        want = set(graph.edges())
+        for key in [k for k in self.edges if k not in want]:
+            edge = self.edges.pop(key)
+            self._lanes.pop(key, None)
+            for nid in key[:2]:
+                self._touching.get(nid, set()).discard(key)
+            self.removeItem(edge)
+        for key in want - set(self.edges):
+            edge = EdgeItem(key)
+            self.edges[key] = edge
+            self._touching[key[0]].add(key)
+            self._touching[key[1]].add(key)
+            self.addItem(edge)
+            self._batch_add(key[0])
+        for nid in reported:
+            self._node_moved(nid)
+
+    def _remove_node(self, nid: str) -> None:
+        item = self.nodes.pop(nid)
+        for key in self._touching.pop(nid, set()):
+            edge = self.edges.pop(key, None)
+            self._lanes.pop(key, None)
+            if edge is not None:
+                self.removeItem(edge)
+            other = key[1] if key[0] == nid else key[0]
+            self._touching.get(other, set()).discard(key)
+        item.on_moved = None
+        self.grid.remove(nid)
+        self.removeItem(item)
+
+    def sync_positions(self, ids: list[str]) -> None:
+        """Put boxes where the document says (a no-op for boxes the user just dropped),
+        then re-route the edges near every box that moved."""
+        self._batch = set(ids)
+        try:
+            for nid in ids:
+                item, pos = self.nodes.get(nid), self.doc.positions.get(nid)
+                if item is not None and pos is not None and (item.x(), item.y()) != pos:
+                    item.setPos(QPointF(*pos))
+        finally:
+            self._end_batch()
+
+    def _batch_add(self, nid: str) -> None:
+        if self._batch is not None:
+            self._batch.add(nid)
+
+    def _end_batch(self) -> None:
+        """Update the grid and the edges for everything that moved in the batch, once."""
+        moved, self._batch = self._batch or set(), None
+        if not moved:
+            return
+        old = [self.grid.rects[n] for n in moved if n in self.grid.rects]
+        for nid in moved:
+            item = self.nodes.get(nid)
+            if item is not None:
+                self.grid.put(nid, item.scene_rect())
+        new = [self.grid.rects[n] for n in moved if n in self.grid.rects]
+        self._reroute(moved, old + new)
+
+    def _reroute(self, moved: set[str], rects: list[QRectF]) -> None:
+        """Edges touching ``moved`` boxes, and edges passing over ``rects``, again."""
+        if not self.nodes or any(n not in self.doc.positions for n in self.nodes):
+            return  # boxes not placed yet: _place_missing will move them
+        keys: set[EdgeKey] = set()
+        for nid in moved:
+            keys |= self._touching.get(nid, set())
+        if len(rects) > 64:
+            keys = set(self.edges)
+        elif rects:
+            for key, edge in self.edges.items():
+                if key not in keys:
+                    box = edge.path().controlPointRect()
+                    if any(box.intersects(r) for r in rects):
+                        keys.add(key)
+        for key in keys:
+            self._update_edge(key)
+        if self._active_key in keys:
+            self._update_overlay(replace_label=False)
+
+    def _node_moved(self, nid: str) -> None:
+        if self._batch is not None:
+            self._batch.add(nid)
+            return
+        item = self.nodes.get(nid)
+        if item is not None:
+            self.grid.put(nid, item.scene_rect())
+        for key in self._touching.get(nid, ()):
+            self._update_edge(key)
+            if key == self._active_key:
+                self._update_overlay(replace_label=False)
+
+    def _update_edge(self, key: EdgeKey) -> None:
+        src, dst = self.nodes.get(key[0]), self.nodes.get(key[1])
+        edge = self.edges.get(key)
+        if src is None or dst is None or edge is None:
+            return
+        p1, p2 = src.port_pos(True), dst.port_pos(False, key[2])
+        obstacles = None
+        if p2.x() - p1.x() > ROUTE_MIN_SPAN * THEME.scale:
+            area = QRectF(p1, p2).normalized().adjusted(0, -ROUTE_REACH, 0, ROUTE_REACH)
+            obstacles = [self.grid.rects[n] for n in self.grid.query(area)
+                         if n != key[0] and n != key[1]]
+        if not obstacles:
+            edge.set_ends(p1, p2)
+        else:
+            taken = [lane for k, lane in self._lanes.items() if k != key]
+            edge.set_ends(p1, p2, obstacles, taken)
+        if edge.lane is not None:
+            self._lanes[key] = edge.lane
+        else:
+            self._lanes.pop(key, None)
+
+    # ------------------------------------------------------------------ results and frames
+
+    def sync_results(self) -> None:
+        """The engine recomputed: refresh every box (cheaply), then place new nodes."""
+        if len(self._text) > 20_000:
+            self._text.clear()
+        self._reserve = self._grad_reserve()
+        trace = self.doc.results.trace
+        self._fan_in = {}
+        for step in trace.steps if trace is not None else ():
+            self._fan_in[step.operand] = self._fan_in.get(step.operand, 0) + 1
+        self.apply_frame(self.frame)
+        self._place_missing()
+        if self._replaced:
+            self._replaced = False
+            self.documentReplaced.emit()
+
+    def apply_frame(self, frame: Frame | None) -> None:
+        """Show one moment of the playback (None: live, all values and final grads)."""
+        self.frame = frame
+        active = frame.active if frame is not None else None
+        resized = []
+        for nid, item in self.nodes.items():
+            before = item.size
+            item.set_content(self._content(nid, frame))
+            item.set_consumer_highlight(active is not None and active.consumer == nid)
+            if item.size != before:
+                resized.append(nid)
+        if resized:
+            self._batch = set(resized)
+            self._end_batch()
+        done = frame.done_edges if frame is not None else frozenset()
+        self._active_key = frame.active_edge if frame is not None else None
+        for key, edge in self.edges.items():
+            edge.set_state(ACTIVE if key == self._active_key else DONE if key in done else NORMAL)
+        self._update_overlay(replace_label=True)
+
+    def _update_overlay(self, replace_label: bool) -> None:
+        """Pulse and label on the active edge (hidden when there is none)."""
+        edge = self.edges.get(self._active_key) if self._active_key else None
+        step = self.frame.active if self.frame is not None else None
+        if edge is None or step is None:
+            self.pulse.hide()
+            self.label.hide()
+            self._label_step = None
+            return
+        path = edge.path()
+        self.pulse.set_path(path)
+        self.pulse.show()
+        if replace_label or step is not self._label_step:
+            provider = self.label_provider or default_edge_label
+            self.label.set_text(provider(step))
+            self._label_step = step
+        anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
+        self.label.setPos(self._label_position(anchor))
+        self.label.set_anchor(anchor)
+        self.label.show()
+
+    def _label_position(self, anchor: QPointF) -> QPointF:
+        """A spot near ``anchor`` where the label covers no node box (or the least)."""
+        w, h = self.label.label_size()
+        ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
+        dys = [0.0] + [d for u in ups for d in (-u, u)]
+        dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
+        reach = QRectF(anchor.x() - 1.5 * w, anchor.y() - h - 200, 3 * w, 2 * h + 400)
+        rects = [self.grid.rects[n].adjusted(-8, -8, 8, 8) for n in self.grid.query(reach)]
+        best: tuple[float, float, QPointF] | None = None
+        for dy in dys:
+            for dx in dxs:
+                c = QPointF(anchor.x() + dx, anchor.y() + dy)
+                r = QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
+                overlap = 0.0
+                for nr in rects:
+                    if nr.intersects(r):
+                        i = nr.intersected(r)
+                        overlap += i.width() * i.height()
+                # sitting right on the curve hides the edge it describes; covering
+                # other edges is less bad than covering boxes
+                penalty = 0.0 if dy else w * h * 0.05
+                if overlap == 0 and dy:
+                    penalty += self._edges_under(r) * w * h * 0.02
+                score = (overlap + penalty, abs(dx) + abs(dy))
+                if best is None or score < best[:2]:
+                    best = (*score, c)
+                if score[0] == 0:
+                    return c
+        assert best is not None
+        return best[2]
+
+    def _edges_under(self, rect: QRectF) -> int:
+        return sum(1 for i in self.items(rect) if isinstance(i, EdgeItem))
+
+    def set_pulse_progress(self, t: float) -> None:
+        self.pulse.set_progress(t)
+
+    # ------------------------------------------------------------------ content
+
+    def _fmt(self, a: np.ndarray) -> str:
+        """format_tensor with a cache (by value for small arrays, by identity for big)."""
+        key: object = (a.shape, a.tobytes()) if a.size <= 256 else id(a)
+        hit = self._text.get(key)
+        if hit is not None and (a.size <= 256 or hit[0] is a):
+            return hit[1]
+        text = format_tensor(a)
+        self._text[key] = (a, text)
+        return text
+
+    def _change_text(self, before: np.ndarray | None, after: np.ndarray) -> str:
+        """``before → after`` of ``grad += vjp`` (no gradient yet reads as 0)."""
+        return side_by_side("0" if before is None else self._fmt(before), " → ", self._fmt(after))
+
+    def _grad_reserve(self) -> dict[str, tuple[str, ...]]:
+        """Every gradient text each node may show during playback, so its box keeps one
+        size from the first frame to the last."""
+        trace = self.doc.results.trace
+        out: dict[str, list[str]] = {}
+        if trace is None:
+            return {}
+        for nid, g in trace.grads.items():
+            if g is not None:
+                out.setdefault(nid, []).append(self._fmt(g))
+        for step in trace.steps:
+            text = self._change_text(step.before, step.accumulated)
+            out.setdefault(step.operand, []).append(text)
+        return {k: _widest_and_tallest(v) for k, v in out.items()}
+
+    def _content(self, nid: str, frame: Frame | None) -> NodeContent:
+        doc = self.doc
+        node = doc.graph.nodes[nid]
+        results = doc.results
+        fwd = results.forward
+        if node.is_leaf:
+            title, tooltip = nid, f"{node.op}: {LEAF_DOCS.get(node.op, '')}"
+            if node.op == "input" and node.requires_grad:
+                style, marker = "input", "input"
+            else:
+                style, marker = "const", "const" if node.op == "const" else "no grad"
+        else:
+            op = OPS[node.op]
+            names = [s if s is not None else "?" for s in node.inputs]
+            title = f"{nid} = {op.title(names, node.attrs)}"
+            style, marker, tooltip = "op", "", f"{node.op}: {op.doc}"
+        if frame is None or nid in frame.shown_values:
+            v = fwd.values.get(nid)
+            if v is None:
+                value, state, shape = BLOCKED, "blocked", ""
+            else:
+                value, state = self._fmt(v), "value"
+                shape = "scalar" if not v.shape else f"shape {fmt_shape(v.shape)}"
+        else:
+            value, state, shape = HIDDEN, "hidden", ""
+        active = frame.active if frame is not None else None
+        grad_active, fan_in = False, 0
+        if active is not None and active.operand == nid:
+            grad = self._change_text(active.before, active.accumulated)
+            grad_active, fan_in = True, frame.fan_in.get(nid, 0) if frame else 0
+        else:
+            if frame is None:
+                trace = results.trace
+                g = trace.grads.get(nid) if trace is not None else None
+            else:
+                g = frame.grads.get(nid)
+            grad = self._fmt(g) if g is not None else None
+        error = fwd.errors.get(nid)
+        return NodeContent(
+            title=title,
+            style=style,
+            marker=marker,
+            is_output=doc.output == nid,
+            value=value,
+            value_state=state,
+            shape=shape,
+            grad=grad,
+            grad_active=grad_active,
+            fan_in=fan_in,
+            error=str(error) if error is not None else None,
+            reserve_grad=self._reserve.get(nid, ()),
+            reserve_fan_in=self._fan_in.get(nid, 0),
+            tooltip=tooltip,
+        )
+
+    # ------------------------------------------------------------------ automatic placement
+
+    def _place_missing(self) -> None:
+        """Lay out nodes that have no position (a file saved without them).
+
+        Loading is not an edit, so this moves the document directly (no undo entry).
+        """
+        graph, positions = self.doc.graph, self.doc.positions
+        missing = [n for n in graph.nodes if n not in positions]
+        if not missing:
+            return
+        sizes = {nid: item.size for nid, item in self.nodes.items()}
+        layout = layered_layout(graph, sizes)
+        if len(missing) < len(graph.nodes):
+            placed = [n for n in graph.nodes if n in positions]
+            left = min(positions[n][0] for n in placed)
+            bottom = max(positions[n][1] + sizes[n][1] for n in placed)
+            top = min(layout[n][1] for n in missing)
+            x0 = min(layout[n][0] for n in missing)
+            layout = {n: (layout[n][0] - x0 + left, layout[n][1] - top + bottom + PLACE_GAP)
+                      for n in missing}
+        self.doc.move_nodes({n: layout[n] for n in missing})  # edges re-routed on the signal
+
+    # ------------------------------------------------------------------ queries
+
+    def node_sizes(self) -> dict[str, tuple[float, float]]:
+        return {nid: item.size for nid, item in self.nodes.items()}
+
+    def nodes_rect(self) -> QRectF:
+        """The bounding rectangle of all node boxes (empty when there are none)."""
+        rect = QRectF()
+        for item in self.nodes.values():
+            rect = rect.united(item.scene_rect())
+        return rect
+
+    def restyle(self) -> None:
+        """The theme changed (presentation mode): lay every item out again."""
+        for item in self.nodes.values():
+            item.restyle()
+        for edge in self.edges.values():
+            edge.restyle()
+        self.apply_frame(self.frame)
+        self._batch = set(self.nodes)
+        self._end_batch()

@@ -1,0 +1,603 @@
+"""CanvasView: the node editor a teacher builds graphs in and plays backward on.
+
+Interactions become commands (``gui.commands.push``) so every edit is undoable
+and refused edits change nothing; the view then repaints from the document's
+signals like every other view. The player drives :meth:`CanvasView.show_frame`.
+
+Mouse: wheel zooms about the cursor; middle-drag or Space+drag pans; drag from
+a port to a port (or onto a box) connects; drag boxes to move them (one undo
+step per drag); drag on empty canvas selects with a rubber band. Keys: F fits
+all, Tab opens the quick search, Delete/Backspace deletes, Ctrl+A selects all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import (
+    QEasingCurve,
+    QEvent,
+    QLineF,
+    QPoint,
+    QPointF,
+    QRectF,
+    Qt,
+    QTimer,
+    QVariantAnimation,
+    Signal,
+)
+from PySide6.QtGui import (
+    QCursor,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QShowEvent,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QWidget
+
+from engine.errors import GraphError
+from engine.layout import layered_layout
+from engine.ops import OP_NAMES
+from engine.trace import Step
+
+from ..commands import AddNode, Connect, Disconnect, MoveNodes, RemoveNodes, push
+from ..document import GraphDocument, Point
+from ..frame import EdgeKey, Frame
+from ..theme import THEME
+from .edge_item import EdgeItem, TempEdgeItem
+from .node_item import NodeItem
+from .port_item import PortItem
+from .quick_search import QuickSearch
+from .scene import CanvasScene
+
+#: Mime type of palette drags; the data is the op name (utf-8).
+MIME_OP = "application/x-backprop-op"
+
+MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 4.0, 1.25
+#: Where the pulse rests when animations are off (exports): near the operand.
+STATIC_PULSE = 0.8
+PULSE_MS = 600
+#: How far (pixels on screen) from a port's centre a press still grabs it.
+PORT_GRAB_PX = 11.0
+GRID_MINOR, GRID_MAJOR = 25.0, 125.0
+
+
+class CanvasView(QGraphicsView):
+    """The canvas for ``doc``. Signals: ``statusMessage(str)`` (why an edit was refused,
+    for the status bar) and ``selectionChangedIds(list)`` (selected node ids)."""
+
+    statusMessage = Signal(str)
+    selectionChangedIds = Signal(list)
+
+    def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.canvas = CanvasScene(doc, self)
+        self.setScene(self.canvas)
+        self.animations_enabled = True
+        self.setRenderHints(
+            QPainter.RenderHint.Antialiasing
+            | QPainter.RenderHint.TextAntialiasing
+            | QPainter.RenderHint.SmoothPixmapTransform
+        )
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+        self._pulse_anim = QVariantAnimation(self)
+        self._pulse_anim.setStartValue(0.0)
+        self._pulse_anim.setEndValue(1.0)
+        self._pulse_anim.setDuration(PULSE_MS)
+        self._pulse_anim.setEasingCurve(QEasingCurve.Type.InOutSine)
+        self._pulse_anim.valueChanged.connect(lambda v: self.set_pulse_progress(float(v)))
+
+        self._drag_port: PortItem | None = None
+        self._temp_edge: TempEdgeItem | None = None
+        self._refused: TempEdgeItem | None = None
+        self._pan_last: QPoint | None = None
+        self._space = False
+        self._move_start: dict[str, Point] | None = None
+        self._quick: QuickSearch | None = None
+        self._quick_pos = QPointF()
+        self._fitted = False
+        self._selecting = False
+        self.canvas.selectionChanged.connect(self._selection_changed)
+        self.canvas.documentReplaced.connect(self._document_replaced)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def edge_label_provider(self) -> Callable[[Step], str] | None:
+        """Text of the active edge's label (the player sets it); None: ``vjp = ...``."""
+        return self.canvas.label_provider
+
+    @edge_label_provider.setter
+    def edge_label_provider(self, provider: Callable[[Step], str] | None) -> None:
+        self.canvas.label_provider = provider
+        if self.canvas.frame is not None:
+            self.canvas.apply_frame(self.canvas.frame)
+
+    @property
+    def current_frame(self) -> Frame | None:
+        return self.canvas.frame
+
+    def show_frame(self, frame: Frame | None) -> None:
+        """Show one moment of the playback; None: live (values and final gradients)."""
+        previous = self.canvas.frame.active if self.canvas.frame is not None else None
+        self.canvas.apply_frame(frame)
+        active = frame.active if frame is not None else None
+        if active is None:
+            self._pulse_anim.stop()
+        elif not self.animations_enabled:
+            self._pulse_anim.stop()
+            self.set_pulse_progress(STATIC_PULSE)
+        elif active is not previous or self._pulse_anim.state() != QVariantAnimation.State.Running:
+            self._pulse_anim.stop()
+            self.set_pulse_progress(0.0)
+            self._pulse_anim.start()
+
+    def set_pulse_progress(self, t: float) -> None:
+        """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
+        self.canvas.set_pulse_progress(t)
+
+    def fit_all(self) -> None:
+        """Zoom and centre so every node is visible (never zoomed in past 125 %)."""
+        self._fitted = True
+        rect = self.canvas.nodes_rect()
+        if rect.isEmpty():
+            self.resetTransform()
+            self.centerOn(0, 0)
+            return
+        m = 40.0 * THEME.scale
+        rect = rect.adjusted(-m, -m, m, m)
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        zoom = self.transform().m11()
+        if zoom > MAX_FIT_ZOOM or zoom < MIN_ZOOM:
+            z = min(max(zoom, MIN_ZOOM), MAX_FIT_ZOOM)
+            self.resetTransform()
+            self.scale(z, z)
+        self.centerOn(rect.center())
+
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float, view_pos: QPoint | None = None) -> None:
+        """Zoom keeping the scene point under ``view_pos`` (default: centre) in place."""
+        if view_pos is None:
+            view_pos = self.viewport().rect().center()
+        z = self.zoom()
+        factor = min(max(z * factor, MIN_ZOOM), MAX_ZOOM) / z
+        if abs(factor - 1.0) < 1e-9:
+            return
+        anchor = self.mapToScene(view_pos)
+        self.scale(factor, factor)
+        moved = self.mapFromScene(anchor) - view_pos
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
+
+    def selected_ids(self) -> list[str]:
+        """Selected node ids, in the graph's order."""
+        chosen = {i.node_id for i in self.canvas.selectedItems() if isinstance(i, NodeItem)}
+        return [nid for nid in self.doc.graph.nodes if nid in chosen]
+
+    def selected_edges(self) -> list[EdgeKey]:
+        """Selected edges as (operand, consumer, operand index)."""
+        return sorted(i.key for i in self.canvas.selectedItems() if isinstance(i, EdgeItem))
+
+    def select_ids(self, ids: list[str]) -> None:
+        """Select exactly these nodes (the inspector's or the search's choice)."""
+        self._selecting = True
+        try:
+            self.canvas.clearSelection()
+            for nid in ids:
+                item = self.canvas.nodes.get(nid)
+                if item is not None:
+                    item.setSelected(True)
+        finally:
+            self._selecting = False
+        self._selection_changed()
+
+    def select_all(self) -> None:
+        self.select_ids(list(self.doc.graph.nodes))
+
+    def node_item(self, node_id: str) -> NodeItem | None:
+        return self.canvas.nodes.get(node_id)
+
+    def edge_item(self, key: EdgeKey) -> EdgeItem | None:
+        return self.canvas.edges.get(key)
+
+    def add_node_at(self, op: str, scene_pos: QPointF) -> str | None:
+        """Add an ``op`` node under ``scene_pos`` (one undo step); returns its id."""
+        if op not in OP_NAMES:
+            self.statusMessage.emit(f"Unknown op {op!r}")
+            return None
+        pos = (round(scene_pos.x() - 80.0 * THEME.scale), round(scene_pos.y() - 18.0 * THEME.scale))
+        cmd = AddNode(self.doc, op, (float(pos[0]), float(pos[1])))
+        error = push(self.doc, cmd)
+        if error is not None:
+            self.statusMessage.emit(str(error))
+            return None
+        self.select_ids([cmd.node])
+        return cmd.node
+
+    def connection_error(self, a: PortItem, b: PortItem) -> str | None:
+        """Why connecting ports ``a`` and ``b`` (either order) is refused, or None."""
+        if a.is_output and b.is_output:
+            return "an output can only connect to an operand port, not to another output"
+        if not a.is_output and not b.is_output:
+            return "an operand port can only connect to an output, not to another operand port"
+        src, dst = (a, b) if a.is_output else (b, a)
+        try:
+            self.doc.graph.check_connect(src.node_id, dst.node_id, dst.index)
+        except GraphError as exc:
+            return str(exc)
+        return None
+
+    def try_connect(self, a: PortItem, b: PortItem) -> bool:
+        """Connect an output port to an operand port (either drag direction).
+
+        A refused connection flashes red and says why on ``statusMessage``.
+        """
+        reason = self.connection_error(a, b)
+        if reason is None:
+            src, dst = (a, b) if a.is_output else (b, a)
+            error = push(self.doc, Connect(self.doc, src.node_id, dst.node_id, dst.index))
+            reason = None if error is None else str(error)
+        if reason is not None:
+            self.statusMessage.emit(f"Cannot connect: {reason}")
+            self._flash_refused(a, b)
+            return False
+        return True
+
+    def delete_selected(self) -> None:
+        """Delete the selected nodes and edges: one undo step for the whole selection."""
+        ids = self.selected_ids()
+        gone = set(ids)
+        edges = [k for k in self.selected_edges() if k[0] not in gone and k[1] not in gone]
+        if not ids and not edges:
+            return
+        stack = self.doc.undo_stack
+        macro = len(edges) + (1 if ids else 0) > 1
+        if macro:
+            parts = [f"{len(ids)} node{'s' * (len(ids) != 1)}"] if ids else []
+            parts += [f"{len(edges)} edge{'s' * (len(edges) != 1)}"] if edges else []
+            stack.beginMacro("Delete " + " and ".join(parts))
+        try:
+            for _src, dst, index in sorted(edges, key=lambda k: -k[2]):
+                push(self.doc, Disconnect(self.doc, dst, index))
+            if ids:
+                push(self.doc, RemoveNodes(self.doc, ids))
+        finally:
+            if macro:
+                stack.endMacro()
+
+    def auto_layout(self) -> None:
+        """Lay the whole graph out in columns (one undo step, "Auto-layout"), then fit."""
+        if not self.canvas.nodes:
+            return
+        layout = layered_layout(self.doc.graph, self.canvas.node_sizes())
+        old_rect = self.canvas.nodes_rect()
+        x0 = min(x for x, _ in layout.values())
+        y0 = min(y for _, y in layout.values())
+        new = {n: (round(x - x0 + old_rect.left()), round(y - y0 + old_rect.top()))
+               for n, (x, y) in layout.items()}
+        old = {n: self.doc.positions.get(n, (0.0, 0.0)) for n in new}
+        new = {n: (float(x), float(y)) for n, (x, y) in new.items()}
+        if new != old:
+            push(self.doc, MoveNodes(self.doc, old, new, text="Auto-layout"))
+        self.fit_all()
+
+    def open_quick_search(self, view_pos: QPoint | None = None) -> QuickSearch:
+        """The Tab popup at ``view_pos`` (default: the cursor, or the view's centre)."""
+        if view_pos is None:
+            view_pos = self.viewport().mapFromGlobal(QCursor.pos())
+            if not self.viewport().rect().contains(view_pos):
+                view_pos = self.viewport().rect().center()
+        self._quick_pos = self.mapToScene(view_pos)
+        if self._quick is None:
+            self._quick = QuickSearch(self)
+            self._quick.opChosen.connect(lambda op: self.add_node_at(op, self._quick_pos))
+        self._quick.popup_at(self.viewport().mapToGlobal(view_pos))
+        return self._quick
+
+    def refresh_theme(self) -> None:
+        """Presentation mode changed THEME: lay out every item again and repaint."""
+        self.canvas.restyle()
+        self.resetCachedContent()
+        self.viewport().update()
+
+    def port_at(self, view_pos: QPoint) -> PortItem | None:
+        """The port nearest ``view_pos`` within a few pixels (easier than the dot)."""
+        r = PORT_GRAB_PX
+        rect = QRectF(view_pos.x() - r, view_pos.y() - r, 2 * r, 2 * r)
+        scene_rect = self.mapToScene(rect.toRect()).boundingRect()
+        centre = self.mapToScene(view_pos)
+        best, best_d = None, None
+        for item in self.canvas.items(scene_rect):
+            if isinstance(item, PortItem) and item.isVisible():
+                d = QLineF(item.scenePos(), centre).length()
+                if best_d is None or d < best_d:
+                    best, best_d = item, d
+        return best
+
+    # ------------------------------------------------------------------ connecting
+
+    def _target_at(self, view_pos: QPoint) -> PortItem | None:
+        """Where a connection drag would land: a port, or a box's natural port."""
+        port = self.port_at(view_pos)
+        if port is not None or self._drag_port is None:
+            return port
+        node = self._node_at(view_pos)
+        if node is None or node.node_id == self._drag_port.node_id:
+            return None
+        if not self._drag_port.is_output:
+            return node.out_port
+        free = [p for p in node.in_ports if not p.connected]
+        return free[0] if free else (node.in_ports[0] if node.in_ports else None)
+
+    def _node_at(self, view_pos: QPoint) -> NodeItem | None:
+        item: QGraphicsItem | None = self.itemAt(view_pos)
+        while item is not None and not isinstance(item, NodeItem):
+            item = item.parentItem()
+        return item
+
+    def _begin_connect(self, port: PortItem) -> None:
+        self._drag_port = port
+        self._temp_edge = TempEdgeItem()
+        self.canvas.addItem(self._temp_edge)
+        self._update_connect(self.mapFromScene(port.scenePos()))
+
+    def _update_connect(self, view_pos: QPoint) -> None:
+        port, temp = self._drag_port, self._temp_edge
+        assert port is not None and temp is not None
+        target = self._target_at(view_pos)
+        end = target.scenePos() if target is not None else self.mapToScene(view_pos)
+        if port.is_output:
+            temp.set_ends(port.scenePos(), end)
+        else:
+            temp.set_ends(end, port.scenePos())
+        valid = None if target is None else self.connection_error(port, target) is None
+        temp.set_valid(valid)
+        self.viewport().setCursor(
+            Qt.CursorShape.ForbiddenCursor if valid is False else Qt.CursorShape.CrossCursor
+        )
+
+    def _finish_connect(self, view_pos: QPoint) -> None:
+        port = self._drag_port
+        target = self._target_at(view_pos)
+        self._cancel_connect()
+        if port is not None and target is not None and target is not port:
+            self.try_connect(port, target)
+
+    def _cancel_connect(self) -> None:
+        if self._temp_edge is not None:
+            self.canvas.removeItem(self._temp_edge)
+        self._temp_edge = None
+        self._drag_port = None
+        self.viewport().unsetCursor()
+
+    def _flash_refused(self, a: PortItem, b: PortItem) -> None:
+        """Show the refused connection as a red curve for a moment."""
+        if self._refused is None:
+            self._refused = TempEdgeItem()
+            self.canvas.addItem(self._refused)
+        src, dst = (a, b) if a.is_output or b.is_output is False else (b, a)
+        self._refused.set_ends(src.scenePos(), dst.scenePos())
+        self._refused.set_valid(False)
+        self._refused.show()
+        QTimer.singleShot(700, self._hide_refused)
+
+    def _hide_refused(self) -> None:
+        if self._refused is not None:
+            self._refused.hide()
+
+    @property
+    def refused_edge_visible(self) -> bool:
+        """True while a refused connection is flashing (for tests and screenshots)."""
+        return self._refused is not None and self._refused.isVisible()
+
+    # ------------------------------------------------------------------ mouse
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        pos = event.position().toPoint()
+        button = event.button()
+        if button == Qt.MouseButton.MiddleButton or (
+            button == Qt.MouseButton.LeftButton and self._space
+        ):
+            self._pan_last = pos
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        if button == Qt.MouseButton.LeftButton:
+            port = self.port_at(pos)
+            if port is not None:
+                self._begin_connect(port)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+        if button == Qt.MouseButton.LeftButton and self._node_at(pos) is not None:
+            self._move_start = {
+                nid: (self.canvas.nodes[nid].x(), self.canvas.nodes[nid].y())
+                for nid in self.selected_ids()
+            }
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        pos = event.position().toPoint()
+        if self._pan_last is not None:
+            delta = pos - self._pan_last
+            self._pan_last = pos
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+            event.accept()
+            return
+        if self._drag_port is not None:
+            self._update_connect(pos)
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        pos = event.position().toPoint()
+        if self._pan_last is not None:
+            self._pan_last = None
+            if self._space:
+                self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            else:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        if self._drag_port is not None:
+            self._finish_connect(pos)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        self._commit_move()
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        pos = event.position().toPoint()
+        if event.button() == Qt.MouseButton.LeftButton and self.itemAt(pos) is None:
+            self.open_quick_search(pos)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def _commit_move(self) -> None:
+        """End of a drag: the boxes are already in place; record one MoveNodes."""
+        start, self._move_start = self._move_start, None
+        if not start:
+            return
+        old, new = {}, {}
+        for nid, pos in start.items():
+            item = self.canvas.nodes.get(nid)
+            if item is not None and (item.x(), item.y()) != pos:
+                old[nid], new[nid] = pos, (item.x(), item.y())
+        if new:
+            text = f"Move {next(iter(new))!r}" if len(new) == 1 else f"Move {len(new)} nodes"
+            push(self.doc, MoveNodes(self.doc, old, new, text=text))
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(1.15 ** steps, event.position().toPoint())
+        event.accept()
+
+    # ------------------------------------------------------------------ keys
+
+    def event(self, event: QEvent) -> bool:
+        # Tab would move the focus to the next widget; on the canvas it opens the search.
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and (
+            event.key() == Qt.Key.Key_Tab
+        ):
+            self.keyPressEvent(event)
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
+        key = event.key()
+        if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.delete_selected()
+        elif key == Qt.Key.Key_F and not event.modifiers():
+            self.fit_all()
+        elif key == Qt.Key.Key_Tab:
+            self.open_quick_search()
+        elif key == Qt.Key.Key_Space:
+            if not event.isAutoRepeat():
+                self._space = True
+                self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+        elif key == Qt.Key.Key_Escape:
+            if self._drag_port is not None:
+                self._cancel_connect()
+            else:
+                self.canvas.clearSelection()
+        elif event.matches(QKeySequence.StandardKey.SelectAll):
+            self.select_all()
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            if self._pan_last is None:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    # ------------------------------------------------------------------ drops from the palette
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt API
+        if event.mimeData().hasFormat(MIME_OP):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt API
+        if event.mimeData().hasFormat(MIME_OP):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt API
+        if not event.mimeData().hasFormat(MIME_OP):
+            event.ignore()
+            return
+        op = bytes(event.mimeData().data(MIME_OP).data()).decode("utf-8").strip()
+        self.add_node_at(op, self.mapToScene(event.position().toPoint()))
+        event.acceptProposedAction()
+        self.setFocus()
+
+    # ------------------------------------------------------------------ painting and state
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
+        painter.fillRect(rect, THEME.background)
+        zoom = self.zoom()
+        for step, colour, min_px in ((GRID_MINOR, THEME.grid_minor, 9.0),
+                                     (GRID_MAJOR, THEME.grid_major, 6.0)):
+            if step * zoom < min_px:
+                continue
+            pen = QPen(colour, 1.0)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            left = int(rect.left() // step) * step
+            top = int(rect.top() // step) * step
+            lines = []
+            x = left
+            while x <= rect.right():
+                lines.append(QLineF(x, rect.top(), x, rect.bottom()))
+                x += step
+            y = top
+            while y <= rect.bottom():
+                lines.append(QLineF(rect.left(), y, rect.right(), y))
+                y += step
+            painter.drawLines(lines)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not self._fitted:
+            self.fit_all()
+
+    def _document_replaced(self) -> None:
+        if self.isVisible():
+            self.fit_all()
+        else:
+            self._fitted = False
+
+    def _selection_changed(self) -> None:
+        if not self._selecting:
+            self.selectionChangedIds.emit(self.selected_ids())

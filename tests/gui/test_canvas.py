@@ -1,0 +1,519 @@
+"""The node-editor canvas with real widgets (offscreen): building, connecting,
+deleting, moving, errors, palette drops, quick search and the player's frames."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtGui import QDropEvent, QWheelEvent
+from PySide6.QtTest import QTest
+
+from engine.graph import Graph
+from gui.canvas import MIME_OP, CanvasView
+from gui.commands import AddNode, push
+from gui.document import GraphDocument
+from gui.frame import Timeline
+
+
+def seed_example_2() -> Graph:
+    g = Graph()
+    for i, v in enumerate([1.0, 2.0, 3.0], 1):
+        g.add_node(f"x{i}", "input", value=v)
+    g.add_node("a", "mul", ["x1", "x2"])
+    g.add_node("y1", "mul", ["a", "x3"])
+    g.add_node("b", "add", ["x1", "x2"])
+    g.add_node("y2", "add", ["b", "x3"])
+    g.add_node("c", "mul", ["x2", "x3"])
+    g.add_node("y3", "add", ["x1", "c"])
+    g.add_node("y", "stack", ["y1", "y2", "y3"])
+    return g
+
+
+def graph_file(graph: Graph, output: str | None = None, gradient=None) -> SimpleNamespace:  # noqa: ANN001
+    """What GraphDocument.load reads (a GraphFile without positions)."""
+    return SimpleNamespace(graph=graph, node_extra={}, output=output, gradient=gradient,
+                           title="", description="", extra={})
+
+
+@pytest.fixture
+def view(qtbot) -> CanvasView:  # noqa: ANN001
+    doc = GraphDocument()
+    v = CanvasView(doc)
+    v.animations_enabled = False
+    qtbot.addWidget(v)
+    v.resize(1100, 700)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+@pytest.fixture
+def seeded(view: CanvasView) -> CanvasView:
+    view.doc.load(graph_file(seed_example_2(), "y", np.array([0.1, 0.2, 0.3])), None)
+    return view
+
+
+def vpos(view: CanvasView, scene_point: QPointF) -> QPoint:
+    return view.mapFromScene(scene_point)
+
+
+def add(view: CanvasView, op: str, x: float, y: float, **kw) -> str:  # noqa: ANN003
+    cmd = AddNode(view.doc, op, (x, y), **kw)
+    assert push(view.doc, cmd) is None
+    return cmd.node
+
+
+def messages(view: CanvasView) -> list[str]:
+    out: list[str] = []
+    view.statusMessage.connect(out.append)
+    return out
+
+
+# ---------------------------------------------------------------------------- building
+
+
+def test_add_node_at_returns_id_and_is_undoable(view: CanvasView) -> None:
+    nid = view.add_node_at("mul", QPointF(300, 200))
+    assert nid == "mul" and nid in view.doc.graph
+    item = view.node_item(nid)
+    assert item is not None and item.isSelected()
+    assert (item.x(), item.y()) == view.doc.positions[nid]
+    assert item.x() < 300 < item.x() + item.size[0]
+    assert view.add_node_at("input", QPointF(0, 0)) == "x"
+    view.doc.undo_stack.undo()
+    view.doc.undo_stack.undo()
+    assert len(view.doc.graph) == 0 and not view.canvas.nodes
+    said = messages(view)
+    assert view.add_node_at("nope", QPointF(0, 0)) is None
+    assert said and "nope" in said[0]
+
+
+def test_node_box_shows_title_value_and_leaf_kind(seeded: CanvasView) -> None:
+    y1 = seeded.node_item("y1").content
+    assert y1.title == "y1 = a * x3" and y1.value == "6" and y1.style == "op"
+    x1 = seeded.node_item("x1").content
+    assert x1.title == "x1" and x1.marker == "input" and x1.style == "input"
+    y = seeded.node_item("y").content
+    assert y.value == "[6, 6, 7]" and y.is_output and y.shape == "shape 3"
+    # live: final gradients (x1 receives from a, b and y3)
+    assert x1.grad == "1.1"
+    add(seeded, "const", 0, 900, value=[[1.0, 2.0], [3.0, 4.0]])
+    c = seeded.node_item("c2").content
+    assert c.style == "const" and c.marker == "const" and c.value == "[[1, 2],\n [3, 4]]"
+    seeded.doc.set_requires_grad("x1", False)
+    assert seeded.node_item("x1").content.marker == "no grad"
+
+
+def test_variadic_stack_has_one_free_port(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0)
+    s = add(view, "stack", 300, 0)
+    item = view.node_item(s)
+    assert len(item.in_ports) == 1
+    assert view.try_connect(view.node_item(x).out_port, item.in_ports[0])
+    assert len(item.in_ports) == 2 and item.in_ports[0].connected
+    assert not item.in_ports[1].connected
+
+
+# ---------------------------------------------------------------------------- connecting
+
+
+def test_try_connect_either_direction(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0)
+    n = add(view, "sub", 300, 0)
+    nx_, nn = view.node_item(x), view.node_item(n)
+    assert view.try_connect(nx_.out_port, nn.in_ports[0])
+    assert view.try_connect(nn.in_ports[1], nx_.out_port)  # dragged from the operand port
+    assert view.doc.graph.nodes[n].inputs == [x, x]
+    assert (x, n, 0) in view.canvas.edges and (x, n, 1) in view.canvas.edges
+    edge = view.edge_item((x, n, 1))
+    assert edge.path().pointAtPercent(0) == nx_.port_pos(True)
+    assert edge.path().pointAtPercent(1) == nn.port_pos(False, 1)
+
+
+def test_connect_by_real_mouse_drag(view: CanvasView, qtbot) -> None:  # noqa: ANN001
+    x = add(view, "input", 0, 0)
+    n = add(view, "neg", 320, 60)
+    view.fit_all()
+    src = vpos(view, view.node_item(x).out_port.scenePos())
+    dst = vpos(view, view.node_item(n).in_ports[0].scenePos())
+    vp = view.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, src)
+    mid = (src + dst) / 2
+    QTest.mouseMove(vp, mid)
+    assert view._temp_edge is not None  # the dashed curve follows the mouse
+    QTest.mouseMove(vp, dst)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, dst)
+    assert view.doc.graph.nodes[n].inputs == [x]
+    assert view._temp_edge is None
+    assert view.doc.undo_stack.undoText().startswith("Connect")
+
+
+def test_drop_connection_onto_a_box_uses_its_free_port(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0)
+    n = add(view, "add", 320, 60)
+    view.fit_all()
+    src = vpos(view, view.node_item(x).out_port.scenePos())
+    body = vpos(view, view.node_item(n).scene_rect().center())
+    vp = view.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, src)
+    QTest.mouseMove(vp, body)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, body)
+    assert view.doc.graph.nodes[n].inputs == [x, None]
+
+
+def test_refused_connections_say_why(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0)
+    p = add(view, "add", 300, 0)
+    q = add(view, "neg", 600, 0)
+    px, pp, pq = view.node_item(x), view.node_item(p), view.node_item(q)
+    assert view.try_connect(px.out_port, pp.in_ports[0])
+    assert view.try_connect(pp.out_port, pq.in_ports[0])
+    said = messages(view)
+    steps = view.doc.undo_stack.count()
+    assert not view.try_connect(pq.out_port, pp.in_ports[1])  # q -> p would close a cycle
+    assert "cycle" in said[-1] and view.refused_edge_visible
+    assert not view.try_connect(px.out_port, pp.in_ports[0])  # taken
+    assert "already taken" in said[-1]
+    assert not view.try_connect(px.out_port, pq.out_port)
+    assert "output" in said[-1]
+    assert not view.try_connect(pp.in_ports[1], pq.in_ports[0])
+    assert "operand port" in said[-1]
+    assert view.doc.undo_stack.count() == steps
+    assert view.doc.graph.nodes[p].inputs == [x, None]
+
+
+def test_refused_drag_shows_red_while_hovering(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0)
+    n = add(view, "neg", 320, 0, )
+    assert view.try_connect(view.node_item(x).out_port, view.node_item(n).in_ports[0])
+    view.fit_all()
+    vp = view.viewport()
+    start = vpos(view, view.node_item(n).out_port.scenePos())
+    target = vpos(view, view.node_item(n).in_ports[0].scenePos())
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(vp, target)
+    assert view._temp_edge.pen().color() == view._temp_edge.pen().color().fromString("#d93025")
+    said = messages(view)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, target)
+    assert said and "Cannot connect" in said[-1]
+
+
+# ---------------------------------------------------------------------------- deleting
+
+
+def test_delete_node_and_undo(seeded: CanvasView, qtbot) -> None:  # noqa: ANN001
+    doc = seeded.doc
+    seeded.select_ids(["a"])
+    seeded.setFocus()
+    QTest.keyClick(seeded, Qt.Key.Key_Delete)
+    assert "a" not in doc.graph and "a" not in seeded.canvas.nodes
+    assert ("a", "y1", 0) not in seeded.canvas.edges
+    doc.undo_stack.undo()
+    assert "a" in seeded.canvas.nodes and ("a", "y1", 0) in seeded.canvas.edges
+    assert doc.graph.nodes["y1"].inputs == ["a", "x3"]
+
+
+def test_mixed_selection_deleted_in_one_undo_step(seeded: CanvasView) -> None:
+    doc = seeded.doc
+    seeded.select_ids(["c"])
+    seeded.edge_item(("x1", "b", 0)).setSelected(True)
+    seeded.edge_item(("x2", "a", 1)).setSelected(True)
+    seeded.edge_item(("x2", "c", 0)).setSelected(True)  # goes with c anyway
+    assert seeded.selected_edges() == [("x1", "b", 0), ("x2", "a", 1), ("x2", "c", 0)]
+    before = doc.undo_stack.count()
+    QTest.keyClick(seeded, Qt.Key.Key_Backspace)
+    assert doc.undo_stack.count() == before + 1
+    assert "c" not in doc.graph and doc.graph.nodes["b"].inputs == [None, "x2"]
+    assert doc.graph.nodes["a"].inputs == ["x1", None]
+    doc.undo_stack.undo()
+    assert "c" in doc.graph and doc.graph.nodes["b"].inputs == ["x1", "x2"]
+    assert doc.graph.nodes["a"].inputs == ["x1", "x2"]
+    assert len(seeded.canvas.edges) == len(doc.graph.edges())
+
+
+# ---------------------------------------------------------------------------- moving
+
+
+def drag(view: CanvasView, start: QPoint, end: QPoint, steps: int = 6) -> None:
+    vp = view.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for k in range(1, steps + 1):
+        QTest.mouseMove(vp, start + (end - start) * k / steps)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+
+
+def title_point(view: CanvasView, nid: str) -> QPoint:
+    r = view.node_item(nid).scene_rect()
+    return vpos(view, QPointF(r.left() + 30, r.top() + 10))
+
+
+def test_one_drag_is_one_undo_step(seeded: CanvasView) -> None:
+    doc = seeded.doc
+    before_pos = doc.positions["a"]
+    count = doc.undo_stack.count()
+    start = title_point(seeded, "a")
+    drag(seeded, start, start + QPoint(60, 40))
+    assert doc.undo_stack.count() == count + 1
+    after = doc.positions["a"]
+    assert after != before_pos
+    item = seeded.node_item("a")
+    assert (item.x(), item.y()) == after
+    edge = seeded.edge_item(("a", "y1", 0))
+    assert edge.path().pointAtPercent(0) == item.port_pos(True)
+    doc.undo_stack.undo()
+    assert doc.positions["a"] == before_pos and (item.x(), item.y()) == before_pos
+
+
+def test_dragging_a_selection_moves_all_in_one_step(seeded: CanvasView) -> None:
+    doc = seeded.doc
+    seeded.select_ids(["a", "b"])
+    old = {n: doc.positions[n] for n in ("a", "b", "c")}
+    count = doc.undo_stack.count()
+    start = title_point(seeded, "a")
+    drag(seeded, start, start + QPoint(-30, 50))
+    assert doc.undo_stack.count() == count + 1
+    assert doc.undo_stack.undoText() == "Move 2 nodes"
+    da = np.subtract(doc.positions["a"], old["a"])
+    db = np.subtract(doc.positions["b"], old["b"])
+    assert np.allclose(da, db) and np.abs(da).sum() > 0
+    assert doc.positions["c"] == old["c"]
+    doc.undo_stack.undo()
+    assert all(doc.positions[n] == old[n] for n in old)
+
+
+def test_click_without_moving_records_nothing(seeded: CanvasView) -> None:
+    count = seeded.doc.undo_stack.count()
+    p = title_point(seeded, "b")
+    drag(seeded, p, p, steps=1)
+    assert seeded.doc.undo_stack.count() == count
+    assert seeded.selected_ids() == ["b"]
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+def test_shape_error_shows_badge_and_rest_keeps_working(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0, value=[1.0, 2.0, 3.0])
+    w = add(view, "input", 0, 200, value=[1.0, 2.0])
+    z = add(view, "add", 300, 100)
+    n = add(view, "neg", 300, 300)
+    for src, dst, i in ((x, z, 0), (w, z, 1), (x, n, 0)):
+        assert view.try_connect(view.node_item(src).out_port, view.node_item(dst).in_ports[i])
+    assert z in view.doc.results.forward.errors
+    badge = view.node_item(z).badge
+    assert badge is not None and badge.isVisible()
+    assert "broadcast" in badge.toolTip() and "(3,)" in badge.toolTip()
+    assert view.node_item(z).content.value == "—"
+    assert view.node_item(n).content.value == "[-1, -2, -3]"
+    assert view.node_item(n).badge is None
+    view.doc.set_value(w, [1.0, 2.0, 3.0])
+    assert view.node_item(z).badge is None and view.node_item(z).content.value == "[2, 4, 6]"
+
+
+# ---------------------------------------------------------------------------- frames
+
+
+def test_show_frame_highlights_active_edge(seeded: CanvasView) -> None:
+    tl = Timeline(seeded.doc.results)
+    frame = tl.frame(tl.position_of_step(5))  # y3 -> c
+    seeded.show_frame(frame)
+    key = frame.active_edge
+    assert key == ("c", "y3", 1)
+    edge = seeded.edge_item(key)
+    assert edge.state == "active" and edge.pen().widthF() > 3
+    for done in frame.done_edges - {key}:
+        assert seeded.edge_item(done).state == "done"
+    assert seeded.edge_item(("x2", "a", 1)).state == "normal"
+    label = seeded.canvas.label
+    assert label.isVisible() and label.text == "vjp = 0.3"
+    c = seeded.node_item("c").content
+    assert c.grad_active and c.grad == "0 → 0.3"
+    assert seeded.node_item("y3").highlight_consumer
+    # the label covers no node box
+    lr = label.mapRectToScene(label.boundingRect())
+    for item in seeded.canvas.nodes.values():
+        assert not item.scene_rect().intersects(lr.adjusted(4, 4, -4, -4))
+    # the pulse runs from the consumer's port to the operand's
+    seeded.set_pulse_progress(0.0)
+    assert (seeded.canvas.pulse.pos() - edge.path().pointAtPercent(1.0)).manhattanLength() < 1
+    seeded.set_pulse_progress(1.0)
+    assert (seeded.canvas.pulse.pos() - edge.path().pointAtPercent(0.0)).manhattanLength() < 1
+    # back to live: final gradients, no highlight
+    seeded.show_frame(None)
+    assert edge.state == "normal" and not label.isVisible()
+    assert seeded.node_item("c").content.grad == "0.3"
+    assert not seeded.node_item("c").content.grad_active
+
+
+def test_frame_shows_fan_in_and_accumulation(seeded: CanvasView) -> None:
+    seeded.edge_label_provider = lambda step: f"J for {step.consumer}->{step.operand}"
+    tl = Timeline(seeded.doc.results)
+    last = tl.frame(tl.end)
+    seeded.show_frame(last)
+    op = last.active.operand
+    content = seeded.node_item(op).content
+    assert content.fan_in == 3 and content.grad_active
+    assert " → " in content.grad
+    assert seeded.canvas.label.text == f"J for {last.active.consumer}->{op}"
+    # box sizes do not change from frame to frame
+    sizes = {n: i.size for n, i in seeded.canvas.nodes.items()}
+    for p in range(tl.length):
+        seeded.show_frame(tl.frame(p))
+        assert {n: i.size for n, i in seeded.canvas.nodes.items()} == sizes
+
+
+def test_forward_frames_hide_values_not_computed_yet(seeded: CanvasView) -> None:
+    tl = Timeline(seeded.doc.results)
+    seeded.show_frame(tl.frame(3))  # x1, x2, x3 computed
+    assert seeded.node_item("x1").content.value == "1"
+    assert seeded.node_item("a").content.value_state == "hidden"
+    assert seeded.node_item("a").content.grad is None
+    assert not seeded.canvas.pulse.isVisible()
+
+
+def test_pulse_animates_when_enabled(seeded: CanvasView, qtbot) -> None:  # noqa: ANN001
+    seeded.animations_enabled = True
+    tl = Timeline(seeded.doc.results)
+    seeded.show_frame(tl.frame(tl.position_of_step(1)))
+    assert seeded._pulse_anim.state() == seeded._pulse_anim.State.Running
+    qtbot.waitUntil(lambda: seeded.canvas.pulse.progress == 1.0, timeout=3000)
+
+
+# ---------------------------------------------------------------------------- palette, search
+
+
+def test_drop_from_palette_adds_node(view: CanvasView) -> None:
+    mime = QMimeData()
+    mime.setData(MIME_OP, b"tanh")
+    at = QPointF(400, 300)
+    event = QDropEvent(at, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    view.dropEvent(event)
+    assert view.doc.graph.nodes["tanh"].op == "tanh"
+    item = view.node_item("tanh")
+    assert item.scene_rect().contains(view.mapToScene(at.toPoint()))
+
+
+def test_tab_quick_search_adds_op_at_cursor(view: CanvasView, qtbot) -> None:  # noqa: ANN001
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_Tab)
+    popup = view._quick
+    assert popup is not None and popup.isVisible()
+    QTest.keyClicks(popup.edit, "sigm")
+    assert popup.current_op() == "sigmoid"
+    QTest.keyClick(popup.edit, Qt.Key.Key_Return)
+    assert not popup.isVisible()
+    assert [n.op for n in view.doc.graph.nodes.values()] == ["sigmoid"]
+    popup = view.open_quick_search(QPoint(100, 100))
+    QTest.keyClicks(popup.edit, "reduc")  # matches the category
+    assert popup.current_op() in ("sum", "mean")
+    QTest.keyClick(popup.edit, Qt.Key.Key_Down)
+    QTest.keyClick(popup.edit, Qt.Key.Key_Enter)
+    assert view.doc.graph.nodes["mean"].op == "mean"
+    assert view.node_item("mean").scene_rect().contains(view.mapToScene(QPoint(100, 100)))
+
+
+# ---------------------------------------------------------------------------- layout, view
+
+
+def test_loaded_file_without_positions_is_laid_out(seeded: CanvasView) -> None:
+    doc = seeded.doc
+    assert set(doc.positions) == set(doc.graph.nodes)
+    assert doc.undo_stack.count() == 0 and not doc.modified
+    for src, dst, _ in doc.graph.edges():
+        assert doc.positions[src][0] < doc.positions[dst][0]
+    rects = [i.scene_rect() for i in seeded.canvas.nodes.values()]
+    for i, r in enumerate(rects):
+        assert not any(r.intersects(o) for o in rects[i + 1:])
+    visible = seeded.mapToScene(seeded.viewport().rect()).boundingRect()
+    assert visible.contains(seeded.canvas.nodes_rect())
+
+
+def test_missing_positions_placed_below_existing(view: CanvasView) -> None:
+    g = seed_example_2()
+    gf = graph_file(g)
+    gf.node_extra = {n: {"position": [1000.0 + 10 * k, 50.0]} for k, n in enumerate(["x1", "x2"])}
+    view.doc.load(gf, None)
+    pos = view.doc.positions
+    assert pos["x1"] == (1000.0, 50.0)
+    assert all(pos[n][1] > 50.0 for n in g.nodes if n not in ("x1", "x2"))
+
+
+def test_auto_layout_is_one_undo_step(seeded: CanvasView) -> None:
+    doc = seeded.doc
+    laid = dict(doc.positions)
+    seeded.select_all()
+    start = title_point(seeded, "y")
+    drag(seeded, start, start + QPoint(-400, 200))
+    moved = dict(doc.positions)
+    seeded.auto_layout()
+    assert doc.undo_stack.undoText() == "Auto-layout"
+    for src, dst, _ in doc.graph.edges():
+        assert doc.positions[src][0] < doc.positions[dst][0]
+    rel = {n: np.subtract(doc.positions[n], doc.positions["x1"]) for n in laid}
+    rel0 = {n: np.subtract(laid[n], laid["x1"]) for n in laid}
+    assert all(np.allclose(rel[n], rel0[n], atol=1) for n in laid)
+    doc.undo_stack.undo()
+    assert doc.positions == moved
+
+
+def test_selection_api_and_signal(seeded: CanvasView, qtbot) -> None:  # noqa: ANN001
+    with qtbot.waitSignal(seeded.selectionChangedIds) as blocker:
+        seeded.select_ids(["b", "a"])
+    assert blocker.args == [["a", "b"]]
+    assert seeded.selected_ids() == ["a", "b"]
+    seeded.select_all()
+    assert seeded.selected_ids() == list(seeded.doc.graph.nodes)
+    seeded.canvas.clearSelection()
+    # a rubber band over a and b selects them
+    ra, rb = seeded.node_item("a").scene_rect(), seeded.node_item("b").scene_rect()
+    top_left = vpos(seeded, ra.topLeft() + QPointF(-20, -20))
+    bottom_right = vpos(seeded, rb.bottomRight() + QPointF(5, 5))
+    drag(seeded, top_left, bottom_right)
+    assert set(seeded.selected_ids()) >= {"a", "b"} and "y" not in seeded.selected_ids()
+
+
+def test_zoom_pan_and_fit(seeded: CanvasView) -> None:
+    vp = seeded.viewport()
+    z0 = seeded.zoom()
+    at = QPointF(200, 150)
+    anchor = seeded.mapToScene(at.toPoint())
+    wheel = QWheelEvent(at, vp.mapToGlobal(at), QPoint(), QPoint(0, 240),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    seeded.wheelEvent(wheel)
+    assert seeded.zoom() > z0
+    assert (seeded.mapToScene(at.toPoint()) - anchor).manhattanLength() < 4 / seeded.zoom()
+    before = seeded.mapToScene(vp.rect().center())
+    QTest.mousePress(vp, Qt.MouseButton.MiddleButton, Qt.KeyboardModifier.NoModifier,
+                     QPoint(300, 300))
+    QTest.mouseMove(vp, QPoint(200, 250))
+    QTest.mouseRelease(vp, Qt.MouseButton.MiddleButton, Qt.KeyboardModifier.NoModifier,
+                       QPoint(200, 250))
+    after = seeded.mapToScene(vp.rect().center())
+    assert after.x() > before.x() and after.y() > before.y()
+    seeded.setFocus()
+    QTest.keyClick(seeded, Qt.Key.Key_F)
+    visible = seeded.mapToScene(vp.rect()).boundingRect()
+    assert visible.contains(seeded.canvas.nodes_rect())
+
+
+def test_long_edges_go_around_boxes(seeded: CanvasView) -> None:
+    for key, edge in seeded.canvas.edges.items():
+        path = edge.path()
+        for k in range(1, 40):
+            p = path.pointAtPercent(k / 40)
+            for nid, item in seeded.canvas.nodes.items():
+                if nid not in key[:2]:
+                    assert not item.scene_rect().adjusted(2, 2, -2, -2).contains(p), (key, nid)
+
+
+def test_grab_renders(seeded: CanvasView) -> None:
+    image = seeded.grab().toImage()
+    assert image.width() >= 1000
+    colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 23)
+               for y in range(0, image.height(), 23)}
+    assert len(colours) > 5  # boxes, bands and text, not just the grid
