@@ -38,6 +38,8 @@ GRAD_COLOR = "#b3261e"  # gradients are red everywhere (theme.grad_text)
 JAC_COLOR = "#1f4e9c"  # local Jacobians: blue
 MUTED_COLOR = "#5b6270"
 TEXT_COLOR = "#1d2230"
+#: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
+NOWRAP = "white-space:nowrap"
 
 
 # --------------------------------------------------------------------------- plain text
@@ -180,8 +182,9 @@ def h_frac(num: str, den: str) -> str:
     return (
         '<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">'
         f'<tr><td align="center" style="border-bottom:1px solid {TEXT_COLOR};'
-        f' padding:0px 3px 1px 3px">{num}</td></tr>'
-        f'<tr><td align="center" style="padding:1px 3px 0px 3px">{den}</td></tr></table>'
+        f' padding:0px 3px 1px 3px; {NOWRAP}">{num}</td></tr>'
+        f'<tr><td align="center" style="padding:1px 3px 0px 3px; {NOWRAP}">{den}</td></tr>'
+        "</table>"
     )
 
 
@@ -216,7 +219,7 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str = TEXT_COLOR) -> str:
             out.append(bracket.format(side="left"))
         for cell in row:
             out.append(
-                f'<td align="right" valign="middle" style="padding:1px 5px">'
+                f'<td align="right" valign="middle" style="padding:1px 5px; {NOWRAP}">'
                 f'<span style="color:{color}">{cell}</span></td>'
             )
         if i == 0:
@@ -251,7 +254,8 @@ def h_jacobian(jac: np.ndarray) -> str:
 
 def h_equation(cells: Sequence[str]) -> str:
     """Cells laid out in one row, vertically centred: how fractions sit inline."""
-    tds = "".join(f'<td valign="middle" style="padding:0px 2px">{c}</td>' for c in cells)
+    tds = "".join(f'<td valign="middle" style="padding:0px 2px; {NOWRAP}">{c}</td>'
+                  for c in cells)
     return f'<table cellspacing="2" cellpadding="0"><tr>{tds}</tr></table>'
 
 
@@ -398,6 +402,14 @@ def forward_html(frame_position: int, forward_order: Sequence[str], values: Mapp
     return "".join(parts)
 
 
+def _grad_row(A: str, y: str, gradient: np.ndarray) -> str:
+    """``[∂A/∂y₁, ∂A/∂y₂, ...]`` as the seed writes v (for up to 4 elements), else ∂A/∂y."""
+    g = np.asarray(gradient)
+    if 1 < g.size <= 4 and g.ndim == 1:
+        return h_matrix([[h_frac(f"∂{A}", f"∂{h_name(y, str(j + 1))}") for j in range(g.size)]])
+    return h_frac(f"∂{A}", f"∂{h_name(y)}")
+
+
 def end_to_end_html(output: str, objective: str, leaves: Sequence[str],
                     jac: np.ndarray | None, gradient: np.ndarray,
                     vjp: Sequence[np.ndarray], heading: bool = True) -> str:
@@ -416,7 +428,10 @@ def end_to_end_html(output: str, objective: str, leaves: Sequence[str],
         parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
         return "".join(parts)
     flat = np.concatenate([np.ravel(g) for g in vjp]) if len(vjp) == len(leaves) and vjp else None
-    row = [lhs, "=", h_numbers(gradient, GRAD_COLOR, as_row=True), "·",
+    # Two lines, as the seed writes it, so the formula fits a narrow panel.
+    parts.append(h_equation([lhs, "=", _grad_row(A, y, gradient), "·&nbsp;J",
+                             "&nbsp;=&nbsp;v<sup>T</sup>J"]))
+    row = ["&nbsp;&nbsp;=", h_numbers(gradient, GRAD_COLOR, as_row=True), "·",
            h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), JAC_COLOR)]
     if flat is not None:
         row += ["=", h_numbers(flat, GRAD_COLOR, as_row=True)]

@@ -4,8 +4,8 @@ The player owns no mathematics and no drawing state. Its whole state is one
 integer, ``position``, on the document's :class:`~gui.frame.Timeline`; the
 :class:`~gui.frame.Frame` it emits is ``timeline.frame(position)``, a pure
 function, so stepping back restores exactly the earlier frame and an exported
-image shows what the screen showed. A QTimer moves the index while playing; a
-second, cosmetic animation drives the pulse along the active edge.
+image shows what the screen showed. A QTimer moves the index while playing;
+the canvas animates the pulse along the active edge itself when a frame arrives.
 
 Any change to the document's results (an edit, undo, a new ``v``, backward
 again) replaces the timeline and puts the player at its *end*: everything shown
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QEasingCurve, QObject, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -78,21 +78,13 @@ class Player(QObject):
     timelineChanged = Signal()  # new results: the range and the steps changed
     playingChanged = Signal(bool)
     speedChanged = Signal(float)
-    pulseChanged = Signal(float)  # progress 0..1 of the pulse along the active edge
 
     def __init__(self, doc: GraphDocument, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
-        self.animations_enabled = True
         self._speed = 1.0
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
-        self._pulse = QVariantAnimation(self)
-        self._pulse.setStartValue(0.0)
-        self._pulse.setEndValue(1.0)
-        self._pulse.setEasingCurve(QEasingCurve.Type.InOutSine)
-        self._pulse.valueChanged.connect(self._pulse_value)
-        self.pulse_progress = 1.0
         self._end_to_end: EndToEnd | None = None
         self._timeline = Timeline(doc.results)
         self._position = self._timeline.end
@@ -147,27 +139,27 @@ class Player(QObject):
     # ------------------------------------------------------------------ moving
 
     def seek(self, position: int) -> None:
-        """Show the frame at ``position`` (clamped); the pulse shows the step as arrived."""
-        self._go(position, animate=False)
+        """Show the frame at ``position`` (clamped to the timeline)."""
+        self._go(position)
 
     def step_forward(self) -> None:
         """One position on (pauses playback): the next forward node or backward step."""
         self.pause()
-        self._go(self._position + 1, animate=True)
+        self._go(self._position + 1)
 
     def step_back(self) -> None:
         """One position back (pauses): exactly the frame that was shown before."""
         self.pause()
-        self._go(self._position - 1, animate=False)
+        self._go(self._position - 1)
 
     def to_start(self) -> None:
         """Forward done, nothing propagated yet (k = 0): where backward starts."""
         self.pause()
-        self._go(self.forward_done_position, animate=False)
+        self._go(self.forward_done_position)
 
     def to_end(self) -> None:
         self.pause()
-        self._go(self._timeline.end, animate=False)
+        self._go(self._timeline.end)
 
     def play(self) -> None:
         """Play on from here; from the end, replay backward from forward done.
@@ -178,7 +170,7 @@ class Player(QObject):
             start = self.forward_done_position
             if start >= self._timeline.end:
                 start = 0
-            self._go(start, animate=False)
+            self._go(start)
         if self._position >= self._timeline.end:
             return
         self._timer.start()
@@ -186,7 +178,7 @@ class Player(QObject):
 
     def play_forward(self) -> None:
         """Start from 'forward not run' and play the forward pass, then backward."""
-        self._go(0, animate=False)
+        self._go(0)
         if self._timeline.end > 0:
             self._timer.start()
             self.playingChanged.emit(True)
@@ -251,26 +243,16 @@ class Player(QObject):
 
     # ------------------------------------------------------------------ internals
 
-    def _go(self, position: int, animate: bool) -> None:
+    def _go(self, position: int) -> None:
         p = max(0, min(int(position), self._timeline.end))
         if p == self._position:
             return
         self._position = p
         self._frame = self._timeline.frame(p)
-        self._pulse.stop()
         self.frameChanged.emit(self._frame)
-        if animate and self.animations_enabled and self._frame.active is not None:
-            self._pulse.setDuration(int(min(900.0, 0.8 * self._timer.interval())))
-            self._pulse.start()
-        else:
-            self._pulse_value(1.0)
-
-    def _pulse_value(self, value: Any) -> None:
-        self.pulse_progress = float(value)
-        self.pulseChanged.emit(self.pulse_progress)
 
     def _tick(self) -> None:
-        self._go(self._position + 1, animate=True)
+        self._go(self._position + 1)
         if self._position >= self._timeline.end:
             self.pause()
 
@@ -279,25 +261,22 @@ class Player(QObject):
 
     def _results_changed(self) -> None:
         self.pause()
-        self._pulse.stop()
         self._end_to_end = None
         self._timeline = Timeline(self.doc.results)
         self._position = self._timeline.end
         self._frame = self._timeline.frame(self._position)
         self.timelineChanged.emit()
         self.frameChanged.emit(self._frame)
-        self._pulse_value(1.0)
 
 
 def connect_canvas(player: Player, canvas: Any) -> None:
-    """Wire a CanvasView to the player: frames, edge labels and the pulse.
+    """Wire a CanvasView to the player: every frame, and the edge-label text.
 
-    The canvas draws; the label text comes from :func:`gui.labels.edge_label`.
+    The canvas draws (and animates the pulse when a new step arrives); the label
+    text comes from :func:`gui.labels.edge_label`.
     """
     canvas.edge_label_provider = labels.edge_label
     player.frameChanged.connect(canvas.show_frame)
-    if hasattr(canvas, "set_pulse_progress"):
-        player.pulseChanged.connect(canvas.set_pulse_progress)
     canvas.show_frame(player.frame)
 
 

@@ -30,6 +30,7 @@ class ChainRulePanel(QWidget):
         self.browser.setObjectName("ChainRuleText")
         self.browser.setOpenLinks(False)
         self.browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
+        self.browser.document().setDocumentMargin(10)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)

@@ -27,6 +27,8 @@ from ..theme import THEME
 MAX_ENTRIES = 250_000
 #: Building J takes one VJP per consumer element; above this many rows it is skipped.
 MAX_ROWS = 5_000
+#: Cells are annotated with their numbers up to this many per heatmap.
+ANNOTATE_MAX = 64
 
 
 def _diverging() -> pg.ColorMap:
@@ -62,6 +64,7 @@ class JacobianView(QWidget):
         self._cache: dict[int, np.ndarray | None] = {}
         self._dirty = True
         self._jac: np.ndarray | None = None
+        self._texts: list[tuple[pg.PlotItem, pg.TextItem]] = []
 
         self.title = QLabel(self)
         self.title.setObjectName("JacobianTitle")
@@ -174,6 +177,27 @@ class JacobianView(QWidget):
         for img in (self.j_img, self.up_img, self.vjp_img):
             img.clear()
         self._jac = None
+        self._clear_texts()
+
+    def _clear_texts(self) -> None:
+        for plot, item in self._texts:
+            plot.removeItem(item)
+        self._texts.clear()
+
+    def _annotate(self, plot: pg.PlotItem, grid: np.ndarray, levels: tuple[float, float]) -> None:
+        """Write each cell's number on it (small grids only); dark text on light cells."""
+        if grid.size > ANNOTATE_MAX:
+            return
+        font = THEME.font(9)
+        top = max(abs(levels[0]), abs(levels[1])) or 1.0
+        for (r, c), v in np.ndenumerate(grid):
+            light = not np.isfinite(v) or abs(v) < 0.6 * top
+            item = pg.TextItem(fmt_num(v), color="#1d2230" if light else "#ffffff",
+                               anchor=(0.5, 0.5))
+            item.setFont(font)
+            item.setPos(c + 0.5, r + 0.5)
+            plot.addItem(item)
+            self._texts.append((plot, item))
 
     def _show(self, step: Step | None) -> None:
         if step is None:
@@ -186,7 +210,8 @@ class JacobianView(QWidget):
         m, n = int(step.upstream.size), int(step.vjp.size)
         self.title.setText(
             f"∂{c}/∂{o}: {m}×{n} Jacobian ({fmt_shape(step.upstream.shape)} → "
-            f"{fmt_shape(step.vjp.shape)}); {labels.esc(step.structure())}")
+            f"{fmt_shape(step.vjp.shape)})<br/><span style='font-weight:normal'>"
+            f"{labels.esc(step.structure())}</span>")
         jac = self._jacobian_of(step)
         self._jac = jac
         up = np.asarray(step.upstream, dtype=float).ravel()
@@ -201,8 +226,13 @@ class JacobianView(QWidget):
         self.j_img.setImage(np.nan_to_num(jac.T), autoLevels=False)
         self.up_img.setImage(np.nan_to_num(up.reshape(1, m)), autoLevels=False)
         self.vjp_img.setImage(np.nan_to_num(vjp.reshape(n, 1)), autoLevels=False)
-        self.j_bar.setLevels(_sym_levels(jac))
-        self.g_bar.setLevels(_sym_levels(up, vjp))
+        j_levels, g_levels = _sym_levels(jac), _sym_levels(up, vjp)
+        self.j_bar.setLevels(j_levels)
+        self.g_bar.setLevels(g_levels)
+        self._clear_texts()
+        self._annotate(self.j_plot, jac, j_levels)
+        self._annotate(self.up_plot, up.reshape(m, 1), g_levels)
+        self._annotate(self.vjp_plot, vjp.reshape(1, n), g_levels)
         self.j_plot.setRange(xRange=(0, n), yRange=(0, m), padding=0)
         self.up_plot.getAxis("left").setTicks([_int_ticks(m)])
         self.j_plot.getAxis("top").setTicks([_int_ticks(n)])

@@ -1,0 +1,153 @@
+"""The player's words: edge labels and chain-rule text, pure functions of engine steps.
+
+No widgets here: these are the strings a student reads on the canvas and in the
+panels, checked against the seed tutorials' numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.autodiff import backward, forward
+from engine.graph import Graph
+from gui import labels
+
+
+def seed2_graph() -> Graph:
+    """Seed example 2: y = [x1·x2·x3, x1+x2+x3, x1+x2·x3], as a stack of three scalars."""
+    g = Graph()
+    for name, v in (("x1", 1.0), ("x2", 2.0), ("x3", 3.0)):
+        g.add_node(name, "input", value=v)
+    g.add_node("a", "mul", ["x1", "x2"])
+    g.add_node("y1", "mul", ["a", "x3"])
+    g.add_node("b", "add", ["x1", "x2"])
+    g.add_node("y2", "add", ["b", "x3"])
+    g.add_node("c", "mul", ["x2", "x3"])
+    g.add_node("y3", "add", ["x1", "c"])
+    g.add_node("y", "stack", ["y1", "y2", "y3"])
+    return g
+
+
+def trace_of(g: Graph, output: str, gradient=None):  # noqa: ANN001, ANN201 - test helper
+    fwd = forward(g)
+    return backward(g, fwd, output, gradient)
+
+
+@pytest.fixture
+def seed2():  # noqa: ANN201 - fixture
+    return trace_of(seed2_graph(), "y", [0.1, 0.2, 0.3])
+
+
+def step(trace, consumer: str, operand: str):  # noqa: ANN001, ANN201 - test helper
+    return next(s for s in trace.steps if s.consumer == consumer and s.operand == operand)
+
+
+def test_stack_edge_label_shows_column_jacobian_and_vjp(seed2) -> None:  # noqa: ANN001
+    text = labels.edge_label(step(seed2, "y", "y1"))
+    first, second = text.split("\n")
+    assert first == "∂y/∂y1 = [1, 0, 0]ᵀ"
+    assert second == "[0.1, 0.2, 0.3] · J = 0.1"
+    assert labels.edge_label(step(seed2, "y", "y3")).startswith("∂y/∂y3 = [0, 0, 1]ᵀ")
+
+
+def test_scalar_edge_label_substitutes_the_number(seed2) -> None:  # noqa: ANN001
+    assert labels.edge_label(step(seed2, "y1", "a")) == "∂y1/∂a = 3\n0.1 · 3 = 0.3"
+    assert labels.edge_label(step(seed2, "a", "x1")) == "∂a/∂x1 = 2\n0.3 · 2 = 0.6"
+
+
+def test_square_matrix_label_is_multiline() -> None:
+    g = Graph()
+    g.add_node("x", "input", value=[1.0, 2.0, 3.0])
+    g.add_node("two", "const", value=2.0)
+    g.add_node("y", "pow", ["x", "two"])
+    g.add_node("z", "sum", ["y"])
+    t = trace_of(g, "z")
+    assert labels.edge_label(step(t, "z", "y")) == "∂z/∂y = [1, 1, 1]\n1 · J = [1, 1, 1]"
+    text = labels.edge_label(step(t, "y", "x"))
+    assert text.splitlines() == ["∂y/∂x =", "[[2, 0, 0],", " [0, 4, 0],", " [0, 0, 6]]",
+                                 "[1, 1, 1] · J = [2, 4, 6]"]
+    assert t.leaf_grads["x"].tolist() == [2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize(
+    ("op", "expect"),
+    [("sum", "sum over all elements: all ones"), ("mean", "mean over all elements: 1/n = 1/100")],
+)
+def test_large_reductions_are_described_in_words(op: str, expect: str) -> None:
+    g = Graph()
+    g.add_node("x", "input", value=np.arange(100.0))
+    g.add_node("s", op, ["x"])
+    s = trace_of(g, "s").steps[0]
+    text = labels.edge_label(s)
+    assert expect in text.splitlines()[0]
+    assert text.splitlines()[0].startswith("∂s/∂x (scalar → 100)")
+    # the product line summarises what is too long to print
+    assert text.splitlines()[1].startswith("1 · J = 100  min")
+
+
+def test_broadcast_edge_says_summed_over_dim_0() -> None:
+    g = Graph()
+    g.add_node("W", "input", value=np.ones((5, 4)))
+    g.add_node("b", "input", value=np.arange(4.0))
+    g.add_node("h", "add", ["W", "b"])
+    g.add_node("s", "sum", ["h"])
+    t = trace_of(g, "s")
+    text = labels.edge_label(step(t, "h", "b"))
+    assert "broadcast: summed over dim 0" in text
+    assert text.endswith("· J = [5, 5, 5, 5]")
+
+
+def test_accumulation_text_marks_fan_out(seed2) -> None:  # noqa: ANN001
+    last_x1 = [s for s in seed2.steps if s.operand == "x1"][-1]
+    text = labels.accumulation_text(last_x1, fan_in=3, is_leaf=True)
+    assert text.startswith("x1.grad = 0.5 + 0.6 = 1.1")
+    assert "fan-out" in text
+    first = step(seed2, "y", "y1")
+    assert labels.accumulation_text(first) == "grad y1 = 0.1"
+
+
+def test_leaf_grads_in_pytorch_words(seed2) -> None:  # noqa: ANN001
+    assert labels.leaf_grad_lines(seed2.leaf_grads) == [
+        "x1.grad = 1.1", "x2.grad = 1.4", "x3.grad = 1"]
+    assert labels.leaf_grad_lines({"w": None}) == ["w.grad = None"]
+
+
+def test_names_get_real_subscripts() -> None:
+    assert labels.h_name("x1") == "x<sub>1</sub>"
+    assert labels.h_name("y", "j") == "y<sub>j</sub>"
+    assert labels.h_name("x1", "i") == "x<sub>1</sub>[i]"
+    assert labels.h_name("x1x2") == "x1x2"
+    assert labels.h_name("a<b") == "a&lt;b"
+
+
+def test_objective_is_A_unless_scalar_seeded_with_one() -> None:
+    assert labels.objective_name("y", np.array([0.1, 0.2, 0.3])) == "A"
+    assert labels.objective_name("z", np.array(1.0)) == "z"
+
+
+def test_step_html_has_fractions_sum_and_numbers(seed2) -> None:  # noqa: ANN001
+    g = seed2_graph()
+    html = labels.step_html(step(seed2, "y", "y1"), 1, 15, "A", 1, 1, g, "y")
+    assert "Σ" in html and "<sub>j</sub>" in html and "∂A" in html
+    assert "border-bottom:1px solid" in html  # a fraction rule
+    for number in (">0.1<", ">0.2<", ">0.3<"):
+        assert number in html
+    fan = labels.step_html(step(seed2, "y1", "x3"), 9, 15, "A", 3, 2, g, "y")
+    assert "Fan-out" in fan and "term 2 of 3" in fan and "+=" in fan
+
+
+def test_end_to_end_html_is_the_seed_product() -> None:
+    jac = np.array([[6.0, 3, 2], [1, 1, 1], [1, 3, 2]])
+    html = labels.end_to_end_html("y", "A", ["x1", "x2", "x3"], jac, np.array([0.1, 0.2, 0.3]),
+                                  [np.array(1.1), np.array(1.4), np.array(1.0)])
+    for number in ("6", "3", "2", "1.1", "1.4"):
+        assert f">{number}<" in html
+
+
+def test_composition_lists_paths_and_matches_engine_block(seed2) -> None:  # noqa: ANN001
+    jac = np.array([[6.0, 3, 2], [1, 1, 1], [1, 3, 2]])
+    html = labels.composition_html(seed2.steps, "y", ["x1", "x2", "x3"], [1, 1, 1], jac)
+    assert html.count("∂y/∂y<sub>1</sub>·∂y<sub>1</sub>/∂a·∂a/∂x<sub>1</sub>") == 1
+    assert "[1, 0, 0]ᵀ·3·2" in html
+    assert "[6, 1, 1]ᵀ" in html
