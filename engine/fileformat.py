@@ -1,0 +1,861 @@
+"""The ``.bpgraph`` file format, version 1: load, validate, save (atomically).
+
+A graph file is JSON; ``docs/graph-format.md`` describes it and
+``graph-format.schema.json`` (beside this module) is its JSON Schema. Loading
+validates the *whole* file before anything uses it, in three passes, so a broken
+file gives one readable line (naming the node) instead of a traceback deep in
+the GUI or the engine:
+
+1. JSON syntax, then the ``format``/``version`` header (so a wrong file says so
+   first, rather than listing everything else that is wrong with it);
+2. the JSON Schema, with a small built-in validator (the subset of draft 2020-12
+   the schema uses) so the engine keeps numpy + networkx as its only
+   dependencies, and so errors can be phrased around node ids;
+3. what a schema cannot say: unique ids, operands that exist, no cycles,
+   rectangular nested lists, operand counts, shapes that fit each op, the
+   backward gradient's shape, and the size limits.
+
+Every problem is a :class:`FileFormatError`, whose ``str`` is one line.
+
+Non-finite numbers are not JSON; this format writes them as the strings
+``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` and reads those back (as well as
+the bare ``NaN``/``Infinity`` tokens Python's ``json`` module emits).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .errors import GraphError
+from .graph import Graph
+from .ops import LEAF_OPS, OP_NAMES, OPS, OpShapeError
+
+FORMAT = "backprop-studio-graph"
+VERSION = 1
+SUFFIX = ".bpgraph"
+
+#: Files bigger than this are refused before they are read (50 MB, in MiB).
+MAX_FILE_BYTES = 50 * 1024 * 1024
+#: No tensor, given in the file or computed by a node, may hold more elements.
+MAX_ELEMENTS = 10**7
+#: Nested lists deeper than this are not a tensor anyone means (numpy allows 64).
+MAX_NDIM = 32
+
+SCHEMA_PATH = Path(__file__).resolve().with_name("graph-format.schema.json")
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
+
+#: The teaching order of the shipped examples: the seeds' worked examples first.
+EXAMPLE_ORDER = (
+    "seed1_square_sum",
+    "seed2_stack_vjp",
+    "seed3_mean_of_square",
+    "seed4_weighted_v",
+    "seed4b_ones_v",
+    "fan_out",
+    "broadcasting",
+    "mean_vs_sum",
+    "matmul_chain",
+    "neuron_layer",
+    "logistic_loss",
+)
+
+NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+_TOP_KEYS = ("format", "version", "title", "description", "nodes", "backward")
+_NODE_KEYS = ("id", "op", "inputs", "attrs", "value", "requires_grad")
+_BACKWARD_KEYS = ("output", "gradient")
+
+
+class FileFormatError(Exception):
+    """A graph file that cannot be loaded or saved; ``str`` is one line for the user.
+
+    The CLI prints it as ``error: FILE: <message>``; the GUI shows it in a dialog.
+    One exception type means callers need exactly one ``except``.
+    """
+
+    def __init__(self, message: str) -> None:
+        # One line, always: a message built from numpy or OS text must not wrap.
+        super().__init__(message.replace("\r", " ").replace("\n", " "))
+
+
+@dataclass
+class GraphFile:
+    """Everything a ``.bpgraph`` file holds, ready for the engine and the GUI.
+
+    ``extra``, ``node_extra`` and ``backward_extra`` keep the keys this reader does
+    not know (the GUI's positions, labels, view, animation step, ...) so that
+    loading and saving again never loses them.
+    """
+
+    graph: Graph = field(default_factory=Graph)
+    output: str | None = None
+    gradient: np.ndarray | None = None
+    title: str = ""
+    description: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    node_extra: dict[str, dict[str, Any]] = field(default_factory=dict)
+    backward_extra: dict[str, Any] = field(default_factory=dict)
+
+
+# =========================================================================== loading
+
+
+def load(path: str | os.PathLike[str], *, partial: bool = False) -> GraphFile:
+    """Read and validate a graph file; any extension loads.
+
+    ``partial=True`` accepts a graph that is still being built (empty operand
+    ports, shapes that do not fit yet, a gradient of the wrong shape): the GUI
+    shows those as badges on the nodes. Everything else is checked either way.
+    """
+    p = Path(path)
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        raise FileFormatError("no such file") from None
+    except OSError as exc:
+        raise FileFormatError(f"cannot read the file: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise FileFormatError("cannot read the file: it is a folder")
+    if not stat.S_ISREG(info.st_mode):  # a pipe or device could block or never end
+        raise FileFormatError("cannot read the file: not a regular file")
+    size = info.st_size
+    if size > MAX_FILE_BYTES:
+        raise FileFormatError(_too_big(size))
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)  # a pipe or device may lie about its size
+    except OSError as exc:
+        raise FileFormatError(f"cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise FileFormatError(_too_big(len(data)))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileFormatError(
+            f"not a graph file: byte {exc.start} is not UTF-8 text (is it a JSON file?)"
+        ) from None
+    return loads(text, partial=partial)
+
+
+def _too_big(size: int) -> str:
+    return f"the file is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES // 2**20} MB"
+
+
+def loads(text: str, *, partial: bool = False) -> GraphFile:
+    """Parse and validate a graph file's text (see :func:`load` for ``partial``)."""
+    if len(text) > MAX_FILE_BYTES:
+        raise FileFormatError(_too_big(len(text)))
+    doc = _parse_json(text)
+    _check_header(doc)
+    _check_schema(doc)
+    return _build(doc, partial)
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if not text.strip():
+            raise FileFormatError("not JSON: the file is empty") from None
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            raise FileFormatError(
+                f"not valid JSON: the text ends too early (cut short?): {exc.msg} "
+                f"(line {exc.lineno}, column {exc.colno})"
+            ) from None
+        raise FileFormatError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise FileFormatError("not usable JSON: lists or objects are nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal with thousands of digits
+        raise FileFormatError(f"not usable JSON: {exc}") from None
+
+
+def _check_header(doc: Any) -> None:
+    """The file's identity first: a wrong file should say so, not list every other problem."""
+    if not isinstance(doc, dict):
+        raise FileFormatError(
+            f"not a Backprop Studio graph: the file holds {_json_kind(doc)}, not a JSON object"
+        )
+    if "format" not in doc:
+        raise FileFormatError(f'not a Backprop Studio graph: there is no "format": "{FORMAT}" key')
+    if doc["format"] != FORMAT:
+        raise FileFormatError(
+            f'not a Backprop Studio graph: "format" is {_show(doc["format"])}, expected "{FORMAT}"'
+        )
+    if "version" not in doc:
+        raise FileFormatError('the file has no "version" (this program reads version 1)')
+    version = doc["version"]
+    if isinstance(version, bool) or not isinstance(version, int | float) or version != VERSION:
+        raise FileFormatError(
+            f"unsupported format version {_show(version)}: this program reads version {VERSION}"
+        )
+
+
+# --------------------------------------------------------------------------- schema
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The format's JSON Schema (``graph-format.schema.json``), parsed once."""
+    with open(SCHEMA_PATH, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@dataclass
+class SchemaIssue:
+    """One place where a document breaks the schema: where, which keyword, and why."""
+
+    path: tuple[str | int, ...]
+    keyword: str
+    title: str
+    instance: Any
+    detail: str = ""
+
+
+def validate_schema(instance: Any, sch: dict[str, Any] | None = None) -> SchemaIssue | None:
+    """The first schema violation in ``instance`` (None if it conforms).
+
+    Supports the keywords the format's schema uses: ``$ref`` (local), ``type``,
+    ``const``, ``enum``, ``minLength``, ``required``, ``properties``, ``items``,
+    ``anyOf``, ``allOf``, ``if``/``then``/``else`` and ``not``. Unknown keys are
+    allowed, as JSON Schema allows them by default.
+    """
+    root = schema() if sch is None else sch
+    return next(_issues(instance, root, root, (), ""), None)
+
+
+_TYPES = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
+    if not ref.startswith("#"):
+        raise ValueError(f"only local $ref is supported, not {ref!r}")
+    node: Any = root
+    for part in ref[1:].split("/")[1:] if ref != "#" else []:
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def _issues(
+    inst: Any, sch: dict[str, Any], root: dict[str, Any], path: tuple[str | int, ...], title: str
+) -> Iterator[SchemaIssue]:
+    """Yield violations, the most useful first; the caller takes only the first."""
+    title = sch.get("title", title)
+    if sch.get("$ref") == _TENSOR_REF and root is schema():
+        # The format's own tensors can hold 10^7 numbers; walking each through the
+        # generic keywords costs ~30 µs a number. Same verdict, same first issue.
+        issue = _tensor_issue(inst, path, _resolve(_TENSOR_REF, root).get("title", title))
+        if issue is not None:
+            yield issue
+        return
+    if "$ref" in sch:
+        yield from _issues(inst, _resolve(sch["$ref"], root), root, path, title)
+    if "type" in sch:
+        types = sch["type"] if isinstance(sch["type"], list) else [sch["type"]]
+        if not any(_TYPES[t](inst) for t in types):
+            yield SchemaIssue(path, "type", title, inst)
+            return
+    if "const" in sch and not _json_equal(inst, sch["const"]):
+        yield SchemaIssue(path, "const", title, inst)
+    if "enum" in sch and not any(_json_equal(inst, e) for e in sch["enum"]):
+        yield SchemaIssue(path, "enum", title, inst)
+    if "minLength" in sch and isinstance(inst, str) and len(inst) < sch["minLength"]:
+        yield SchemaIssue(path, "minLength", title, inst)
+    if isinstance(inst, dict):
+        for key in sch.get("required", []):
+            if key not in inst:
+                yield SchemaIssue(path, "required", title, inst, key)
+        for key, sub in sch.get("properties", {}).items():
+            if key in inst:
+                yield from _issues(inst[key], sub, root, (*path, key), "")
+    if isinstance(inst, list) and "items" in sch:
+        for i, item in enumerate(inst):
+            yield from _issues(item, sch["items"], root, (*path, i), "")
+    if "anyOf" in sch:
+        found = []
+        for sub in sch["anyOf"]:
+            first = next(_issues(inst, sub, root, path, ""), None)
+            if first is None:
+                break
+            found.append(first)
+        else:
+            # Report the branch that got furthest into the value: for a list
+            # holding one bad number, that is the number, not the whole list.
+            deepest = max(found, key=lambda i: len(i.path))
+            if len(deepest.path) > len(path):
+                yield deepest
+            else:
+                yield SchemaIssue(path, "anyOf", title, inst)
+    for sub in sch.get("allOf", []):
+        yield from _issues(inst, sub, root, path, title)
+    if "if" in sch:
+        ok = next(_issues(inst, sch["if"], root, path, ""), None) is None
+        branch = sch.get("then" if ok else "else")
+        if branch is not None:
+            yield from _issues(inst, branch, root, path, title)
+    if "not" in sch and next(_issues(inst, sch["not"], root, path, ""), None) is None:
+        yield SchemaIssue(path, "not", title, inst)
+
+
+_TENSOR_REF = "#/$defs/tensor"
+_PLAIN_NUMBER = (int, float)  # exact types: JSON's true/false are bool, which is excluded
+_NUMBER_TYPES = frozenset(_PLAIN_NUMBER)
+
+
+def _tensor_issue(inst: Any, path: tuple[str | int, ...], title: str) -> SchemaIssue | None:
+    """``#/$defs/tensor`` checked directly: the first element (depth first) that is
+    neither a number, "NaN"/"Infinity"/"-Infinity", nor a list, as the generic walk
+    through ``anyOf`` would report it."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(inst, path)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, list):
+            if _NUMBER_TYPES.issuperset(map(type, value)):  # C speed for the common case
+                continue
+            stack.extend((value[i], (*at, i)) for i in reversed(range(len(value))))
+        elif type(value) not in _PLAIN_NUMBER and not (
+            isinstance(value, str) and value in NONFINITE
+        ):
+            return SchemaIssue(at, "anyOf", title, value)
+    return None
+
+
+def _check_schema(doc: dict[str, Any]) -> None:
+    try:
+        issue = validate_schema(doc)
+    except RecursionError:
+        raise FileFormatError("lists are nested too deeply to be a tensor") from None
+    if issue is not None:
+        raise FileFormatError(_issue_message(doc, issue))
+
+
+def _issue_message(doc: dict[str, Any], issue: SchemaIssue) -> str:
+    """Phrase a schema violation around the node it is in, as the engine's errors are."""
+    path = issue.path
+    where = ".".join(str(p) for p in path) if path else "the file"
+    rest: tuple[str | int, ...] = ()
+    node_id: str | None = None
+    if len(path) >= 2 and path[0] == "nodes":
+        node = doc["nodes"][path[1]]
+        if isinstance(node, dict) and isinstance(node.get("id"), str) and node["id"]:
+            node_id, rest = node["id"], path[2:]
+            where = f"node {node_id!r}" + (f": {_fmt_path(rest)}" if rest else "")
+        else:
+            where = f"nodes[{path[1]}]" + (f".{_fmt_path(path[2:])}" if path[2:] else "")
+    if issue.keyword == "required":
+        return f"{where} has no {issue.detail!r}"
+    if rest == ("op",) and issue.keyword == "enum":
+        op = issue.instance
+        shown = repr(op) if isinstance(op, str) else _show(op)
+        return f"{where.split(':')[0]}: unknown op {shown}"
+    if node_id is not None and not rest and issue.keyword == "not":
+        op = doc["nodes"][path[1]].get("op")
+        return f'node {node_id!r}: a {op} node computes its value, so it cannot have a "value"'
+    return f"{where} must be {issue.title or 'something else'}, got {_show(issue.instance)}"
+
+
+def _fmt_path(parts: tuple[str | int, ...]) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def _json_kind(v: Any) -> str:
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, str):
+        return "a string"
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "a number"
+
+
+def _show(v: Any, limit: int = 40) -> str:
+    """A short JSON rendering of a value for an error message."""
+    try:
+        text = json.dumps(v, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- tensors
+
+
+def parse_tensor(value: Any, where: str) -> np.ndarray:
+    """A float64 array from a number or rectangular nested list (schema-checked already).
+
+    ``where`` names the value in messages, e.g. ``"node 'x': value"``.
+    """
+    shape: list[int] = []
+    probe = value
+    while isinstance(probe, list):
+        shape.append(len(probe))
+        if len(shape) > MAX_NDIM:
+            raise FileFormatError(
+                f"{where} is nested more than {MAX_NDIM} lists deep; tensors have at most "
+                f"{MAX_NDIM} dims"
+            )
+        if not probe:
+            break
+        probe = probe[0]
+    count = math.prod(shape)
+    if count > MAX_ELEMENTS:
+        raise FileFormatError(
+            f"{where} has {count:,} elements; a tensor may have at most {MAX_ELEMENTS:,}"
+        )
+    _check_rectangular(value, shape, 0, where, "")
+    try:
+        return np.array(value, dtype=np.float64)  # also reads "NaN", "Infinity", "-Infinity"
+    except OverflowError:
+        raise FileFormatError(f"{where} holds a number too large for a float") from None
+    except ValueError as exc:  # not expected after the checks above; keep it one line
+        raise FileFormatError(f"{where} is not a tensor: {exc}") from None
+
+
+def _check_rectangular(v: Any, shape: list[int], depth: int, where: str, at: str) -> None:
+    if depth == len(shape):
+        if isinstance(v, list):
+            raise FileFormatError(
+                f"{where} is a ragged nested list: {_at(where, at)} is a list where a number "
+                f"was expected"
+            )
+        return
+    if not isinstance(v, list):
+        raise FileFormatError(
+            f"{where} is a ragged nested list: {_at(where, at)} is a number where a list of "
+            f"{shape[depth]} was expected"
+        )
+    if len(v) != shape[depth]:
+        raise FileFormatError(
+            f"{where} is a ragged nested list: {_at(where, at)} has "
+            f"{_plural(len(v), 'element')} but {_at(where, at, first=True)} has {shape[depth]}"
+        )
+    if depth + 1 == len(shape):
+        if list not in set(map(type, v)):  # C speed for the common case
+            return
+        for i, x in enumerate(v):
+            if isinstance(x, list):
+                raise FileFormatError(
+                    f"{where} is a ragged nested list: {_at(where, f'{at}[{i}]')} is a list "
+                    f"where a number was expected"
+                )
+        return
+    for i, x in enumerate(v):
+        _check_rectangular(x, shape, depth + 1, where, f"{at}[{i}]")
+
+
+def _at(where: str, at: str, first: bool = False) -> str:
+    name = where.rsplit(": ", 1)[-1]
+    if first and at:
+        at = "[0]" * at.count("[")
+    return f"{name}{at}" if at else name
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _fmt_shape(s: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(n) for n in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
+    """Pass 3: everything the schema cannot say, then the engine's Graph."""
+    nodes: list[dict[str, Any]] = doc["nodes"]
+    index: dict[str, int] = {}
+    for i, node in enumerate(nodes):
+        nid = node["id"]
+        if nid in index:
+            raise FileFormatError(
+                f"node {nid!r}: this id is used twice (nodes {index[nid]} and {i} of the list)"
+            )
+        index[nid] = i
+
+    values: dict[str, np.ndarray] = {}
+    inputs: dict[str, list[str | None]] = {}
+    for node in nodes:
+        nid, op = node["id"], node["op"]
+        ins: list[str | None] = list(node.get("inputs", []))
+        inputs[nid] = ins
+        if op in LEAF_OPS:
+            if any(s is not None for s in ins):
+                raise FileFormatError(f"node {nid!r}: an {op} takes no operands")
+            inputs[nid] = []
+            values[nid] = parse_tensor(node["value"], f"node {nid!r}: value")
+            if op == "const" and node.get("requires_grad") is True:
+                raise FileFormatError(f"node {nid!r}: a const never requires grad")
+            continue
+        if "requires_grad" in node:
+            raise FileFormatError(
+                f"node {nid!r}: requires_grad belongs on inputs; a {op} requires grad when "
+                f"one of its operands does"
+            )
+        for src in ins:
+            if src is not None and src not in index:
+                raise FileFormatError(f"node {nid!r}: operand {src!r} does not exist")
+        _check_arity(nid, op, ins, partial)
+
+    order = _topological(nodes, inputs, index)
+
+    graph = Graph()
+    for nid in order:
+        node = nodes[index[nid]]
+        try:
+            graph.add_node(
+                nid,
+                node["op"],
+                inputs=inputs[nid],
+                attrs=node.get("attrs") or {},
+                value=values.get(nid),
+                requires_grad=node.get("requires_grad", True),
+            )
+        except GraphError as exc:
+            raise FileFormatError(str(exc)) from None
+    # Keep the file's node order: saving again should not shuffle a hand-written file.
+    graph.nodes = {n["id"]: graph.nodes[n["id"]] for n in nodes}
+
+    shapes, needs_grad = _infer(graph, order, partial)
+
+    gf = GraphFile(
+        graph=graph,
+        title=doc.get("title", ""),
+        description=doc.get("description", ""),
+        extra={k: v for k, v in doc.items() if k not in _TOP_KEYS},
+        node_extra={
+            n["id"]: {k: v for k, v in n.items() if k not in _NODE_KEYS}
+            for n in nodes
+            if any(k not in _NODE_KEYS for k in n)
+        },
+    )
+    backward = doc.get("backward") or {}
+    gf.backward_extra = {k: v for k, v in backward.items() if k not in _BACKWARD_KEYS}
+    gf.output = backward.get("output")
+    if backward.get("gradient") is not None:
+        gf.gradient = parse_tensor(backward["gradient"], "backward.gradient")
+    if gf.output is not None:
+        if gf.output not in index:
+            raise FileFormatError(f"backward.output names node {gf.output!r}, which does not exist")
+        if not partial:
+            _check_gradient(gf.output, shapes[gf.output], gf.gradient, gf.output in needs_grad)
+    return gf
+
+
+def _check_arity(nid: str, op: str, ins: list[str | None], partial: bool) -> None:
+    arity = OPS[op].arity
+    if arity is not None and len(ins) > arity:
+        raise FileFormatError(
+            f"node {nid!r}: {op} takes {_plural(arity, 'operand')}, the file gives {len(ins)}"
+        )
+    if partial:
+        return
+    connected = sum(1 for s in ins if s is not None)
+    if arity is None:
+        if connected == 0:
+            raise FileFormatError(f"node {nid!r}: {op} needs at least 1 operand, none given")
+    elif len(ins) < arity:
+        raise FileFormatError(
+            f"node {nid!r}: {op} needs {_plural(arity, 'operand')}, the file gives {len(ins)}"
+        )
+    if connected < len(ins):
+        empty = next(i for i, s in enumerate(ins) if s is None)
+        raise FileFormatError(f"node {nid!r}: operand {empty} of {op} is not connected (null)")
+
+
+def _topological(
+    nodes: list[dict[str, Any]], inputs: dict[str, list[str | None]], index: dict[str, int]
+) -> list[str]:
+    """Operands before consumers, ties in file order; a cycle is an error naming its nodes.
+
+    Adding nodes to the Graph in this order keeps each cycle check O(1) (a new
+    node has no consumers yet), so a file with many nodes cannot make loading slow.
+    """
+    dag = nx.DiGraph()
+    dag.add_nodes_from(n["id"] for n in nodes)
+    for nid, ins in inputs.items():
+        dag.add_edges_from((s, nid) for s in ins if s is not None)
+    try:
+        return list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
+    except nx.NetworkXUnfeasible:
+        cycle = [u for u, _ in nx.find_cycle(dag)]
+        first = min(range(len(cycle)), key=lambda i: index[cycle[i]])
+        cycle = cycle[first:] + cycle[:first]
+        names = ", ".join(repr(c) for c in cycle)
+        raise FileFormatError(
+            f"node {cycle[0]!r}: cycle through nodes {names} (each needs the next one's value, "
+            f"round to the first)"
+        ) from None
+
+
+def _infer(
+    graph: Graph, order: list[str], partial: bool
+) -> tuple[dict[str, tuple[int, ...]], set[str]]:
+    """Every node's shape without computing anything, so bad shapes and huge results
+    are refused before a forward pass could try to allocate them."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    needs_grad: set[str] = set()
+    for nid in order:
+        node = graph.nodes[nid]
+        if node.is_leaf:
+            assert node.value is not None
+            shapes[nid] = node.value.shape
+            if node.wants_grad:
+                needs_grad.add(nid)
+            continue
+        if any(s is None or s not in shapes for s in node.inputs) or not node.inputs:
+            continue  # only in partial mode: an empty port, or blocked upstream
+        try:
+            shape = tuple(OPS[node.op].check([shapes[s] for s in node.inputs], node.attrs))
+            count = math.prod(shape)
+        except OpShapeError as exc:
+            if partial:
+                continue
+            raise FileFormatError(f"node {nid!r}: {exc}") from None
+        except (ValueError, TypeError, OverflowError, IndexError) as exc:
+            if partial:
+                continue
+            raise FileFormatError(
+                f"node {nid!r}: invalid attributes for {node.op}: {exc}"
+            ) from None
+        if count > MAX_ELEMENTS:
+            raise FileFormatError(
+                f"node {nid!r}: its result would have shape {_fmt_shape(shape)}, {count:,} "
+                f"elements; a tensor may have at most {MAX_ELEMENTS:,}"
+            )
+        shapes[nid] = shape
+        if any(s in needs_grad for s in node.inputs):
+            needs_grad.add(nid)
+    return shapes, needs_grad
+
+
+def _check_gradient(
+    output: str, shape: tuple[int, ...], gradient: np.ndarray | None, requires_grad: bool
+) -> None:
+    """The checks ``output.backward(gradient)`` would make, worded as the engine words them."""
+    if not requires_grad:
+        raise FileFormatError(
+            f"node {output!r}: does not require grad: no input that requires grad leads to it"
+        )
+    if gradient is None:
+        if math.prod(shape) != 1:
+            raise FileFormatError(
+                f"node {output!r}: grad can be implicitly created only for scalar outputs; this "
+                f"output has shape {_fmt_shape(shape)}, so give a gradient v of that shape"
+            )
+    elif gradient.shape != shape:
+        raise FileFormatError(
+            f"node {output!r}: the gradient v has shape {_fmt_shape(gradient.shape)} but the "
+            f"output has shape {_fmt_shape(shape)}"
+        )
+
+
+# =========================================================================== saving
+
+
+def tensor_to_json(a: np.ndarray | float | None) -> Any:
+    """A number or nested list for JSON; NaN/inf become "NaN"/"Infinity"/"-Infinity"."""
+    if a is None:
+        return None
+    arr = np.asarray(a, dtype=np.float64)
+    if np.isfinite(arr).all():
+        return arr.tolist()  # the common case, without a Python-level walk
+    return _plain(arr.tolist())
+
+
+def _plain(obj: Any) -> Any:
+    """Plain JSON data: numpy -> lists/numbers, tuples -> lists, non-finite -> strings."""
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        return _plain(obj.item())
+    if isinstance(obj, list | tuple):
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    return obj
+
+
+def to_document(gf: GraphFile) -> dict[str, Any]:
+    """The JSON document for ``gf``: known keys first, then the preserved unknown ones."""
+    doc: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+    if gf.title:
+        doc["title"] = gf.title
+    if gf.description:
+        doc["description"] = gf.description
+    nodes = []
+    for nid, node in gf.graph.nodes.items():
+        entry: dict[str, Any] = {"id": nid, "op": node.op}
+        if node.is_leaf:
+            entry["value"] = tensor_to_json(node.value)
+            if node.op == "input":
+                entry["requires_grad"] = bool(node.requires_grad)
+        else:
+            entry["inputs"] = list(node.inputs)
+            if node.attrs:
+                entry["attrs"] = _plain(dict(node.attrs))
+        for key, val in gf.node_extra.get(nid, {}).items():
+            if key not in _NODE_KEYS:
+                entry[key] = _plain(val)
+        nodes.append(entry)
+    doc["nodes"] = nodes
+    backward: dict[str, Any] = {"output": gf.output, "gradient": tensor_to_json(gf.gradient)}
+    for key, val in gf.backward_extra.items():
+        if key not in _BACKWARD_KEYS:
+            backward[key] = _plain(val)
+    doc["backward"] = backward
+    for key, val in gf.extra.items():
+        if key not in _TOP_KEYS:
+            doc[key] = _plain(val)
+    return doc
+
+
+def dumps(gf: GraphFile) -> str:
+    """The file text: one key per line, one node per line, so diffs stay readable."""
+    doc = to_document(gf)
+
+    def compact(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+    try:
+        lines = []
+        for key, val in doc.items():
+            if key == "nodes":
+                body = ",\n".join(f"    {compact(n)}" for n in val)
+                text = f"[\n{body}\n  ]" if val else "[]"
+            else:
+                text = compact(val)
+            lines.append(f"  {json.dumps(key, ensure_ascii=False)}: {text}")
+    except (TypeError, ValueError) as exc:
+        raise FileFormatError(f"cannot write the graph as JSON: {exc}") from None
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def save(path: str | os.PathLike[str], gf: GraphFile) -> None:
+    """Write ``gf`` atomically: a temporary file beside ``path``, then a rename.
+
+    If anything fails (the JSON, the disk), the previous file is untouched and the
+    temporary file is removed; the error is a :class:`FileFormatError`.
+    """
+    target = Path(path)
+    data = dumps(gf).encode("utf-8")  # fails before the disk is touched
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise FileFormatError(f"cannot save {target}: {exc.strerror or exc}") from None
+    try:
+        try:
+            if hasattr(os, "fchmod") and target.exists():
+                os.fchmod(fd, stat.S_IMODE(target.stat().st_mode))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise FileFormatError(f"cannot save {target}: {exc.strerror or exc}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(target.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename itself durable where the OS allows it (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# =========================================================================== examples
+
+
+def list_examples() -> list[tuple[Path, str]]:
+    """The shipped examples as (path, title), seeds first, then in teaching order."""
+    if not EXAMPLES_DIR.is_dir():
+        return []
+    files = {p.stem: p for p in EXAMPLES_DIR.glob(f"*{SUFFIX}") if p.is_file()}
+    ordered = [files.pop(stem) for stem in EXAMPLE_ORDER if stem in files]
+    ordered += [files[stem] for stem in sorted(files)]
+    return [(p, _title_of(p)) for p in ordered]
+
+
+def _title_of(path: Path) -> str:
+    try:
+        title = json.loads(path.read_text(encoding="utf-8-sig")).get("title")
+    except (OSError, ValueError, AttributeError):
+        title = None
+    return title if isinstance(title, str) and title else path.stem
+
+
+__all__ = [
+    "EXAMPLES_DIR",
+    "FORMAT",
+    "MAX_ELEMENTS",
+    "MAX_FILE_BYTES",
+    "NONFINITE",
+    "OP_NAMES",
+    "SCHEMA_PATH",
+    "SUFFIX",
+    "VERSION",
+    "FileFormatError",
+    "GraphFile",
+    "dumps",
+    "list_examples",
+    "load",
+    "loads",
+    "save",
+    "schema",
+    "tensor_to_json",
+    "validate_schema",
+]
