@@ -41,6 +41,8 @@ SWEEPS = 6
 PLACEMENT_PASSES = 4
 #: Height a virtual (long-edge) node reserves in its column.
 VIRTUAL_HEIGHT = 12.0
+#: Virtual nodes allowed per real node (long edges past this budget are not split).
+VIRTUAL_BUDGET = 2
 
 
 def layered_layout(
@@ -113,9 +115,17 @@ def _layout_component(
     # Split long edges with virtual nodes (tuples, so they never clash with ids).
     preds: dict[Hashable, list[tuple[Hashable, float]]] = {n: [] for n in dag}
     succs: dict[Hashable, list[tuple[Hashable, float]]] = {n: [] for n in dag}
-    for src, dst in dag.edges():
+    # Short edges first: when a few edges span many columns, splitting all of them
+    # would cost more than the rest of the graph, so past a budget they stay whole
+    # (they then take no part in the ordering, which the short edges decide anyway).
+    budget = VIRTUAL_BUDGET * dag.number_of_nodes() + 64
+    for src, dst in sorted(dag.edges(), key=lambda e: layer[e[1]] - layer[e[0]]):
         port = ports.get((src, dst), 0.0)
         chain: list[Hashable] = [src]
+        span = layer[dst] - layer[src] - 1
+        if span > budget:
+            continue
+        budget -= span
         chain += [("virtual", src, dst, k) for k in range(layer[src] + 1, layer[dst])]
         chain.append(dst)
         for k, v in enumerate(chain[1:-1], start=1):
@@ -130,9 +140,12 @@ def _layout_component(
     columns: list[list[Hashable]] = [[] for _ in range(n_layers)]
     for n in sorted(layer, key=lambda n: _initial_key(n, order)):
         columns[layer[n]].append(n)
-    columns = _order_columns(columns, preds, succs)
+    # Big graphs get fewer refinement passes: the first ones gain the most.
+    effort = 1.0 if len(layer) <= 600 else 0.5
+    columns = _order_columns(columns, preds, succs, max(2, round(SWEEPS * effort)))
     xs = _column_x(columns, sizes, layer_gap)
-    ys = _place_vertically(columns, preds, succs, sizes, node_gap)
+    ys = _place_vertically(columns, preds, succs, sizes, node_gap,
+                           max(2, round(PLACEMENT_PASSES * effort)))
     return {
         n: (xs[k], ys[n] - _size(sizes, n)[1] / 2)
         for k, col in enumerate(columns)
@@ -155,13 +168,14 @@ def _order_columns(
     columns: list[list[Hashable]],
     preds: Mapping[Hashable, list[tuple[Hashable, float]]],
     succs: Mapping[Hashable, list[tuple[Hashable, float]]],
+    sweeps: int = SWEEPS,
 ) -> list[list[Hashable]]:
     """Barycenter sweeps, down then up; keep the ordering with the fewest crossings."""
     best = [list(c) for c in columns]
     best_cross = _crossings(best, succs)
     current = [list(c) for c in columns]
     stale = 0
-    for _ in range(SWEEPS):
+    for _ in range(sweeps):
         if best_cross == 0 or stale >= 2:
             break
         for k in range(1, len(current)):
@@ -247,6 +261,7 @@ def _place_vertically(
     succs: Mapping[Hashable, list[tuple[Hashable, float]]],
     sizes: Mapping[str, Size],
     node_gap: float,
+    passes: int = PLACEMENT_PASSES,
 ) -> dict[Hashable, float]:
     """Centre y of every (real or virtual) node: near its neighbours, never overlapping."""
     height = {n: _size(sizes, n)[1] for col in columns for n in col}
@@ -261,7 +276,7 @@ def _place_vertically(
     down = {n: [(m, p * height[m] * 0.6) for m, p in succs.get(n, [])] for n in height}
     both = {n: up[n] + down[n] for n in height}
     k_all = range(len(columns))
-    for _ in range(PLACEMENT_PASSES):
+    for _ in range(passes):
         for k in k_all[1:]:
             _align(columns[k], offsets[k], y, up)
         for k in reversed(k_all[:-1]):

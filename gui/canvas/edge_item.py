@@ -25,20 +25,20 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
-    QStyle,
     QStyleOptionGraphicsItem,
     QWidget,
 )
 
 from ..frame import EdgeKey
 from ..theme import THEME
+from .port_item import UNIT, cfont, cline
 
 NORMAL, DONE, ACTIVE = "normal", "done", "active"
 
 
 def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
     """The S-curve from an output port (p1) to an operand port (p2)."""
-    dx = max(abs(p2.x() - p1.x()) * 0.5, 50.0 * THEME.scale)
+    dx = max(abs(p2.x() - p1.x()) * 0.5, 50.0 * UNIT)
     path = QPainterPath(p1)
     path.cubicTo(QPointF(p1.x() + dx, p1.y()), QPointF(p2.x() - dx, p2.y()), p2)
     return path
@@ -85,7 +85,7 @@ def route(
     default = bezier(p1, p2)
     if not obstacles or not _hits(default, obstacles):
         return default, None
-    s = THEME.scale
+    s = UNIT
     span = p2.x() - p1.x()
     d = min(max(span * 0.2, 45.0 * s), 90.0 * s)
     if span < 2 * d + 10 * s:
@@ -114,6 +114,24 @@ def route(
     return default, None
 
 
+_pens: dict[tuple[str, float, bool], QPen] = {}
+
+
+def _pen(state: str) -> QPen:
+    """The pen of an edge in ``state`` (shared by all edges in that state)."""
+    key = (state, UNIT, THEME.high_contrast)
+    pen = _pens.get(key)
+    if pen is None:
+        colour, width = {
+            "selected": (THEME.node_selected, 3.0),
+            ACTIVE: (THEME.edge_active, 4.5),
+            DONE: (THEME.edge_done, 3.0),
+        }.get(state, (THEME.edge, 2.0))
+        pen = _pens[key] = QPen(colour, cline(width))
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    return pen
+
+
 class EdgeItem(QGraphicsPathItem):
     """Operand ``key[0]`` plugged into port ``key[2]`` of ``key[1]``."""
 
@@ -121,13 +139,11 @@ class EdgeItem(QGraphicsPathItem):
         super().__init__()
         self.key = key
         self.state = NORMAL
-        self._hit = QPainterPath()
+        self._hit: QPainterPath | None = None
         self.lane: Lane | None = None
         self._arrow: QGraphicsPolygonItem | None = None
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setAcceptHoverEvents(True)
-        self.setZValue(0)
-        self.restyle()
+        self.selected = False  # kept by the view: Qt's selection would draw a dashed box
+        self.setPen(_pen(NORMAL))
 
     def set_ends(self, p1: QPointF, p2: QPointF, obstacles: list[QRectF] | None = None,
                  taken: list[Lane] | None = None) -> None:
@@ -140,9 +156,7 @@ class EdgeItem(QGraphicsPathItem):
         if path == self.path():
             return
         self.setPath(path)
-        stroker = QPainterPathStroker()
-        stroker.setWidth(12.0 * THEME.scale)
-        self._hit = stroker.createStroke(path)
+        self._hit = None
         self._place_arrow()
 
     def set_state(self, state: str) -> None:
@@ -150,17 +164,13 @@ class EdgeItem(QGraphicsPathItem):
             self.state = state
             self.restyle()
 
+    def set_selected(self, flag: bool) -> None:
+        if flag != self.selected:
+            self.selected = flag
+            self.restyle()
+
     def restyle(self) -> None:
-        if self.isSelected():
-            pen = QPen(THEME.node_selected, THEME.line(3.0))
-        elif self.state == ACTIVE:
-            pen = QPen(THEME.edge_active, THEME.line(4.5))
-        elif self.state == DONE:
-            pen = QPen(THEME.edge_done, THEME.line(3.0))
-        else:
-            pen = QPen(THEME.edge, THEME.line(2.0))
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        self.setPen(pen)
+        self.setPen(_pen("selected" if self.selected else self.state))
         self.setZValue({ACTIVE: 0.6, DONE: 0.3}.get(self.state, 0.0))
         self._place_arrow()
 
@@ -178,7 +188,7 @@ class EdgeItem(QGraphicsPathItem):
         angle = math.radians(path.angleAtPercent(t))  # counter-clockwise, forward direction
         back = QPointF(-math.cos(angle), math.sin(angle))  # pointing toward the operand
         side = QPointF(-back.y(), back.x())
-        size = 13.0 * THEME.scale
+        size = 13.0 * UNIT
         base = tip - back * size
         if self._arrow is None:
             self._arrow = QGraphicsPolygonItem(self)
@@ -189,18 +199,13 @@ class EdgeItem(QGraphicsPathItem):
         )
         self._arrow.show()
 
-    def shape(self) -> QPainterPath:  # a wide band so a thin curve is easy to click
+    def shape(self) -> QPainterPath:
+        """A wide band so a thin curve is easy to click (built on the first hit test)."""
+        if self._hit is None:
+            stroker = QPainterPathStroker()
+            stroker.setWidth(12.0 * UNIT)
+            self._hit = stroker.createStroke(self.path())
         return self._hit
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
-              widget: QWidget | None = None) -> None:
-        option.state &= ~QStyle.StateFlag.State_Selected  # no dashed box: the pen says it
-        super().paint(painter, option, widget)
-
-    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
-        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
-            self.restyle()
-        return super().itemChange(change, value)
 
 
 class TempEdgeItem(QGraphicsPathItem):
@@ -217,7 +222,7 @@ class TempEdgeItem(QGraphicsPathItem):
     def set_valid(self, valid: bool | None) -> None:
         """None: no target yet; True: dropping connects; False: refused (red)."""
         colour = {None: THEME.edge, True: THEME.port_out, False: THEME.error}[valid]
-        pen = QPen(colour, THEME.line(3.0 if valid is False else 2.5))
+        pen = QPen(colour, cline(3.0 if valid is False else 2.5))
         pen.setStyle(Qt.PenStyle.SolidLine if valid is False else Qt.PenStyle.DashLine)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
@@ -234,7 +239,7 @@ class PulseItem(QGraphicsItem):
 
     @property
     def radius(self) -> float:
-        return 9.0 * THEME.scale
+        return 9.0 * UNIT
 
     def set_path(self, path: QPainterPath) -> None:
         self._path = QPainterPath(path)
@@ -267,7 +272,7 @@ class PulseItem(QGraphicsItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QBrush(glow))
         painter.drawEllipse(QPointF(0, 0), 2 * r, 2 * r)
-        painter.setPen(QPen(QColor("white"), THEME.line(2.0)))
+        painter.setPen(QPen(QColor("white"), cline(2.0)))
         painter.setBrush(THEME.pulse)
         painter.drawEllipse(QPointF(0, 0), r * 0.6, r * 0.6)
 
@@ -288,8 +293,8 @@ class EdgeLabelItem(QGraphicsItem):
         self.prepareGeometryChange()
         self.text = text
         self._lines = text.split("\n")
-        fm = QFontMetricsF(THEME.font(10.5, mono=True))
-        pad = 9.0 * THEME.scale
+        fm = QFontMetricsF(cfont(10.5, mono=True))
+        pad = 9.0 * UNIT
         w = max((fm.horizontalAdvance(x) for x in self._lines), default=0.0) + 2 * pad
         h = len(self._lines) * fm.lineSpacing() + 2 * pad - (fm.lineSpacing() - fm.height())
         self._rect = QRectF(-w / 2, -h / 2, w, h)
@@ -318,11 +323,11 @@ class EdgeLabelItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        s = THEME.scale
+        s = UNIT
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         a = self._local_anchor()
         if a is not None:
-            painter.setPen(QPen(THEME.edge_active, THEME.line(1.2), Qt.PenStyle.DotLine))
+            painter.setPen(QPen(THEME.edge_active, cline(1.2), Qt.PenStyle.DotLine))
             edge = QPointF(min(max(a.x(), self._rect.left()), self._rect.right()),
                            min(max(a.y(), self._rect.top()), self._rect.bottom()))
             painter.drawLine(edge, a)
@@ -330,9 +335,9 @@ class EdgeLabelItem(QGraphicsItem):
         painter.setBrush(QColor(0, 0, 0, 28))
         painter.drawRoundedRect(self._rect.translated(1.5 * s, 2.5 * s), 6 * s, 6 * s)
         painter.setBrush(QColor(255, 255, 255, 250))
-        painter.setPen(QPen(THEME.edge_active, THEME.line(1.5)))
+        painter.setPen(QPen(THEME.edge_active, cline(1.5)))
         painter.drawRoundedRect(self._rect, 6 * s, 6 * s)
-        font = THEME.font(10.5, mono=True)
+        font = cfont(10.5, mono=True)
         fm = QFontMetricsF(font)
         painter.setFont(font)
         painter.setPen(THEME.text)

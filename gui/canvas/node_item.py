@@ -10,7 +10,7 @@ change is not laid out again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -22,16 +22,24 @@ from PySide6.QtGui import (
     QPen,
     QStaticText,
 )
-from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QStyle,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from ..theme import THEME
-from .port_item import PortItem
+from .port_item import UNIT, PortItem, cfont, cline, port_style
 
 HIDDEN = "…"  # value not computed yet at this point of the playback
 BLOCKED = "—"  # no value: blocked by an error upstream (or here)
 
 #: Below this zoom level text is unreadable anyway: draw boxes and bands only.
 TEXT_LOD = 0.33
+#: Below this, a box is a few pixels: no shadow, no rounded corners, no ports.
+FAR_LOD = 0.15
 
 
 @dataclass(frozen=True)
@@ -72,50 +80,97 @@ _fonts_cache: list[_Fonts] = []
 
 def fonts() -> _Fonts:
     """The node fonts and metrics for the current theme scale (built once per scale)."""
-    if _fonts_cache and _fonts_cache[0].scale == THEME.scale:
+    if _fonts_cache and _fonts_cache[0].scale == UNIT:
         return _fonts_cache[0]
-    title, pill = THEME.font(10.5, bold=True), THEME.font(7.5, bold=True)
-    mono, small = THEME.font(10.0, mono=True), THEME.font(8.5)
+    title, pill = cfont(10.5, bold=True), cfont(7.5, bold=True)
+    mono, small = cfont(10.0, mono=True), cfont(8.5)
     f = _Fonts(
-        THEME.scale, title, pill, mono, small,
+        UNIT, title, pill, mono, small,
         QFontMetricsF(title), QFontMetricsF(pill), QFontMetricsF(mono), QFontMetricsF(small),
     )
     _fonts_cache[:] = [f]
+    _widths.clear()  # keyed by metrics objects, which were just replaced
     return f
 
 
+_widths: dict[tuple[int, str], float] = {}
+
+
+def advance(fm: QFontMetricsF, text: str) -> float:
+    """``fm.horizontalAdvance(text)``, cached: the same words recur in every box."""
+    key = (id(fm), text)
+    w = _widths.get(key)
+    if w is None:
+        if len(_widths) > 50_000:
+            _widths.clear()
+        w = _widths[key] = fm.horizontalAdvance(text)
+    return w
+
+
 def _lines_width(fm: QFontMetricsF, text: str) -> float:
-    return max((fm.horizontalAdvance(line) for line in text.split("\n")), default=0.0)
+    return max((advance(fm, line) for line in text.split("\n")), default=0.0)
+
+
+def static_text(text: str) -> QStaticText:
+    st = QStaticText(text)
+    st.setTextFormat(Qt.TextFormat.PlainText)
+    st.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+    return st
 
 
 @dataclass
 class _Run:
-    """Some text placed in the box: static glyph runs, one per line."""
+    """Some text placed in the box; glyph runs are built on the first paint that
+    shows text (a box seen only from far away never builds them)."""
 
+    text: str
     font: QFont
     colour: QColor
     pos: QPointF
-    lines: list[QStaticText] = field(default_factory=list)
     spacing: float = 0.0
+    statics: list[QStaticText] | None = None
+
+    def draw(self, painter: QPainter) -> None:
+        if self.statics is None:
+            self.statics = [static_text(line) for line in self.text.split("\n")]
+        painter.setFont(self.font)
+        painter.setPen(self.colour)
+        x, y = self.pos.x(), self.pos.y()
+        for st in self.statics:
+            painter.drawStaticText(QPointF(x, y), st)
+            y += self.spacing
 
 
 def _run(text: str, font: QFont, colour: QColor, pos: QPointF, spacing: float) -> _Run:
-    lines = []
-    for line in text.split("\n"):
-        st = QStaticText(line)
-        st.setTextFormat(Qt.TextFormat.PlainText)
-        st.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
-        lines.append(st)
-    return _Run(font, colour, pos, lines, spacing)
+    return _Run(text, font, colour, pos, spacing)
 
 
 @dataclass
 class _Pill:
     rect: QRectF
-    text: QStaticText
+    text: str
     fill: QColor
     colour: QColor
     text_width: float
+    static: QStaticText | None = None
+
+
+_bands: dict[tuple[float, float, float], QPainterPath] = {}
+
+
+def _band(width: float, height: float, radius: float) -> QPainterPath:
+    """The title band: a rectangle with the box's rounded top corners (shared)."""
+    key = (round(width, 1), round(height, 1), radius)
+    path = _bands.get(key)
+    if path is None:
+        band = QPainterPath()
+        band.addRoundedRect(QRectF(0, 0, key[0], key[1] + radius), radius, radius)
+        clip = QPainterPath()
+        clip.addRect(QRectF(0, 0, key[0], key[1]))
+        path = _bands[key] = band.intersected(clip)
+        if len(_bands) > 4096:
+            _bands.clear()
+    return path
 
 
 class ErrorBadge(QGraphicsItem):
@@ -129,7 +184,7 @@ class ErrorBadge(QGraphicsItem):
 
     @property
     def radius(self) -> float:
-        return 9.0 * THEME.scale
+        return 9.0 * UNIT
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         r = self.radius + 1
@@ -139,35 +194,55 @@ class ErrorBadge(QGraphicsItem):
               widget: QWidget | None = None) -> None:
         r = self.radius
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(QPen(QColor("white"), THEME.line(1.5)))
+        painter.setPen(QPen(QColor("white"), cline(1.5)))
         painter.setBrush(THEME.error)
         painter.drawEllipse(QPointF(0, 0), r, r)
         painter.setPen(QColor("white"))
-        painter.setFont(THEME.font(10.0, bold=True))
+        painter.setFont(cfont(10.0, bold=True))
         painter.drawText(QRectF(-r, -r, 2 * r, 2 * r), Qt.AlignmentFlag.AlignCenter, "!")
 
 
-class NodeItem(QGraphicsItem):
-    """One node box. ``pos()`` is its top-left corner, the same as ``doc.positions``."""
+class NodeItem(QGraphicsRectItem):
+    """One node box. ``pos()`` is its top-left corner, the same as ``doc.positions``.
 
-    def __init__(self, node_id: str, content: NodeContent) -> None:
+    A rect item only so that Qt computes its bounding rectangle in C++: with the
+    device-coordinate cache, repainting an unchanged box then runs no Python at
+    all. The ports are drawn here too (into the same cached pixmap); the port
+    items only catch the mouse and draw themselves while hovered.
+    """
+
+    #: Size of a box whose content has not arrived yet (the scene sets it at once).
+    PLACEHOLDER = QRectF(0, 0, 172, 84)
+
+    def __init__(self, node_id: str, content: NodeContent | None = None) -> None:
         super().__init__()
         self.node_id = node_id
         self.content = content
+        self.setPen(QPen(Qt.PenStyle.NoPen))
         self.highlight_consumer = False
+        # No ItemSendsGeometryChanges/itemChange: a Python itemChange runs for every
+        # flag, child and selection change of thousands of items. The scene moves
+        # boxes itself, and the view reports the boxes a mouse drag moved.
         self.setFlags(
             QGraphicsItem.GraphicsItemFlag.ItemIsMovable
             | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-            | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges
         )
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(1)
         self.in_ports: list[PortItem] = []
         self.out_port = PortItem(node_id, True, 0, self)
         self.badge: ErrorBadge | None = None
-        self.on_moved = None  # set by the scene: callback(node_id) while dragging
-        self._rect = QRectF()
-        self._relayout()
+        self._rect = QRectF(self.PLACEHOLDER)
+        self._set_bounds()
+        self._runs: list[_Run] = []
+        self._pills: list[_Pill] = []
+        self._fan_pill: _Pill | None = None
+        self._grad_rect: QRectF | None = None
+        self._title_h = 0.0
+        self._band = QPainterPath()
+        self._radius = 7.0
+        if content is not None:
+            self._relayout()
 
     # ------------------------------------------------------------------ content
 
@@ -188,9 +263,14 @@ class NodeItem(QGraphicsItem):
                 if port.scene() is not None:
                     port.scene().removeItem(port)
             self.in_ports = [PortItem(self.node_id, False, i, self) for i in range(len(connected))]
-            self._relayout()
+            if self.content is not None:
+                self._relayout()
+        flipped = False
         for port, flag in zip(self.in_ports, connected, strict=True):
+            flipped |= port.connected != flag
             port.set_connected(flag)
+        if flipped:
+            self.update()  # the ports are drawn in the box's cached pixmap
         return changed
 
     def set_consumer_highlight(self, flag: bool) -> None:
@@ -203,7 +283,8 @@ class NodeItem(QGraphicsItem):
         """Lay everything out again (the theme's scale or colours changed)."""
         for port in [*self.in_ports, self.out_port]:
             port.restyle()
-        self._relayout()
+        if self.content is not None:
+            self._relayout()
 
     @property
     def size(self) -> tuple[float, float]:
@@ -225,7 +306,9 @@ class NodeItem(QGraphicsItem):
     # ------------------------------------------------------------------ layout
 
     def _relayout(self) -> None:
-        f, c, s = fonts(), self.content, THEME.scale
+        c = self.content
+        assert c is not None
+        f, s = fonts(), UNIT
         pad, gap = 11.0 * s, 8.0 * s
         title_h = f.fm_title.height() + 12.0 * s
         pill_h = f.fm_pill.height() + 3.0 * s
@@ -236,20 +319,20 @@ class NodeItem(QGraphicsItem):
         if c.marker:
             fill = THEME.port_out if c.style == "input" else THEME.text_muted
             pills.append((c.marker, QColor("white"), fill))
-        pill_ws = [f.fm_pill.horizontalAdvance(t) + 10.0 * s for t, _, _ in pills]
-        title_w = f.fm_title.horizontalAdvance(c.title)
+        pill_ws = [advance(f.fm_pill, t) + 10.0 * s for t, _, _ in pills]
+        title_w = advance(f.fm_title, c.title)
         need_title = title_w + sum(pill_ws) + gap * len(pills)
 
         value_w = _lines_width(f.fm_mono, c.value)
-        shape_w = f.fm_small.horizontalAdvance(c.shape) if c.shape else 0.0
+        shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
         need_value = value_w + (shape_w + 2 * gap if c.shape else 0.0)
 
-        label_w = f.fm_small.horizontalAdvance("grad") + 6.0 * s
+        label_w = advance(f.fm_small, "grad") + 6.0 * s
         grad_texts = [t for t in (c.grad, *c.reserve_grad) if t is not None]
         grad_w = max((_lines_width(f.fm_mono, t) for t in grad_texts), default=0.0)
         fan_text = f"fan-in ×{c.fan_in}" if c.fan_in > 1 else ""
         fan_n = max(c.fan_in, c.reserve_fan_in)
-        fan_w = f.fm_pill.horizontalAdvance(f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
+        fan_w = advance(f.fm_pill, f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
         need_grad = label_w + grad_w + (fan_w + gap if fan_w else 0.0) if grad_texts else 0.0
 
         width = max(150.0 * s, need_title, need_value, need_grad) + 2 * pad
@@ -263,16 +346,11 @@ class NodeItem(QGraphicsItem):
         height = title_h + body
 
         if QRectF(0, 0, width, height) != self._rect:
-            self.prepareGeometryChange()
             self._rect = QRectF(0, 0, width, height)
+            self._set_bounds()
         self._title_h = title_h
-        band = QPainterPath()
-        radius = 7.0 * s
-        band.addRoundedRect(QRectF(0, 0, width, title_h + radius), radius, radius)
-        clip = QPainterPath()
-        clip.addRect(QRectF(0, 0, width, title_h))
-        self._band = band.intersected(clip)
-        self._radius = radius
+        self._radius = radius = 7.0 * s
+        self._band = _band(width, title_h, radius)
 
         # title text and pills
         ty = (title_h - f.fm_title.height()) / 2
@@ -282,8 +360,8 @@ class NodeItem(QGraphicsItem):
         for (text, fill, colour), w in zip(pills, pill_ws, strict=True):
             x -= w
             rect = QRectF(x, (title_h - pill_h) / 2, w, pill_h)
-            tw = f.fm_pill.horizontalAdvance(text)
-            self._pills.append(_Pill(rect, QStaticText(text), fill, colour, tw))
+            tw = advance(f.fm_pill, text)
+            self._pills.append(_Pill(rect, text, fill, colour, tw))
             x -= gap
 
         # value and shape
@@ -312,10 +390,10 @@ class NodeItem(QGraphicsItem):
                                          label_w + _lines_width(f.fm_mono, c.grad) + 8 * s,
                                          lines * line + 4 * s)
                 if fan_text:
-                    tw = f.fm_pill.horizontalAdvance(fan_text)
+                    tw = advance(f.fm_pill, fan_text)
                     rect = QRectF(width - pad - tw - 10.0 * s, gy + (line - pill_h) / 2,
                                   tw + 10.0 * s, pill_h)
-                    self._fan_pill = _Pill(rect, QStaticText(fan_text), THEME.edge_active,
+                    self._fan_pill = _Pill(rect, fan_text, THEME.edge_active,
                                            QColor("white"), tw)
 
         # ports
@@ -336,20 +414,31 @@ class NodeItem(QGraphicsItem):
             if self.badge.scene() is not None:
                 self.badge.scene().removeItem(self.badge)
             self.badge = None
-        self.setToolTip(c.tooltip)
+        if c.tooltip != self.toolTip():
+            self.setToolTip(c.tooltip)
         self.update()
 
     # ------------------------------------------------------------------ painting
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        m = 4.0 * THEME.scale  # room for the thick highlight border and shadow
-        return self._rect.adjusted(-m, -m, m, m)
+    def _set_bounds(self) -> None:
+        m = 8.0 * UNIT  # room for the ports, the thick highlight border, the shadow
+        self.setRect(self._rect.adjusted(-m, -m, m, m))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        c, s, r = self.content, THEME.scale, self._radius
+        c, s, r = self.content, UNIT, self._radius
+        if c is None:
+            return
         rect = self._rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        band = {"input": THEME.title_input, "const": THEME.title_const}.get(c.style, THEME.title_op)
+        if lod < FAR_LOD:  # a few pixels on screen: a box with its band, nothing finer
+            painter.setPen(QPen(THEME.node_selected if selected else THEME.node_border, 0))
+            painter.setBrush(THEME.node_fill)
+            painter.drawRect(rect)
+            painter.fillRect(QRectF(0, 0, rect.width(), self._title_h), band)
+            return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
 
         # soft shadow
@@ -360,30 +449,35 @@ class NodeItem(QGraphicsItem):
         fill = QColor("#fff6ef") if c.grad_active else THEME.node_fill
         painter.setBrush(fill)
         painter.drawRoundedRect(rect, r, r)
-        band = {"input": THEME.title_input, "const": THEME.title_const}.get(c.style, THEME.title_op)
         painter.setBrush(band)
         painter.drawPath(self._band)
-        painter.setPen(QPen(THEME.node_border.lighter(130), THEME.line(1.0)))
+        painter.setPen(QPen(THEME.node_border.lighter(130), cline(1.0)))
         painter.drawLine(QPointF(0, self._title_h), QPointF(rect.width(), self._title_h))
 
         if c.grad_active:
-            pen = QPen(THEME.edge_active, THEME.line(3.0))
+            pen = QPen(THEME.edge_active, cline(3.0))
         elif selected:
-            pen = QPen(THEME.node_selected, THEME.line(2.5))
+            pen = QPen(THEME.node_selected, cline(2.5))
         elif c.error:
-            pen = QPen(THEME.error, THEME.line(2.0))
+            pen = QPen(THEME.error, cline(2.0))
         elif self.highlight_consumer:
-            pen = QPen(THEME.edge_active.lighter(140), THEME.line(2.0))
+            pen = QPen(THEME.edge_active.lighter(140), cline(2.0))
         else:
-            pen = QPen(THEME.node_border, THEME.line(1.2))
+            pen = QPen(THEME.node_border, cline(1.2))
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(rect, r, r)
         if selected and c.grad_active:  # both: keep the selection visible inside
-            painter.setPen(QPen(THEME.node_selected, THEME.line(1.5)))
+            painter.setPen(QPen(THEME.node_selected, cline(1.5)))
             painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
 
-        if option.levelOfDetailFromTransform(painter.worldTransform()) < TEXT_LOD:
+        for port in [*self.in_ports, self.out_port]:
+            _, pen, brush = port_style(port.is_output, port.connected or port.is_output, False)
+            painter.setPen(pen)
+            painter.setBrush(brush)
+            painter.drawEllipse(port.pos(), port.radius, port.radius)
+
+        if lod < TEXT_LOD:
             return
         if self._grad_rect is not None:
             painter.setPen(Qt.PenStyle.NoPen)
@@ -392,28 +486,15 @@ class NodeItem(QGraphicsItem):
         f = fonts()
         painter.setFont(f.pill)
         for pill in [*self._pills, *([self._fan_pill] if self._fan_pill else [])]:
-            painter.setPen(QPen(pill.colour, THEME.line(1.0)))
+            painter.setPen(QPen(pill.colour, cline(1.0)))
             painter.setBrush(pill.fill)
             painter.drawRoundedRect(pill.rect, pill.rect.height() / 2, pill.rect.height() / 2)
             tw, th = pill.text_width, f.fm_pill.height()
+            if pill.static is None:
+                pill.static = static_text(pill.text)
             painter.drawStaticText(
                 QPointF(pill.rect.center().x() - tw / 2, pill.rect.center().y() - th / 2),
-                pill.text,
+                pill.static,
             )
         for run in self._runs:
-            painter.setFont(run.font)
-            painter.setPen(run.colour)
-            y = run.pos.y()
-            for st in run.lines:
-                painter.drawStaticText(QPointF(run.pos.x(), y), st)
-                y += run.spacing
-
-    # ------------------------------------------------------------------ moves
-
-    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
-        if (
-            change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
-            and self.on_moved is not None
-        ):
-            self.on_moved(self.node_id)
-        return super().itemChange(change, value)
+            run.draw(painter)

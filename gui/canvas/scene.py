@@ -18,16 +18,16 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Signal
 from PySide6.QtWidgets import QGraphicsScene
 
-from engine.layout import layered_layout
+from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import LEAF_DOCS, OPS
 from engine.trace import Step
 
 from ..document import GraphDocument
 from ..formatting import fmt_shape, format_tensor
 from ..frame import EdgeKey, Frame
-from ..theme import THEME
 from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem
 from .node_item import BLOCKED, HIDDEN, NodeContent, NodeItem
+from .port_item import UNIT
 
 #: Half the side of the (fixed, generous) scene rectangle: room to pan anywhere.
 SCENE_HALF = 50_000.0
@@ -136,6 +136,7 @@ class CanvasScene(QGraphicsScene):
         self.grid = RectGrid()
         self._lanes: dict[EdgeKey, tuple[float, float, float]] = {}  # routed edges' lanes
         self._batch: set[str] | None = None  # while moving many boxes: who moved
+        self._pending: set[str] = set()  # moved before every box had a place
         # Nodes move all the time while editing; a BSP index would be rebuilt on
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -174,8 +175,7 @@ class CanvasScene(QGraphicsScene):
         for nid, node in graph.nodes.items():
             item = self.nodes.get(nid)
             if item is None:
-                item = NodeItem(nid, NodeContent(title=nid))
-                item.on_moved = self._node_moved
+                item = NodeItem(nid)  # content follows with the results
                 self.nodes[nid] = item
                 self._touching[nid] = set()
                 self.addItem(item)
@@ -214,7 +214,6 @@ class CanvasScene(QGraphicsScene):
                 self.removeItem(edge)
             other = key[1] if key[0] == nid else key[0]
             self._touching.get(other, set()).discard(key)
-        item.on_moved = None
         self.grid.remove(nid)
         self.removeItem(item)
 
@@ -237,6 +236,12 @@ class CanvasScene(QGraphicsScene):
     def _end_batch(self) -> None:
         """Update the grid and the edges for everything that moved in the batch, once."""
         moved, self._batch = self._batch or set(), None
+        if any(n not in self.doc.positions for n in self.nodes):
+            self._pending |= moved  # boxes not placed yet: wait for _place_missing
+            return
+        moved |= self._pending
+        self._pending = set()
+        moved &= set(self.nodes)
         if not moved:
             return
         old = [self.grid.rects[n] for n in moved if n in self.grid.rects]
@@ -249,8 +254,6 @@ class CanvasScene(QGraphicsScene):
 
     def _reroute(self, moved: set[str], rects: list[QRectF]) -> None:
         """Edges touching ``moved`` boxes, and edges passing over ``rects``, again."""
-        if not self.nodes or any(n not in self.doc.positions for n in self.nodes):
-            return  # boxes not placed yet: _place_missing will move them
         keys: set[EdgeKey] = set()
         for nid in moved:
             keys |= self._touching.get(nid, set())
@@ -266,6 +269,11 @@ class CanvasScene(QGraphicsScene):
             self._update_edge(key)
         if self._active_key in keys:
             self._update_overlay(replace_label=False)
+
+    def nodes_dragged(self, ids: list[str]) -> None:
+        """The view moved these boxes with the mouse: their edges follow."""
+        for nid in ids:
+            self._node_moved(nid)
 
     def _node_moved(self, nid: str) -> None:
         if self._batch is not None:
@@ -286,7 +294,9 @@ class CanvasScene(QGraphicsScene):
             return
         p1, p2 = src.port_pos(True), dst.port_pos(False, key[2])
         obstacles = None
-        if p2.x() - p1.x() > ROUTE_MIN_SPAN * THEME.scale:
+        if p2.x() - p1.x() > ROUTE_MIN_SPAN * UNIT and any(
+            n != key[0] and n != key[1] for n in self.grid.query(QRectF(p1, p2).normalized())
+        ):  # a box between the ends: the curve may pass behind it
             area = QRectF(p1, p2).normalized().adjusted(0, -ROUTE_REACH, 0, ROUTE_REACH)
             obstacles = [self.grid.rects[n] for n in self.grid.query(area)
                          if n != key[0] and n != key[1]]
@@ -492,8 +502,8 @@ class CanvasScene(QGraphicsScene):
         missing = [n for n in graph.nodes if n not in positions]
         if not missing:
             return
-        sizes = {nid: item.size for nid, item in self.nodes.items()}
-        layout = layered_layout(graph, sizes)
+        sizes = self.node_sizes()
+        layout = self.layout_positions()
         if len(missing) < len(graph.nodes):
             placed = [n for n in graph.nodes if n in positions]
             left = min(positions[n][0] for n in placed)
@@ -508,6 +518,13 @@ class CanvasScene(QGraphicsScene):
 
     def node_sizes(self) -> dict[str, tuple[float, float]]:
         return {nid: item.size for nid, item in self.nodes.items()}
+
+    def layout_positions(self) -> dict[str, tuple[float, float]]:
+        """Auto-layout of the whole graph for the boxes' real sizes (gaps follow the
+        theme's scale, so presentation mode keeps the same proportions)."""
+        s = UNIT
+        return layered_layout(self.doc.graph, self.node_sizes(),
+                              layer_gap=LAYER_GAP * s, node_gap=NODE_GAP * s)
 
     def nodes_rect(self) -> QRectF:
         """The bounding rectangle of all node boxes (empty when there are none)."""

@@ -42,7 +42,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QWidget
 
 from engine.errors import GraphError
-from engine.layout import layered_layout
 from engine.ops import OP_NAMES
 from engine.trace import Step
 
@@ -52,14 +51,14 @@ from ..frame import EdgeKey, Frame
 from ..theme import THEME
 from .edge_item import EdgeItem, TempEdgeItem
 from .node_item import NodeItem
-from .port_item import PortItem
+from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
 from .scene import CanvasScene
 
 #: Mime type of palette drags; the data is the op name (utf-8).
 MIME_OP = "application/x-backprop-op"
 
-MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 4.0, 1.25
+MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
 STATIC_PULSE = 0.8
 PULSE_MS = 600
@@ -115,6 +114,7 @@ class CanvasView(QGraphicsView):
         self._quick_pos = QPointF()
         self._fitted = False
         self._selecting = False
+        self._theme_scale = THEME.scale
         self.canvas.selectionChanged.connect(self._selection_changed)
         self.canvas.documentReplaced.connect(self._document_replaced)
 
@@ -162,12 +162,13 @@ class CanvasView(QGraphicsView):
             self.resetTransform()
             self.centerOn(0, 0)
             return
-        m = 40.0 * THEME.scale
+        m = 40.0 * UNIT
         rect = rect.adjusted(-m, -m, m, m)
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         zoom = self.transform().m11()
-        if zoom > MAX_FIT_ZOOM or zoom < MIN_ZOOM:
-            z = min(max(zoom, MIN_ZOOM), MAX_FIT_ZOOM)
+        cap = MAX_FIT_ZOOM * THEME.scale  # presentation mode: a small graph fills the screen
+        if zoom > cap or zoom < MIN_ZOOM:
+            z = min(max(zoom, MIN_ZOOM), cap)
             self.resetTransform()
             self.scale(z, z)
         self.centerOn(rect.center())
@@ -196,12 +197,26 @@ class CanvasView(QGraphicsView):
 
     def selected_edges(self) -> list[EdgeKey]:
         """Selected edges as (operand, consumer, operand index)."""
-        return sorted(i.key for i in self.canvas.selectedItems() if isinstance(i, EdgeItem))
+        return sorted(k for k, e in self.canvas.edges.items() if e.selected)
+
+    def select_edges(self, keys: list[EdgeKey], add: bool = False) -> None:
+        """Select these edges (``add``: keep the current selection, nodes included)."""
+        if not add:
+            self.select_ids([])
+        for key in keys:
+            edge = self.canvas.edges.get(key)
+            if edge is not None:
+                edge.set_selected(True)
+
+    def clear_edge_selection(self) -> None:
+        for edge in self.canvas.edges.values():
+            edge.set_selected(False)
 
     def select_ids(self, ids: list[str]) -> None:
         """Select exactly these nodes (the inspector's or the search's choice)."""
         self._selecting = True
         try:
+            self.clear_edge_selection()
             self.canvas.clearSelection()
             for nid in ids:
                 item = self.canvas.nodes.get(nid)
@@ -225,7 +240,7 @@ class CanvasView(QGraphicsView):
         if op not in OP_NAMES:
             self.statusMessage.emit(f"Unknown op {op!r}")
             return None
-        pos = (round(scene_pos.x() - 80.0 * THEME.scale), round(scene_pos.y() - 18.0 * THEME.scale))
+        pos = (round(scene_pos.x() - 80.0 * UNIT), round(scene_pos.y() - 18.0 * UNIT))
         cmd = AddNode(self.doc, op, (float(pos[0]), float(pos[1])))
         error = push(self.doc, cmd)
         if error is not None:
@@ -289,7 +304,7 @@ class CanvasView(QGraphicsView):
         """Lay the whole graph out in columns (one undo step, "Auto-layout"), then fit."""
         if not self.canvas.nodes:
             return
-        layout = layered_layout(self.doc.graph, self.canvas.node_sizes())
+        layout = self.canvas.layout_positions()
         old_rect = self.canvas.nodes_rect()
         x0 = min(x for x, _ in layout.values())
         y0 = min(y for _, y in layout.values())
@@ -315,9 +330,15 @@ class CanvasView(QGraphicsView):
         return self._quick
 
     def refresh_theme(self) -> None:
-        """Presentation mode changed THEME: lay out every item again and repaint."""
+        """Presentation mode changed THEME: restyle every item (line widths, contrast)
+        and magnify the view by the change of ``THEME.scale`` (the boxes keep their
+        size and places, so nothing overlaps at any scale)."""
+        ratio = THEME.scale / self._theme_scale
+        self._theme_scale = THEME.scale
         self.canvas.restyle()
         self.resetCachedContent()
+        if abs(ratio - 1.0) > 1e-9:
+            self.zoom_by(ratio)
         self.viewport().update()
 
     def port_at(self, view_pos: QPoint) -> PortItem | None:
@@ -330,6 +351,18 @@ class CanvasView(QGraphicsView):
         for item in self.canvas.items(scene_rect):
             if isinstance(item, PortItem) and item.isVisible():
                 d = QLineF(item.scenePos(), centre).length()
+                if best_d is None or d < best_d:
+                    best, best_d = item, d
+        return best
+
+    def edge_at(self, view_pos: QPoint) -> EdgeItem | None:
+        """The edge whose curve passes nearest ``view_pos`` (click bands overlap)."""
+        at = self.mapToScene(view_pos)
+        best, best_d = None, None
+        for item in self.items(view_pos):
+            if isinstance(item, EdgeItem):
+                path = item.path()
+                d = min(QLineF(path.pointAtPercent(k / 64), at).length() for k in range(65))
                 if best_d is None or d < best_d:
                     best, best_d = item, d
         return best
@@ -428,6 +461,18 @@ class CanvasView(QGraphicsView):
                 self._begin_connect(port)
                 event.accept()
                 return
+            toggle = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier
+                                               | Qt.KeyboardModifier.ShiftModifier))
+            item = self.edge_at(pos) if isinstance(self.itemAt(pos), EdgeItem) else None
+            if item is not None:
+                if toggle:
+                    item.set_selected(not item.selected)
+                else:
+                    self.select_edges([item.key])
+                event.accept()
+                return
+            if not toggle:
+                self.clear_edge_selection()
         super().mousePressEvent(event)
         if button == Qt.MouseButton.LeftButton and self._node_at(pos) is not None:
             self._move_start = {
@@ -449,6 +494,8 @@ class CanvasView(QGraphicsView):
             event.accept()
             return
         super().mouseMoveEvent(event)
+        if self._move_start:
+            self.canvas.nodes_dragged(list(self._move_start))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
@@ -522,7 +569,7 @@ class CanvasView(QGraphicsView):
             if self._drag_port is not None:
                 self._cancel_connect()
             else:
-                self.canvas.clearSelection()
+                self.select_ids([])
         elif event.matches(QKeySequence.StandardKey.SelectAll):
             self.select_all()
         else:
@@ -566,9 +613,9 @@ class CanvasView(QGraphicsView):
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         painter.fillRect(rect, THEME.background)
-        zoom = self.zoom()
-        for step, colour, min_px in ((GRID_MINOR, THEME.grid_minor, 9.0),
-                                     (GRID_MAJOR, THEME.grid_major, 6.0)):
+        zoom, s = self.zoom(), UNIT
+        for step, colour, min_px in ((GRID_MINOR * s, THEME.grid_minor, 12.0),
+                                     (GRID_MAJOR * s, THEME.grid_major, 8.0)):
             if step * zoom < min_px:
                 continue
             pen = QPen(colour, 1.0)

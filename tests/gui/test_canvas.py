@@ -219,9 +219,13 @@ def test_delete_node_and_undo(seeded: CanvasView, qtbot) -> None:  # noqa: ANN00
 def test_mixed_selection_deleted_in_one_undo_step(seeded: CanvasView) -> None:
     doc = seeded.doc
     seeded.select_ids(["c"])
-    seeded.edge_item(("x1", "b", 0)).setSelected(True)
-    seeded.edge_item(("x2", "a", 1)).setSelected(True)
-    seeded.edge_item(("x2", "c", 0)).setSelected(True)  # goes with c anyway
+    vp = seeded.viewport()
+    for key in [("x1", "b", 0), ("x2", "a", 1)]:  # ctrl+click adds edges to the selection
+        path = seeded.edge_item(key).path()
+        at = vpos(seeded, path.pointAtPercent(path.percentAtLength(path.length() * 0.5)))
+        QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, at)
+    seeded.select_edges([("x2", "c", 0)], add=True)  # goes with c anyway
+    assert seeded.selected_ids() == ["c"]
     assert seeded.selected_edges() == [("x1", "b", 0), ("x2", "a", 1), ("x2", "c", 0)]
     before = doc.undo_stack.count()
     QTest.keyClick(seeded, Qt.Key.Key_Backspace)
@@ -435,11 +439,16 @@ def test_loaded_file_without_positions_is_laid_out(seeded: CanvasView) -> None:
 def test_missing_positions_placed_below_existing(view: CanvasView) -> None:
     g = seed_example_2()
     gf = graph_file(g)
-    gf.node_extra = {n: {"position": [1000.0 + 10 * k, 50.0]} for k, n in enumerate(["x1", "x2"])}
+    placed = {"x1": (1000.0, 50.0), "x2": (1000.0, 200.0), "a": (1300.0, 120.0)}
+    gf.node_extra = {n: {"position": list(xy)} for n, xy in placed.items()}
     view.doc.load(gf, None)
     pos = view.doc.positions
-    assert pos["x1"] == (1000.0, 50.0)
-    assert all(pos[n][1] > 50.0 for n in g.nodes if n not in ("x1", "x2"))
+    assert all(pos[n] == xy for n, xy in placed.items())
+    assert all(pos[n][1] > 300.0 for n in g.nodes if n not in placed)
+    for key, edge in view.canvas.edges.items():  # every edge drawn between its ports
+        src, dst = view.node_item(key[0]), view.node_item(key[1])
+        assert edge.path().pointAtPercent(0) == src.port_pos(True)
+        assert edge.path().pointAtPercent(1) == dst.port_pos(False, key[2])
 
 
 def test_auto_layout_is_one_undo_step(seeded: CanvasView) -> None:
@@ -517,3 +526,20 @@ def test_grab_renders(seeded: CanvasView) -> None:
     colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 23)
                for y in range(0, image.height(), 23)}
     assert len(colours) > 5  # boxes, bands and text, not just the grid
+
+
+def test_presentation_mode_magnifies_without_overlap(seeded: CanvasView) -> None:
+    from gui.theme import THEME
+
+    sizes = {n: i.size for n, i in seeded.canvas.nodes.items()}
+    zoom, width = seeded.zoom(), seeded.edge_item(("a", "y1", 0)).pen().widthF()
+    try:
+        THEME.scale, THEME.high_contrast = 1.6, True
+        seeded.refresh_theme()
+        assert seeded.zoom() == pytest.approx(zoom * 1.6)
+        assert {n: i.size for n, i in seeded.canvas.nodes.items()} == sizes  # places kept
+        assert seeded.edge_item(("a", "y1", 0)).pen().widthF() > width
+    finally:
+        THEME.scale, THEME.high_contrast = 1.0, False
+        seeded.refresh_theme()
+    assert seeded.zoom() == pytest.approx(zoom)
