@@ -45,11 +45,20 @@ class ExportError(Exception):
 
 
 def _app() -> QApplication:
+    """The running QApplication, or an offscreen one for a headless export.
+
+    Goes through ``gui.app.ensure_app`` so the PySide6 6.12 refcount workarounds
+    (see that module) are in place before the many signal emits of a render.
+    """
     app = QApplication.instance()
-    if app is None:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = QApplication([sys.argv[0] if sys.argv else "backprop-studio"])
-    return app  # type: ignore[return-value]
+    if app is not None:
+        return app  # type: ignore[return-value]
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from .app import ensure_app
+    except ImportError:  # pragma: no cover - the app module is written in parallel
+        return QApplication([sys.argv[0] if sys.argv else "backprop-studio"])
+    return ensure_app([])
 
 
 class _FrameSheet(QWidget):

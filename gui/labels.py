@@ -489,29 +489,31 @@ def jacobian_table_html(output: str, output_shape: tuple[int, ...], leaves: Sequ
 def _paths(
     steps: Sequence[Step], output: str, leaf: str, limit: int
 ) -> tuple[list[list[Step]], int]:
-    """Every chain of steps from the output down to ``leaf`` (up to ``limit``), and the count."""
+    """Up to ``limit`` chains of steps from the output down to ``leaf``, and how many exist.
+
+    Paths are counted first, in one pass over the steps (the trace runs consumers in
+    reverse topological order, so reversed it meets every operand before its
+    consumers); the enumeration then only follows edges that reach the leaf, so a
+    deep graph with exponentially many paths costs ``limit × depth``. No recursion.
+    """
+    counts: dict[str, int] = {leaf: 1}
+    for s in reversed(steps):
+        if s.consumer != leaf:
+            counts[s.consumer] = counts.get(s.consumer, 0) + counts.get(s.operand, 0)
     by_consumer: dict[str, list[Step]] = {}
     for s in steps:
-        by_consumer.setdefault(s.consumer, []).append(s)
+        if counts.get(s.operand, 0):
+            by_consumer.setdefault(s.consumer, []).append(s)
     found: list[list[Step]] = []
-    count = 0
-
-    def walk(node: str, chain: list[Step]) -> None:
-        nonlocal count
-        if count > 10_000:
-            return
+    stack: list[tuple[str, list[Step]]] = [(output, [])]
+    while stack and len(found) < limit:
+        node, chain = stack.pop()
         if node == leaf:
-            count += 1
-            if len(found) < limit:
-                found.append(list(chain))
-            return
-        for s in by_consumer.get(node, []):
-            chain.append(s)
-            walk(s.operand, chain)
-            chain.pop()
-
-    walk(output, [])
-    return found, count
+            found.append(chain)
+            continue
+        for s in reversed(by_consumer.get(node, [])):  # reversed: first edge popped first
+            stack.append((s.operand, [*chain, s]))
+    return found, counts.get(output, 0)
 
 
 def composition_html(steps: Sequence[Step], output: str, leaves: Sequence[str],

@@ -10,12 +10,13 @@ accumulates into ``.grad`` exactly as PyTorch does.
 
 from __future__ import annotations
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from .. import labels
 from ..document import GraphDocument
 from ..frame import Phase
-from ..player import Player
+from ..player import END_TO_END_LIMIT, Player
 from ..theme import THEME
 
 BASE_PT = 11.0
@@ -49,8 +50,10 @@ class SummaryPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
         layout.addWidget(self.browser)
+        self._static: str | None = None  # the end-to-end part: changes with the results only
+        self._dirty = True
         player.frameChanged.connect(self.refresh)
-        player.timelineChanged.connect(self.refresh)
+        player.timelineChanged.connect(self._new_results)
         self.apply_theme()
 
     def apply_theme(self) -> None:
@@ -58,12 +61,31 @@ class SummaryPanel(QWidget):
         font = THEME.font(10)
         self.backward_again_button.setFont(font)
         self.zero_grad_button.setFont(font)
+        self._static = None
         self.refresh()
 
     def text(self) -> str:
+        """What the panel says now, as plain text (rendered first if it was deferred)."""
+        if self._dirty:
+            self._dirty = False
+            self.browser.setHtml(self.html())
         return self.browser.toPlainText()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._dirty:
+            self.refresh()
+
+    def _new_results(self) -> None:
+        self._static = None
+        self.refresh()
+
     def refresh(self, *_args: object) -> None:
+        """Re-render for the player's frame; deferred while the panel is hidden."""
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
         trace = self.doc.results.trace
         self.backward_again_button.setEnabled(trace is not None)
         self.zero_grad_button.setEnabled(bool(self.doc.prior_grads))
@@ -95,7 +117,15 @@ class SummaryPanel(QWidget):
         if self.doc.prior_grads:
             status += " (.grad includes earlier backward calls; Zero grad clears it)"
         body.append(labels.leaf_grads_html(leaves, grads, status))
+        if self._static is None:
+            self._static = self._end_to_end_html()
+        body.append(self._static)
+        return labels.h_document("".join(body), BASE_PT * THEME.scale)
 
+    def _end_to_end_html(self) -> str:
+        """J, vᵀJ and the path composition: the same for every frame of one result."""
+        results, trace = self.doc.results, self.doc.results.trace
+        body: list[str] = []
         e2e = self.player.end_to_end()
         if e2e is not None:
             fwd = results.forward
@@ -106,7 +136,7 @@ class SummaryPanel(QWidget):
                                       size="110%"))
             if e2e.jacobian is None:
                 body.append(labels.h_para("Too large to show (more than "
-                                          f"{4096:,} entries).", labels.MUTED_COLOR))
+                                          f"{END_TO_END_LIMIT:,} entries).", labels.MUTED_COLOR))
             else:
                 body.append(labels.jacobian_table_html(
                     e2e.output, fwd.values[e2e.output].shape, e2e.leaves,
@@ -119,4 +149,4 @@ class SummaryPanel(QWidget):
             if len(trace.steps) <= 400:
                 body.append(labels.composition_html(trace.steps, e2e.output, e2e.leaves,
                                                     e2e.sizes, e2e.jacobian))
-        return labels.h_document("".join(body), BASE_PT * THEME.scale)
+        return "".join(body)
