@@ -132,7 +132,7 @@ def accumulation_text(step: Step, fan_in: int = 1, is_leaf: bool = False) -> str
     else:
         text = f"{name} = {inline_tensor(step.before)} + {vjp} = {after}"
     if fan_in > 1:
-        text += f"   (fan-out: sums {fan_in} consumers)"
+        text += f"   (fan-out: sum of {fan_in} gradients)"
     return text
 
 
@@ -142,6 +142,17 @@ def leaf_grad_lines(leaf_grads: Mapping[str, np.ndarray | None]) -> list[str]:
     for leaf, g in leaf_grads.items():
         lines.append(f"{leaf}.grad = {'None' if g is None else inline_tensor(g, 64)}")
     return lines
+
+
+def fan_out_words(node: str, fan_in: int, senders: Sequence[str] | None) -> str:
+    """``x₃ feeds 3 consumers (y₁, y₂, c)``, or ``y is used 2 times (by z, z)`` when one
+    consumer uses it more than once (``y * y``): both mean gradients add up."""
+    if not senders:
+        return f"{h_name(node)} feeds {fan_in} consumers"
+    names = ", ".join(h_name(c) for c in senders)
+    if len(set(senders)) == len(senders):
+        return f"{h_name(node)} feeds {fan_in} consumers ({names})"
+    return f"{h_name(node)} is used {fan_in} times (by {names})"
 
 
 def objective_name(output: str, gradient: np.ndarray) -> str:
@@ -292,10 +303,12 @@ def _grad_symbol(A: str, node: str, index: str | None = None) -> str:
 
 
 def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribution: int,
-              graph: Any = None, output: str | None = None) -> str:
+              graph: Any = None, output: str | None = None,
+              senders: Sequence[str] | None = None) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
-    ``contribution`` is which of the operand's ``fan_in`` incoming gradients this is.
+    ``contribution`` is which of the operand's ``fan_in`` incoming gradients this is;
+    ``senders`` names the consumer of each of them, in order (for the fan-out note).
     """
     c, o, A = step.consumer, step.operand, objective
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
@@ -348,9 +361,9 @@ def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribut
                h_numbers(step.vjp, GRAD_COLOR), "=", after]
     parts.append(h_equation(acc))
     if fan_in > 1:
-        parts.append(h_para(
-            f"<b>Fan-out:</b> {h_name(o)} feeds {fan_in} consumers, so its gradient is the sum "
-            f"of {fan_in} terms; this is term {contribution} of {fan_in}.", GRAD_COLOR))
+        parts.append(h_para(f"<b>Fan-out:</b> {fan_out_words(o, fan_in, senders)}, so its "
+                            f"gradient is the sum of {fan_in} terms; this is term "
+                            f"{contribution} of {fan_in}.", GRAD_COLOR))
     elif step.before is not None:
         parts.append(h_para(
             f"{h_name(o)}.grad already held a gradient from an earlier backward call: "
@@ -543,20 +556,22 @@ def composition_html(steps: Sequence[Step], output: str, leaves: Sequence[str],
             factors = []
             for s in chain:
                 j = small_jacobian(s)
-                if j is None:
+                if j is None or min(j.shape) > 1:  # a full matrix inline is unreadable
                     numeric = False
                     break
-                factors.append(esc(matrix_text(j)).replace("\n", " "))
+                factors.append(esc(matrix_text(j)))
             num_terms.append("·".join(factors))
         more = f" + … ({count - len(paths)} more paths)" if count > len(paths) else ""
         lhs = f"∂{h_name(output)}/∂{h_name(leaf)}"
         parts.append(h_para(f"{lhs} = " + " + ".join(sym_terms) + more))
+        total = ""
+        if jac is not None and jac.shape[0] * n <= LABEL_MAX_ENTRIES:
+            total = h_color(esc(matrix_text(jac[:, col:col + n])).replace("\n", " "), JAC_COLOR)
         if numeric and not more:
-            total = ""
-            if jac is not None and jac.shape[0] * n <= LABEL_MAX_ENTRIES:
-                total = " = " + h_color(esc(matrix_text(jac[:, col:col + n])).replace(
-                    "\n", " "), JAC_COLOR)
-            parts.append(f'<p style="margin:0px 0px 8px 24px; {mono}">= '
-                         + " + ".join(h_color(t, JAC_COLOR) for t in num_terms) + total + "</p>")
+            terms = " + ".join(h_color(t, JAC_COLOR) for t in num_terms)
+            parts.append(f'<p style="margin:0px 0px 8px 24px; {mono}">= {terms}'
+                         + (f" = {total}" if total else "") + "</p>")
+        elif total:
+            parts.append(f'<p style="margin:0px 0px 8px 24px; {mono}">= {total}</p>')
         col += n
     return "".join(parts)

@@ -78,10 +78,11 @@ def chain_rule_html(player: Player, frame: Frame, base_pt: float = BASE_PT) -> s
     if frame.active is not None and trace is not None:
         step = frame.active
         contribution = sum(1 for s in tl.steps[: frame.k] if s.operand == step.operand)
+        senders = [s.consumer for s in tl.steps if s.operand == step.operand]
         body.append(labels.step_html(
             step, frame.k, frame.n,
             labels.objective_name(trace.output, trace.gradient),
-            frame.fan_in.get(step.operand, 1), contribution, doc.graph, trace.output))
+            frame.fan_in.get(step.operand, 1), contribution, doc.graph, trace.output, senders))
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = player.end_to_end()
         body.append('<hr/>')

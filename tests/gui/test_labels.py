@@ -151,3 +151,23 @@ def test_composition_lists_paths_and_matches_engine_block(seed2) -> None:  # noq
     assert html.count("∂y/∂y<sub>1</sub>·∂y<sub>1</sub>/∂a·∂a/∂x<sub>1</sub>") == 1
     assert "[1, 0, 0]ᵀ·3·2" in html
     assert "[6, 1, 1]ᵀ" in html
+
+
+def test_fan_out_words_tell_reuse_from_several_consumers() -> None:
+    assert labels.fan_out_words("x3", 3, ["y1", "y2", "c"]) == (
+        "x<sub>3</sub> feeds 3 consumers (y<sub>1</sub>, y<sub>2</sub>, c)")
+    assert labels.fan_out_words("y", 2, ["z", "z"]) == "y is used 2 times (by z, z)"
+
+
+def test_composition_of_matrices_shows_the_total_only() -> None:
+    g = Graph()
+    g.add_node("x", "input", value=[[1.0, 1.0], [1.0, 1.0]])
+    g.add_node("two", "const", value=2.0)
+    g.add_node("y", "add", ["x", "two"])
+    g.add_node("z", "mul", ["y", "y"])
+    g.add_node("out", "mean", ["z"])
+    t = trace_of(g, "out")
+    jac = np.full((1, 4), 1.5)
+    html = labels.composition_html(t.steps, "out", ["x"], [4], jac)
+    assert "∂out/∂z·∂z/∂y·∂y/∂x + ∂out/∂z·∂z/∂y·∂y/∂x" in html
+    assert "[1.5, 1.5, 1.5, 1.5]" in html and "[[3, 0" not in html
