@@ -164,6 +164,7 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
             gen.setFileName(str(p))
             gen.setSize(QSize(*size))
             gen.setViewBox(QRect(0, 0, *size))
+            gen.setResolution(96)  # CSS pixels: a browser shows the SVG at WxH
             gen.setTitle(doc.title or doc.display_name)
             gen.setDescription(f"Backprop Studio: {sheet.player.status_text()}")
             painter = QPainter()
