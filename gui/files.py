@@ -15,11 +15,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
 from .document import GraphDocument
+
+if TYPE_CHECKING:
+    from engine.fileformat import GraphFile
 
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8
@@ -120,34 +123,49 @@ class FileController(QObject):
         return True
 
     def open_dialog(self) -> bool:
-        if not self.maybe_save():
-            return False
         path = self.host.ask_open_path()
-        return self.load_path(path) if path else False
+        return self.open_path(path) if path else False
 
-    def open_path(self, path: str | os.PathLike[str]) -> bool:
-        """Open ``path`` after asking about unsaved changes; False if refused or cancelled."""
-        return self.maybe_save() and self.load_path(path)
+    def open_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
+        """Open ``path``; False if it is broken (the document is untouched) or the user
+        cancels the question about unsaved changes. The file is checked before asking."""
+        gf = self._read(Path(path))
+        if gf is None or not self.maybe_save():
+            return False
+        self._apply(gf, Path(path), example)
+        return True
 
     def open_example(self, path: str | os.PathLike[str]) -> bool:
         """Open a shipped example as an untitled copy, so Save never overwrites it."""
-        return self.maybe_save() and self.load_path(path, example=True)
+        return self.open_path(path, example=True)
 
     def load_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
-        """Replace the document with a file, without asking; a broken file changes nothing."""
+        """Replace the document with a file without asking; a broken file changes nothing."""
+        gf = self._read(Path(path))
+        if gf is None:
+            return False
+        self._apply(gf, Path(path), example)
+        return True
+
+    def _read(self, p: Path) -> GraphFile | None:
+        """The file, validated, or None after telling the user (one line) what is wrong."""
         from engine.fileformat import FileFormatError, load
 
-        p = Path(path)
         try:
-            gf = load(p, partial=True)
+            return load(p, partial=True)
         except FileFormatError as exc:
             self.host.show_error(f"Cannot open {p.name}: {exc}")
             if not p.exists():
                 self._forget_recent(p)
-            return False
         except Exception as exc:  # never a traceback for a file a user picked
             self.host.show_error(f"Cannot open {p.name}: {exc}".splitlines()[0])
-            return False
+        return None
+
+    def _apply(self, gf: GraphFile, p: Path, example: bool) -> None:
+        from engine.fileformat import EXAMPLES_DIR
+
+        # A shipped example always opens as a copy, so Save never overwrites it.
+        example = example or p.resolve().parent == Path(EXAMPLES_DIR).resolve()
         self.remove_autosave()
         gf.extra.pop("autosave", None)
         view = gf.extra.get("view")
@@ -156,7 +174,6 @@ class FileController(QObject):
         if not example:
             self.add_recent(p)
         self.message.emit(f"Opened {p.name}")
-        return True
 
     # ------------------------------------------------------------------ save
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -32,7 +32,6 @@ from engine.errors import GraphError
 
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
-from .commands import Disconnect, RemoveNodes, push
 from .document import GraphDocument
 from .files import FileController
 from .panels.chain_rule import ChainRulePanel
@@ -91,6 +90,7 @@ class MainWindow(QMainWindow):
         self.clipboard = Clipboard()
         self.files = FileController(self.doc, self, self)
         self.presenting = False
+        self._refit_on_resize = False
         self._saved_state: QByteArray | None = None
         self._pending_view: dict[str, Any] | str | None = "fit"
         self._shown_once = False
@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         self.panels_dock = self._dock("Panels", "PanelsDock", self.tabs,
                                       Qt.DockWidgetArea.BottomDockWidgetArea)
         self.panels_dock.setTitleBarWidget(QWidget())  # the tabs are title enough
-        self.resizeDocks([self.palette_dock, self.inspector_dock], [190, 370],
+        self.resizeDocks([self.palette_dock, self.inspector_dock], [215, 340],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
 
@@ -197,7 +197,9 @@ class MainWindow(QMainWindow):
         if isinstance(keys, list):
             act.setShortcuts([QKeySequence(k) for k in keys])
         elif isinstance(keys, QKeySequence.StandardKey):
-            act.setShortcuts(keys)
+            # The platform's primary binding only: the alternates include media keys
+            # ("Save", "Copy") that would clutter the menus and the shortcuts sheet.
+            act.setShortcuts(QKeySequence.keyBindings(keys)[:1])
         elif keys:
             act.setShortcut(QKeySequence(keys))
         act.setShortcutContext(scope)
@@ -245,7 +247,7 @@ class MainWindow(QMainWindow):
             "about": a("&About Backprop Studio", self.show_about),
         }
         undo = self.doc.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcuts(SK.Undo)
+        undo.setShortcut(QKeySequence("Ctrl+Z"))
         redo = self.doc.undo_stack.createRedoAction(self, "&Redo")
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.addActions([undo, redo])
@@ -327,6 +329,7 @@ class MainWindow(QMainWindow):
         self.canvas.selectionChangedIds.connect(self.inspector.set_selection)
         self.canvas.statusMessage.connect(self.show_status)
         self.inspector.message.connect(self.show_status)
+        self.inspector.renamed.connect(lambda new: self.canvas.select_ids([new]))
         self.files.message.connect(self.show_status)
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)
@@ -406,21 +409,8 @@ class MainWindow(QMainWindow):
             self.canvas.select_ids(ids)
 
     def delete_selection(self) -> None:
-        """Delete the selected nodes and edges as one undo step."""
-        ids = [n for n in self.canvas.selected_ids() if n in self.doc.graph]
-        gone = set(ids)
-        edges = [e for e in self.canvas.selected_edges() if e[0] not in gone and e[1] not in gone]
-        if not ids and not edges:
-            return
-        stack = self.doc.undo_stack
-        stack.beginMacro("Delete selection")
-        try:
-            for _src, dst, index in edges:
-                push(self.doc, Disconnect(self.doc, dst, index))
-            if ids:
-                push(self.doc, RemoveNodes(self.doc, ids))
-        finally:
-            stack.endMacro()
+        """Delete the selected nodes and edges as one undo step (the canvas knows how)."""
+        self.canvas.delete_selected()
 
     # ------------------------------------------------------------------ files
 
@@ -534,6 +524,11 @@ class MainWindow(QMainWindow):
             self._shown_once = True
             QTimer.singleShot(0, self._apply_pending_view)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self._refit_on_resize:
+            QTimer.singleShot(0, self.canvas.fit_all)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         if not self.files.maybe_save():
             event.ignore()
@@ -586,7 +581,8 @@ class MainWindow(QMainWindow):
         self.actions["present"].setChecked(True)
         self.actions["leave"].setEnabled(True)
         self.showFullScreen()
-        self.resizeDocks([self.panels_dock], [int(230 * THEME.scale)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.panels_dock], [int(170 * THEME.scale)], Qt.Orientation.Vertical)
+        self._refit_on_resize = True  # the full-screen size arrives later: fit then too
         QTimer.singleShot(0, self.canvas.fit_all)
         self.canvas.setFocus()
 
@@ -594,6 +590,7 @@ class MainWindow(QMainWindow):
         if not self.presenting:
             return
         self.presenting = False
+        self._refit_on_resize = False
         THEME.scale = 1.0
         THEME.high_contrast = False
         self.menuBar().show()
@@ -620,12 +617,9 @@ class MainWindow(QMainWindow):
         panels: list[Any] = [self.canvas, self.chain_rule, self.player_bar]
         panels += [t.panel for t in (self._summary_tab, self._jacobian_tab) if t.panel]
         for panel in panels:
-            apply = getattr(panel, "apply_theme", None)
+            apply = getattr(panel, "apply_theme", None) or getattr(panel, "refresh_theme", None)
             if callable(apply):
                 apply()
-        if self.canvas.scene() is not None:
-            self.canvas.scene().update()
-        self.canvas.viewport().update()
 
     def choose_font_scale(self) -> None:
         value, ok = QInputDialog.getDouble(

@@ -303,9 +303,8 @@ class TensorEditor(QWidget):
             self.table.setRowCount(grid.shape[0])
             self.table.setColumnCount(grid.shape[1])
             self.table.setHorizontalHeaderLabels([str(c) for c in range(grid.shape[1])])
-            self.table.setVerticalHeaderLabels(
-                [str(r) for r in range(grid.shape[0])] if value.ndim == 2 else [""]
-            )
+            self.table.setVerticalHeaderLabels([str(r) for r in range(grid.shape[0])])
+            self.table.verticalHeader().setVisible(value.ndim == 2)
             for r in range(grid.shape[0]):
                 for c in range(grid.shape[1]):
                     item = self.table.item(r, c)

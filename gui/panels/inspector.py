@@ -41,6 +41,11 @@ from ..tensor_editor import TensorEditor
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
 
+NO_SELECTION = (
+    "Select a node on the canvas to see its value and gradient.\n"
+    "Add nodes by double-clicking an op in the palette, dragging it onto the canvas, "
+    "or pressing Tab on the canvas."
+)
 _MUTED = "color: #5b6270;"
 _ERROR = "color: #b3261e;"
 _GRAD = "color: #b3261e;"
@@ -63,6 +68,7 @@ def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
 
     Raises ValueError with a message a student can act on.
     """
+    bracketed = text.strip().startswith(("[", "("))
     cleaned = text.strip().strip("[]()").strip()
     if not cleaned or cleaned.lower() == "none":
         if allow_none:
@@ -73,7 +79,7 @@ def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
         numbers = [int(p) for p in parts]
     except ValueError:
         raise ValueError(f"{text.strip()!r} is not an integer or a list of integers") from None
-    if allow_none and len(numbers) == 1 and "," not in cleaned:
+    if allow_none and len(numbers) == 1 and "," not in cleaned and not bracketed:
         return numbers[0]
     return numbers
 
@@ -115,7 +121,13 @@ class _Section(QGroupBox):
 
 
 class NodeSection(_Section):
-    """Name, attributes, value editor, requires_grad, value/gradient/error of one node."""
+    """Name, attributes, value editor, requires_grad, value/gradient/error of one node.
+
+    ``renamed(new_id)`` tells the window to select the node under its new name (the
+    canvas rebuilds the renamed item, which drops it from the selection).
+    """
+
+    renamed = Signal(str)
 
     def __init__(self, doc: GraphDocument) -> None:
         super().__init__("Node", doc)
@@ -127,7 +139,7 @@ class NodeSection(_Section):
         self._idle.setInterval(GESTURE_IDLE_MS)
         self._idle.timeout.connect(self._end_gesture)
 
-        self.hint = QLabel("Select a node on the canvas to inspect it.")
+        self.hint = QLabel(NO_SELECTION)
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet(_MUTED)
         self.op_label = QLabel()
@@ -327,6 +339,9 @@ class NodeSection(_Section):
         if not self._push(Rename(self.doc, old, new)):
             self.node_id = old
             self.name_edit.setText(old)
+            return
+        self.set_node(new)
+        self.renamed.emit(new)
 
     def _value_edited(self, value: np.ndarray, scrubbing: bool) -> None:
         nid = self.node_id
@@ -518,6 +533,7 @@ class Inspector(QScrollArea):
     """
 
     message = Signal(str)
+    renamed = Signal(str)
 
     def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -535,6 +551,7 @@ class Inspector(QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.node.message.connect(self.message)
+        self.node.renamed.connect(self.renamed)
         self.backward.message.connect(self.message)
 
     @property
@@ -547,4 +564,4 @@ class Inspector(QScrollArea):
         if len(ids) > 1:
             self.node.hint.setText(f"{len(ids)} nodes selected.")
         else:
-            self.node.hint.setText("Select a node on the canvas to inspect it.")
+            self.node.hint.setText(NO_SELECTION)

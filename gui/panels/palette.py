@@ -26,6 +26,20 @@ MIME_OP = "application/x-backprop-op"
 _OP_ROLE = Qt.ItemDataRole.UserRole
 
 
+def op_formula(op: str) -> str:
+    """How the op reads in PyTorch, from the op table's own title (``a ** b``, ``sum(a)``)."""
+    if op in LEAF_DOCS:
+        return "constant" if op == "const" else "requires_grad"
+    spec = OPS[op]
+    if spec.arity is None:
+        return f"{op}([a, …])"
+    try:
+        text = spec.title(["a", "b", "c"][: spec.arity], dict(spec.attrs))
+    except Exception:  # a title that needs more than defaults: the name will do
+        return op
+    return text if len(text) <= 12 else text[: text.find("(") + 1] + "…)"
+
+
 def op_tooltip(op: str) -> str:
     """The one-line description a student sees when hovering an op."""
     if op in LEAF_DOCS:
@@ -43,6 +57,9 @@ class OpTree(QTreeWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setHeaderHidden(True)
+        self.setColumnCount(2)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setDragEnabled(True)
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -91,8 +108,11 @@ class Palette(QWidget):
             font = group.font(0)
             font.setBold(True)
             group.setFont(0, font)
+            group.setFirstColumnSpanned(True)
             for op in ops_in(category):
-                item = QTreeWidgetItem(group, [op])
+                item = QTreeWidgetItem(group, [op, op_formula(op)])
+                item.setForeground(1, self.palette().placeholderText())
+                item.setToolTip(1, op_tooltip(op))
                 item.setData(0, _OP_ROLE, op)
                 item.setToolTip(0, op_tooltip(op))
                 item.setFlags(
@@ -102,6 +122,7 @@ class Palette(QWidget):
                 )
                 self._items[op] = item
         self.tree.expandAll()
+        self.tree.resizeColumnToContents(0)
         self.tree.itemActivated.connect(self._activated)
         self.filter.textChanged.connect(self._apply_filter)
         self.filter.returnPressed.connect(self._activate_first)

@@ -17,6 +17,12 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_SANDBOX, "cache")
 
 import pytest  # noqa: E402
 
+from gui.app import patch_signal_emit_refcount  # noqa: E402
+
+# PySide6 6.12 drops a reference to True on every emit from Python; without this a
+# long test session aborts in the interpreter's finaliser (see gui.app).
+patch_signal_emit_refcount()
+
 ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "artifacts")
 
 
@@ -42,3 +48,30 @@ def artifacts_dir() -> str:
     """tests/artifacts/ (git-ignored): screenshots for a reviewer to look at."""
     os.makedirs(ARTIFACTS, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
+    """Replace every dialog the main window can open, so no test can hang on one.
+
+    Returns the record of what was asked; tests change the answers in it.
+    """
+    from gui.main_window import MainWindow
+
+    record: dict = {"errors": [], "asked": [], "discard": "discard", "recover": False}
+
+    def confirm_discard(self) -> str:  # noqa: ANN001
+        record["asked"].append("discard")
+        return record["discard"]
+
+    def ask_recover(self, text: str) -> bool:  # noqa: ANN001
+        record["asked"].append("recover")
+        return record["recover"]
+
+    monkeypatch.setattr(MainWindow, "confirm_discard", confirm_discard)
+    monkeypatch.setattr(MainWindow, "ask_recover", ask_recover)
+    monkeypatch.setattr(MainWindow, "show_error",
+                        lambda self, text: record["errors"].append(text))
+    monkeypatch.setattr(MainWindow, "ask_open_path", lambda self: None)
+    monkeypatch.setattr(MainWindow, "ask_save_path", lambda self, suggested: None)
+    return record

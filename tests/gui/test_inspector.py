@@ -1,0 +1,196 @@
+"""The inspector edits a node the way a student does: every change one undoable command,
+every refusal one line naming the node."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from gui.commands import AddNode, Connect, SetBackward, push
+from gui.document import GraphDocument
+from gui.panels.inspector import Inspector, parse_int_list
+
+
+@pytest.fixture
+def doc() -> GraphDocument:
+    """x = [1, 2, 3] (input), c = 2 (const), y = x * c, s = sum(y)."""
+    d = GraphDocument()
+    for cmd in (
+        AddNode(d, "input", (0, 0), id="x", value=[1.0, 2.0, 3.0]),
+        AddNode(d, "const", (0, 100), id="c", value=2.0),
+        AddNode(d, "mul", (200, 50), id="y"),
+        AddNode(d, "sum", (400, 50), id="s"),
+        Connect(d, "x", "y", 0),
+        Connect(d, "c", "y", 1),
+        Connect(d, "y", "s", 0),
+        SetBackward(d, "s", None),
+    ):
+        assert push(d, cmd) is None
+    return d
+
+
+@pytest.fixture
+def inspector(qtbot, doc: GraphDocument) -> Inspector:
+    widget = Inspector(doc)
+    qtbot.addWidget(widget)
+    widget.resize(380, 900)
+    widget.show()
+    return widget
+
+
+def test_shows_value_gradient_and_error(inspector: Inspector, doc: GraphDocument) -> None:
+    inspector.set_selection(["x"])
+    assert inspector.node.grad_label.text() == "[2, 2, 2]"
+    assert inspector.node.requires_grad.isVisible()
+    inspector.set_selection(["y"])
+    assert inspector.node.value_label.text() == "[2, 4, 6]"
+    assert not inspector.node.error_label.isVisible()
+    inspector.set_selection(["c"])
+    assert "does not require grad" in inspector.node.grad_label.text()
+    assert not inspector.node.requires_grad.isVisible()
+    # A shape error is shown on the node it belongs to, in one line naming it.
+    editor = inspector.node.value_editor
+    editor.kind.setCurrentText("vector")
+    editor.cols.setValue(2)
+    inspector.set_selection(["y"])
+    assert inspector.node.error_label.isVisible()
+    assert inspector.node.error_label.text().startswith("node 'y':")
+    assert "\n" not in inspector.node.error_label.text()
+
+
+def test_rename_and_refused_rename(inspector: Inspector, doc: GraphDocument) -> None:
+    inspector.set_selection(["x"])
+    inspector.node.name_edit.setText("inp")
+    inspector.node.name_edit.editingFinished.emit()
+    assert "inp" in doc.graph and "x" not in doc.graph
+    assert inspector.node_id == "inp"
+    count = doc.undo_stack.count()
+    inspector.node.name_edit.setText("y")  # taken
+    inspector.node.name_edit.editingFinished.emit()
+    assert "inp" in doc.graph and doc.undo_stack.count() == count
+    assert inspector.node.problem.text() == "node 'inp': the name 'y' is already used"
+    assert inspector.node.name_edit.text() == "inp"
+    doc.undo_stack.undo()
+    assert "x" in doc.graph
+
+
+def test_table_editor_changes_values_and_shape(inspector: Inspector, doc: GraphDocument) -> None:
+    inspector.set_selection(["x"])
+    editor = inspector.node.value_editor
+    assert editor.kind.currentText() == "vector" and editor.cols.value() == 3
+    editor.cell(0, 1).setText("5")
+    np.testing.assert_array_equal(doc.graph.nodes["x"].value, [1, 5, 3])
+    assert inspector.node.grad_label.text() == "[2, 2, 2]"
+    editor.cols.setValue(4)
+    np.testing.assert_array_equal(doc.graph.nodes["x"].value, [1, 5, 3, 0])
+    editor.kind.setCurrentText("matrix")
+    editor.rows.setValue(2)
+    np.testing.assert_array_equal(doc.graph.nodes["x"].value, [[1, 5, 3, 0], [0, 0, 0, 0]])
+    editor.cell(1, 3).setText("7")
+    assert doc.graph.nodes["x"].value[1, 3] == 7
+    editor.cell(0, 0).setText("seven")  # not a number: refused in place, nothing pushed
+    assert doc.graph.nodes["x"].value[0, 0] == 1
+    assert editor.cell(0, 0).text() == "1"
+    for _ in range(5):
+        doc.undo_stack.undo()
+    np.testing.assert_array_equal(doc.graph.nodes["x"].value, [1, 2, 3])
+    assert editor.cols.value() == 3 and editor.kind.currentText() == "vector"
+
+
+def test_scrub_is_one_undo_step_per_gesture(qtbot, inspector: Inspector, doc: GraphDocument):
+    inspector.set_selection(["c"])
+    editor = inspector.node.value_editor
+    assert editor.kind.currentText() == "scalar"
+    before = doc.undo_stack.count()
+    for v in (2.1, 2.2, 2.3, 2.4):  # wheel / arrow keys: each a valueChanged
+        editor.spin.setValue(v)
+        assert doc.results.forward.values["s"] == pytest.approx(6 * v)  # the graph follows
+    editor.gestureEnded.emit()
+    assert doc.undo_stack.count() == before + 1
+    # A drag on the handle is a second gesture: a second step.
+    handle = editor.handle
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=QPoint(2, 5))
+    for x in range(6, 60, 6):
+        qtbot.mouseMove(handle, QPoint(x, 5))
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=QPoint(60, 5))
+    assert doc.graph.nodes["c"].value > 2.4
+    assert doc.undo_stack.count() == before + 2
+    doc.undo_stack.undo()
+    assert float(doc.graph.nodes["c"].value) == pytest.approx(2.4)
+    doc.undo_stack.undo()
+    assert float(doc.graph.nodes["c"].value) == 2.0
+    assert editor.spin.value() == 2.0
+
+
+def test_requires_grad_checkbox(inspector: Inspector, doc: GraphDocument) -> None:
+    inspector.set_selection(["x"])
+    inspector.node.requires_grad.setChecked(False)
+    assert not doc.graph.nodes["x"].requires_grad
+    assert "does not require grad" in inspector.backward.status.text()
+    doc.undo_stack.undo()
+    assert inspector.node.requires_grad.isChecked()
+    assert inspector.node.grad_label.text() == "[2, 2, 2]"
+
+
+def test_attribute_widgets(inspector: Inspector, doc: GraphDocument) -> None:
+    inspector.set_selection(["s"])
+    widgets = inspector.node.attr_widgets
+    assert set(widgets) == {"dim", "keepdim"}
+    dim = widgets["dim"]
+    assert dim.text() == ""
+    dim.setText("0")
+    dim.editingFinished.emit()
+    assert doc.graph.nodes["s"].attrs["dim"] == 0
+    dim.setText("[0]")
+    dim.editingFinished.emit()
+    assert doc.graph.nodes["s"].attrs["dim"] == [0]
+    dim.setText("")
+    dim.editingFinished.emit()
+    assert doc.graph.nodes["s"].attrs["dim"] is None
+    count = doc.undo_stack.count()
+    dim.setText("one")
+    dim.editingFinished.emit()
+    assert doc.undo_stack.count() == count
+    assert inspector.node.problem.text().startswith("node 's': dim:")
+    widgets["keepdim"].setChecked(True)
+    assert doc.graph.nodes["s"].attrs["keepdim"] is True
+
+
+def test_parse_int_list() -> None:
+    assert parse_int_list("", allow_none=True) is None
+    assert parse_int_list("None", allow_none=True) is None
+    assert parse_int_list(" 2 ", allow_none=True) == 2
+    assert parse_int_list("0, 1", allow_none=True) == [0, 1]
+    assert parse_int_list("[2, -1]", allow_none=False) == [2, -1]
+    with pytest.raises(ValueError):
+        parse_int_list("", allow_none=False)
+    with pytest.raises(ValueError):
+        parse_int_list("1.5", allow_none=True)
+
+
+def test_backward_section(inspector: Inspector, doc: GraphDocument) -> None:
+    back = inspector.backward
+    assert back.output_combo.currentText() == "s"
+    assert back.implicit.isChecked()
+    # Choose the non-scalar y: v is empty, and the message says why nothing runs.
+    back.output_combo.setCurrentText("y")
+    back.output_combo.activated.emit(back.output_combo.currentIndex())
+    assert doc.output == "y" and doc.gradient is None
+    assert "implicitly created only for scalar outputs" in back.status.text()
+    assert back.v_editor.value().shape == (3,)  # pre-filled with the output's shape
+    back.ones_button.click()
+    np.testing.assert_array_equal(doc.gradient, [1, 1, 1])
+    inspector.set_selection(["x"])
+    assert inspector.node.grad_label.text() == "[2, 2, 2]"
+    back.onehot_index.setValue(2)
+    back.onehot_button.click()
+    np.testing.assert_array_equal(doc.gradient, [0, 0, 1])
+    assert inspector.node.grad_label.text() == "[0, 0, 2]"
+    back.v_editor.cell(0, 0).setText("0.5")
+    np.testing.assert_array_equal(doc.gradient, [0.5, 0, 1])
+    back.implicit.setChecked(True)
+    assert doc.gradient is None
+    assert "scalar outputs" in back.status.text()
+    doc.undo_stack.undo()
+    np.testing.assert_array_equal(doc.gradient, [0.5, 0, 1])
