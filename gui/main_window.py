@@ -575,6 +575,7 @@ class MainWindow(QMainWindow):
         self.tabs.tabBar().hide()
         self.menuBar().hide()
         self.statusBar().hide()
+        self.player_bar.hide()  # its keys still work: the window holds its actions
         THEME.scale = presentation_scale()
         THEME.high_contrast = True
         self._apply_theme()

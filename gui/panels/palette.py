@@ -26,6 +26,14 @@ MIME_OP = "application/x-backprop-op"
 _OP_ROLE = Qt.ItemDataRole.UserRole
 
 
+def op_mime(op: str) -> QMimeData:
+    """What a palette drag carries: the op name, as the canvas's drop expects it."""
+    mime = QMimeData()
+    mime.setData(MIME_OP, op.encode("utf-8"))
+    mime.setText(op)
+    return mime
+
+
 def op_formula(op: str) -> str:
     """How the op reads in PyTorch, from the op table's own title (``a ** b``, ``sum(a)``)."""
     if op in LEAF_DOCS:
@@ -76,11 +84,8 @@ class OpTree(QTreeWidget):
         op = item.data(0, _OP_ROLE) if item else None
         if not op:
             return
-        mime = QMimeData()
-        mime.setData(MIME_OP, op.encode("utf-8"))
-        mime.setText(op)
         drag = QDrag(self)
-        drag.setMimeData(mime)
+        drag.setMimeData(op_mime(op))
         drag.exec(Qt.DropAction.CopyAction)
 
 

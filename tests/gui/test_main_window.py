@@ -234,7 +234,7 @@ def test_presentation_mode(qtbot, make_window) -> None:  # noqa: ANN001
     assert win.presenting and win.isFullScreen()
     assert THEME.scale == 2.0 and THEME.high_contrast
     assert not win.palette_dock.isVisible() and not win.inspector_dock.isVisible()
-    assert not win.menuBar().isVisible()
+    assert not win.menuBar().isVisible() and not win.player_bar.isVisible()
     assert win.chain_rule.isVisible() and win.tabs.currentWidget() is win.chain_rule
     # Arrow keys and PageUp/PageDown step the player.
     keys = {k.toString() for k in win.player_bar.actions["step_back"].shortcuts()}
@@ -249,6 +249,7 @@ def test_presentation_mode(qtbot, make_window) -> None:  # noqa: ANN001
     assert THEME.scale == 1.0 and not THEME.high_contrast
     assert win.palette_dock.isVisible() and win.inspector_dock.isVisible()
     assert win.menuBar().isVisible() and win.tabs.tabBar().isVisible()
+    assert win.player_bar.isVisible()
     win.set_font_scale(PRESENTATION_SCALE)
 
 
@@ -271,6 +272,26 @@ def test_examples_menu_and_palette(qtbot, make_window, no_dialogs) -> None:  # n
     node = win.add_op_at_centre("exp")
     assert node in win.doc.graph and win.canvas.selected_ids() == [node]
     assert win.inspector.node_id == node
+
+
+def test_palette_drag_drops_a_node(qtbot, make_window) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    from gui.panels.palette import op_mime
+
+    win = make_window()
+    mime = op_mime("tanh")
+    viewport = win.canvas.viewport()
+    where = QPointF(viewport.rect().center())
+    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    enter = QDragEnterEvent(where, Qt.DropAction.CopyAction, mime, buttons, mods)
+    QApplication.sendEvent(viewport, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(where, Qt.DropAction.CopyAction, mime, buttons, mods)
+    QApplication.sendEvent(viewport, drop)
+    added = [n for n, node in win.doc.graph.nodes.items() if node.op == "tanh"]
+    assert len(added) == 1 and win.inspector.node_id == added[0]
 
 
 def test_inspector_follows_rename_and_undo(make_window) -> None:  # noqa: ANN001
