@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import ArityError, GradientError, GraphError, ShapeError
 from .graph import Graph, as_tensor
-from .ops import OPS, OpShapeError
+from .ops import LEAF_OPS, OPS, OpShapeError
 from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace
 
 
@@ -61,36 +61,46 @@ def _operand_error(graph: Graph, node_id: str) -> GraphError | None:
 def forward(graph: Graph) -> Forward:
     """Evaluate every node in topological order, collecting per-node errors."""
     result = Forward(order=graph.topological_order())
-    values, req, nodes = result.values, result.requires_grad, graph.nodes
+    values, req, errors, nodes = result.values, result.requires_grad, result.errors, graph.nodes
+    ndarray, f64 = np.ndarray, np.float64
     with np.errstate(all="ignore"):
         for nid in result.order:
             node = nodes[nid]
-            if node.is_leaf:
+            name = node.op
+            if name in LEAF_OPS:
                 values[nid] = node.value
-                if node.requires_grad and node.op == "input":
+                if node.requires_grad and name == "input":
                     req.add(nid)
                 continue
             inputs = node.inputs
-            error = _operand_error(graph, nid)
-            if error is not None:
-                result.errors[nid] = error
-                continue
-            if any(s not in values for s in inputs):
+            op = OPS[name]
+            if not inputs or None in inputs or (op.arity is not None and len(inputs) != op.arity):
+                error = _operand_error(graph, nid)
+                if error is not None:
+                    errors[nid] = error
+                    continue
+            try:
+                xs = [values[s] for s in inputs]
+            except KeyError:
                 continue  # blocked by an upstream error, reported there
-            xs = [values[s] for s in inputs]
-            op = OPS[node.op]
             try:
                 out = op.forward(xs, node.attrs)
             except Exception as exc:  # numpy's own message is the fallback
-                result.errors[nid] = _shape_error(nid, op.name, xs, node.attrs, exc)
+                errors[nid] = _shape_error(nid, name, xs, node.attrs, exc)
                 continue
-            values[nid] = np.asarray(out, dtype=np.float64)
-            if any(s in req for s in inputs):
-                req.add(nid)
+            if type(out) is not ndarray or out.dtype != f64:
+                out = np.asarray(out, dtype=f64)  # numpy hands back scalars for 0-D results
+            values[nid] = out
+            for s in inputs:
+                if s in req:
+                    req.add(nid)
+                    break
     return result
 
 
-def _shape_error(nid: str, op: str, xs: list[np.ndarray], attrs: dict, exc: Exception) -> GraphError:
+def _shape_error(
+    nid: str, op: str, xs: list[np.ndarray], attrs: dict, exc: Exception
+) -> GraphError:
     try:
         OPS[op].check([x.shape for x in xs], attrs)
     except OpShapeError as err:
@@ -134,8 +144,9 @@ def seed_gradient(graph: Graph, fwd: Forward, output: str, gradient: Any = None)
     try:
         v = as_tensor(gradient)
     except (TypeError, ValueError):
-        raise GradientError("the gradient v must be a number or a nested list of numbers",
-                            output) from None
+        raise GradientError(
+            "the gradient v must be a number or a nested list of numbers", output
+        ) from None
     if v.shape != out.shape:
         raise GradientError(
             f"the gradient v has shape {_fmt(v.shape)} but the output has shape {_fmt(out.shape)}",
@@ -152,39 +163,62 @@ def _propagate(
     prior: dict[str, np.ndarray] | None,
     steps: list[Step] | None,
 ) -> dict[str, np.ndarray]:
-    """The reverse walk. Appends one step per edge to ``steps`` when given."""
+    """The reverse walk. Appends one step per edge to ``steps`` when given.
+
+    Only nodes that received a gradient send one on, so the walk touches exactly
+    the ancestors of ``output`` that require grad; ``prior`` (earlier ``.grad`` of
+    leaves) becomes the ``before`` of the first step into each such leaf.
+    """
     nodes, values, req = graph.nodes, fwd.values, fwd.requires_grad
-    relevant = graph.ancestors(output)
-    relevant.add(output)
-    grads: dict[str, np.ndarray] = {}
+    earlier: dict[str, np.ndarray] = {}
     if prior:
         for leaf, g in prior.items():
-            if leaf in relevant and leaf in values and g.shape == values[leaf].shape:
-                grads[leaf] = g
-    grads[output] = v if output not in grads else grads[output] + v
+            node = nodes.get(leaf)
+            value = values.get(leaf)
+            if node is not None and node.is_leaf and leaf in req and value is not None:
+                if g.shape == value.shape:
+                    earlier[leaf] = g
+    grads: dict[str, np.ndarray] = {output: v if output not in earlier else earlier[output] + v}
+    order = fwd.order
+    try:
+        upto = order.index(output) + 1  # nothing after the output in the order feeds it
+    except ValueError:
+        upto = len(order)
+    ndarray, f64 = np.ndarray, np.float64
+    record = steps is not None
     with np.errstate(all="ignore"):
-        for cid in reversed(fwd.order):
-            if cid not in relevant or cid not in req:
+        for k in range(upto - 1, -1, -1):
+            cid = order[k]
+            g = grads.get(cid)
+            if g is None or cid not in req:
                 continue
             node = nodes[cid]
-            if node.is_leaf:
-                continue
-            g = grads.get(cid)
-            if g is None:
+            if node.op in LEAF_OPS:
                 continue
             op = OPS[node.op]
             inputs = node.inputs
             xs = [values[s] for s in inputs]
             out = values[cid]
-            ctx = EdgeContext(node.op, xs, out, node.attrs) if steps is not None else None
+            attrs = node.attrs
+            vjp_of = op.vjp
+            ctx = EdgeContext(node.op, xs, out, attrs) if record else None
             for i, src in enumerate(inputs):
                 if src not in req:
                     continue
-                vjp = np.asarray(op.vjp(i, g, xs, out, node.attrs), dtype=np.float64)
+                vjp = vjp_of(i, g, xs, out, attrs)
+                if type(vjp) is not ndarray or vjp.dtype != f64:
+                    vjp = np.asarray(vjp, dtype=f64)
                 before = grads.get(src)
-                after = vjp if before is None else np.asarray(before + vjp)
+                if before is None and earlier:
+                    before = earlier.get(src)
+                if before is None:
+                    after = vjp
+                else:
+                    after = before + vjp
+                    if type(after) is not ndarray:
+                        after = np.asarray(after, dtype=f64)
                 grads[src] = after
-                if steps is not None:
+                if record:
                     steps.append(Step(cid, src, i, g, vjp, before, after, ctx))
     return grads
 
@@ -220,9 +254,17 @@ def end_to_end_jacobian(
     """d(output)/d(wrt leaves): rows are output elements, columns the leaves' elements
     side by side (row-major). Built by pulling back each basis vector, so it is the
     composition of the edge Jacobians; None above ``limit`` entries."""
+    if output not in graph:
+        raise GraphError(f"no node named {output!r} to differentiate")
     error = _first_error(graph, fwd, output)
     if error is not None:
         raise error
+    for w in wrt:
+        if w not in graph:
+            raise GraphError(f"no node named {w!r} to differentiate with respect to")
+        error = _first_error(graph, fwd, w)
+        if error is not None:
+            raise error
     out_shape = fwd.values[output].shape
     m = int(np.prod(out_shape))
     sizes = [int(fwd.values[w].size) for w in wrt]

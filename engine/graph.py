@@ -137,7 +137,9 @@ class Graph:
         if index < 0 or (arity is not None and index >= arity):
             raise GraphError(f"{node.op} has no operand port {index}", dst)
         if index < len(node.inputs) and node.inputs[index] is not None:
-            raise GraphError(f"operand port {index} is already taken by {node.inputs[index]!r}", dst)
+            raise GraphError(
+                f"operand port {index} is already taken by {node.inputs[index]!r}", dst
+            )
         if src == dst or nx.has_path(self._dag, dst, src):
             raise CycleError(f"connecting {src!r} -> {dst!r} would make a cycle", dst)
 
@@ -170,9 +172,10 @@ class Graph:
 
     def rename(self, old: str, new: str) -> None:
         """Give a node a new id, keeping every edge."""
+        self._get(old)
         if old == new:
             return
-        if not new:
+        if not isinstance(new, str) or not new:
             raise GraphError("a node id must be a non-empty string", old)
         if new in self.nodes:
             raise GraphError(f"the id {new!r} is already used", old)
@@ -214,9 +217,7 @@ class Graph:
 
     def edges(self) -> list[tuple[str, str, int]]:
         """Every connected port as (operand, consumer, operand index)."""
-        return [
-            (s, n.id, i) for n in self.nodes.values() for i, s in enumerate(n.inputs) if s
-        ]
+        return [(s, n.id, i) for n in self.nodes.values() for i, s in enumerate(n.inputs) if s]
 
     def outputs(self) -> list[str]:
         """Nodes nothing consumes: the natural candidates for ``backward``."""

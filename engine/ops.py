@@ -58,15 +58,16 @@ class Op:
 
 def unbroadcast(g: Array, shape: Shape) -> Array:
     """Sum ``g`` down to ``shape``: the adjoint of numpy/PyTorch broadcasting."""
-    if g.shape == shape:
+    gshape = g.shape
+    if gshape == shape:
         return g
-    lead = g.ndim - len(shape)
-    if lead:
-        g = g.sum(axis=tuple(range(lead)))
-    kept = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
-    if kept:
-        g = g.sum(axis=kept, keepdims=True)
-    return g.reshape(shape)
+    if not shape:
+        return np.asarray(g.sum())
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1
+    )
+    return g.sum(axis=axes).reshape(shape)
 
 
 def broadcast_dims(operand: Shape, out: Shape) -> list[int]:
@@ -205,12 +206,37 @@ def _reduce_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     return tuple(n for d, n in enumerate(shape) if d not in dims)
 
 
-def _expand_back(g: Array, shape: Shape, attrs: dict[str, Any]) -> Array:
-    """Undo a reduction's shape change: ``g`` broadcast back to the operand's shape."""
-    dims = reduce_dims(len(shape), attrs.get("dim"))
-    if not attrs.get("keepdim") and dims:
-        g = np.expand_dims(g, dims)
-    return np.broadcast_to(g, shape)
+def _axes(ndim: int, dim: int | list[int] | None) -> tuple[int, ...] | None:
+    """``dim`` as numpy's ``axis``: None for a full reduction (the fast path)."""
+    if dim is None or (isinstance(dim, list) and not dim):
+        return None
+    return reduce_dims(ndim, dim)
+
+
+def _reduce_forward(mean: bool) -> Callable[[Sequence[Array], dict[str, Any]], Array]:
+    def forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+        x = xs[0]
+        out = x.sum(axis=_axes(x.ndim, attrs.get("dim")), keepdims=bool(attrs.get("keepdim")))
+        if mean:  # sum / n, as PyTorch computes it
+            out = out / (x.size // out.size if out.size else 1)
+        return out
+
+    return forward
+
+
+def _expand_back(g: Array, shape: Shape, attrs: dict[str, Any], count: int = 1) -> Array:
+    """Undo a reduction's shape change: ``g`` (divided by ``count``) over the operand's shape."""
+    axes = _axes(len(shape), attrs.get("dim"))
+    if axes is not None and not attrs.get("keepdim"):
+        g = g.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    out = np.empty(shape)
+    out[...] = g / count if count != 1 else g
+    return out
+
+
+def _mean_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+    x = xs[0]
+    return _expand_back(g, x.shape, attrs, x.size // out.size if out.size else 1)
 
 
 def _reduced_count(shape: Shape, attrs: dict[str, Any]) -> int:
@@ -233,7 +259,7 @@ def _reduce_title(fn: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
 def _reduce_words(kind: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
     def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
         n = _reduced_count(shapes[0], attrs)
-        over = "all elements" if attrs.get("dim") is None else f"dim {attrs['dim']}"
+        over = "all elements" if attrs.get("dim") in (None, []) else f"dim {attrs['dim']}"
         if kind == "sum":
             return f"sum over {over}: all ones"
         return f"mean over {over}: 1/n = 1/{n}"
@@ -256,6 +282,13 @@ def _matmul_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
             f"inner sizes {a[-1]} and {b[0]} differ"
         )
     return tuple(a[:-1]) + tuple(b[1:])
+
+
+def _matmul_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    a, b = xs
+    if a.ndim > 2 or b.ndim > 2:  # numpy would batch these; this op is 1-D/2-D only
+        _matmul_check([a.shape, b.shape], attrs)
+    return np.matmul(a, b)
 
 
 def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
@@ -281,6 +314,13 @@ def _transpose_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     if len(s) > 2:
         raise OpShapeError(f"transpose takes a tensor of at most 2 dims, got {_fmt_shape(s)}")
     return tuple(reversed(s))
+
+
+def _transpose_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    x = xs[0]
+    if x.ndim > 2:  # numpy's .T would reverse every dim
+        _transpose_check([x.shape], attrs)
+    return x.T
 
 
 def _stack_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
@@ -314,7 +354,16 @@ def _select_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     return tuple(s[:dim]) + tuple(s[dim + 1 :])
 
 
+def _stack_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    dim, nd = attrs.get("dim", 0), xs[0].ndim + 1
+    if not -nd <= dim < nd:  # _stack_dim alone would wrap it around
+        _stack_check([x.shape for x in xs], attrs)
+    return np.stack(xs, axis=dim)
+
+
 def _select_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    if xs[0].ndim == 0:  # numpy would take from a scalar as if it were 1-D
+        _select_check([()], attrs)
     return np.take(xs[0], attrs.get("index", 0), axis=attrs.get("dim", 0))
 
 
@@ -331,6 +380,11 @@ def _select_title(a: Sequence[str], attrs: dict[str, Any]) -> str:
     return f"{a[0]}[{index}]" if dim == 0 else f"{a[0]}.select({dim}, {index})"
 
 
+def _reshape_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+    # Checked first: numpy reads any negative size as "infer", PyTorch only -1.
+    return np.reshape(xs[0], _reshape_check([xs[0].shape], attrs))
+
+
 def _reshape_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     s, target = shapes[0], tuple(attrs.get("shape", []))
     size = int(np.prod(s))
@@ -345,38 +399,69 @@ def _reshape_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
 # --------------------------------------------------------------------------- the table
 
 
+def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
+    """``g * (1 - out²)`` as PyTorch's tanh_backward, in one buffer for big tensors."""
+    if out.ndim == 0:
+        return g * (1.0 - out * out)
+    d = out * out
+    np.subtract(1.0, d, out=d)
+    np.multiply(g, d, out=d)
+    return d
+
+
 def _sigmoid(x: Array) -> Array:
     return 1.0 / (1.0 + np.exp(-x))
 
 
 _OPS: list[Op] = [
     _binary(
-        "add", "+", np.add, lambda i, g, a, b, out: g,
-        ("identity", "identity"), "Elementwise sum, broadcasting.",
+        "add",
+        "+",
+        np.add,
+        lambda i, g, a, b, out: g,
+        ("identity", "identity"),
+        "Elementwise sum, broadcasting.",
     ),
     _binary(
-        "sub", "-", np.subtract, lambda i, g, a, b, out: g if i == 0 else -g,
-        ("identity", "minus identity"), "Elementwise difference, broadcasting.",
+        "sub",
+        "-",
+        np.subtract,
+        lambda i, g, a, b, out: g if i == 0 else -g,
+        ("identity", "minus identity"),
+        "Elementwise difference, broadcasting.",
     ),
     _binary(
-        "mul", "*", np.multiply, lambda i, g, a, b, out: g * (b if i == 0 else a),
+        "mul",
+        "*",
+        np.multiply,
+        lambda i, g, a, b, out: g * (b if i == 0 else a),
         ("diagonal with entries of the other operand",) * 2,
         "Elementwise product, broadcasting.",
     ),
     _binary(
-        "div", "/", np.divide,
+        "div",
+        "/",
+        np.divide,
         lambda i, g, a, b, out: g / b if i == 0 else -g * ((a / b) / b),
         ("diagonal with entries 1/b", "diagonal with entries -a/b²"),
         "Elementwise quotient, broadcasting.",
     ),
     _binary(
-        "pow", "**", np.power, _pow_grad,
+        "pow",
+        "**",
+        np.power,
+        _pow_grad,
         ("diagonal with entries b·a^(b-1)", "diagonal with entries a^b·ln a"),
         "Elementwise power with a tensor exponent, broadcasting.",
     ),
     _unary(
-        "neg", np.negative, lambda g, x, out: -g, "minus identity", "Negation.",
-        category="Arithmetic", title=lambda a, attrs: f"-{a[0]}",
+        "neg",
+        np.negative,
+        lambda g, x, out: -g,
+        "minus identity",
+        "Negation.",
+        category="Arithmetic",
+        title=lambda a, attrs: f"-{a[0]}",
     ),
     _unary("exp", np.exp, lambda g, x, out: g * out, "diagonal with entries exp(x)", "e to the x."),
     _unary("log", np.log, lambda g, x, out: g / x, "diagonal with entries 1/x", "Natural log."),
@@ -385,25 +470,31 @@ _OPS: list[Op] = [
         "cos", np.cos, lambda g, x, out: -g * np.sin(x), "diagonal with entries -sin(x)", "Cosine."
     ),
     _unary(
-        "tanh", np.tanh, lambda g, x, out: g * (1.0 - out * out),
-        "diagonal with entries 1 - tanh²(x)", "Hyperbolic tangent.",
+        "tanh",
+        np.tanh,
+        _tanh_grad,
+        "diagonal with entries 1 - tanh²(x)",
+        "Hyperbolic tangent.",
     ),
     _unary(
-        "sigmoid", _sigmoid, lambda g, x, out: g * out * (1.0 - out),
-        "diagonal with entries σ(x)(1 - σ(x))", "Logistic sigmoid 1/(1+e^-x).",
+        "sigmoid",
+        _sigmoid,
+        lambda g, x, out: g * out * (1.0 - out),
+        "diagonal with entries σ(x)(1 - σ(x))",
+        "Logistic sigmoid 1/(1+e^-x).",
     ),
     _unary(
-        "relu", lambda x: np.maximum(x, 0.0), lambda g, x, out: np.where(out > 0.0, g, 0.0),
-        "diagonal with entries 1 where x > 0, else 0", "max(x, 0).",
+        "relu",
+        lambda x: np.maximum(x, 0.0),
+        lambda g, x, out: np.where(out > 0.0, g, 0.0),
+        "diagonal with entries 1 where x > 0, else 0",
+        "max(x, 0).",
     ),
     Op(
         name="sum",
         arity=1,
         category="Reductions",
-        forward=lambda xs, attrs: np.sum(
-            xs[0], axis=reduce_dims(xs[0].ndim, attrs.get("dim")),
-            keepdims=bool(attrs.get("keepdim")),
-        ),
+        forward=_reduce_forward(mean=False),
         vjp=lambda i, g, xs, out, attrs: _expand_back(g, xs[0].shape, attrs),
         check=_reduce_check,
         title=_reduce_title("sum"),
@@ -415,12 +506,8 @@ _OPS: list[Op] = [
         name="mean",
         arity=1,
         category="Reductions",
-        forward=lambda xs, attrs: np.mean(
-            xs[0], axis=reduce_dims(xs[0].ndim, attrs.get("dim")),
-            keepdims=bool(attrs.get("keepdim")),
-        ),
-        vjp=lambda i, g, xs, out, attrs: _expand_back(g, xs[0].shape, attrs)
-        / _reduced_count(xs[0].shape, attrs),
+        forward=_reduce_forward(mean=True),
+        vjp=_mean_vjp,
         check=_reduce_check,
         title=_reduce_title("mean"),
         jacobian_words=_reduce_words("mean"),
@@ -431,7 +518,7 @@ _OPS: list[Op] = [
         name="matmul",
         arity=2,
         category="Linear algebra",
-        forward=lambda xs, attrs: np.matmul(xs[0], xs[1]),
+        forward=_matmul_forward,
         vjp=_matmul_vjp,
         check=_matmul_check,
         title=_binary_title("@"),
@@ -442,7 +529,7 @@ _OPS: list[Op] = [
         name="transpose",
         arity=1,
         category="Linear algebra",
-        forward=lambda xs, attrs: xs[0].T,
+        forward=_transpose_forward,
         vjp=lambda i, g, xs, out, attrs: g.T,
         check=_transpose_check,
         title=lambda a, attrs: f"{a[0]}.T",
@@ -453,8 +540,8 @@ _OPS: list[Op] = [
         name="stack",
         arity=None,
         category="Shape",
-        forward=lambda xs, attrs: np.stack(xs, axis=_stack_dim(xs[0].ndim, attrs)),
-        vjp=lambda i, g, xs, out, attrs: np.take(g, i, axis=_stack_dim(xs[0].ndim, attrs)),
+        forward=_stack_forward,
+        vjp=lambda i, g, xs, out, attrs: g[(slice(None),) * _stack_dim(xs[0].ndim, attrs) + (i,)],
         check=_stack_check,
         title=lambda a, attrs: (
             f"stack([{', '.join(a)}]" + (f", dim={attrs['dim']})" if attrs.get("dim") else ")")
@@ -481,7 +568,7 @@ _OPS: list[Op] = [
         name="reshape",
         arity=1,
         category="Shape",
-        forward=lambda xs, attrs: np.reshape(xs[0], tuple(attrs.get("shape", []))),
+        forward=_reshape_forward,
         vjp=lambda i, g, xs, out, attrs: np.reshape(g, xs[0].shape),
         check=_reshape_check,
         title=lambda a, attrs: f"{a[0]}.reshape({list(attrs.get('shape', []))})",
@@ -526,8 +613,10 @@ def validate_attrs(op_name: str, attrs: dict[str, Any]) -> dict[str, Any]:
     full = {**known, **attrs}
     for key, value in full.items():
         if key == "dim" and op_name in ("sum", "mean"):
-            ok = value is None or _is_int(value) or (
-                isinstance(value, list) and all(_is_int(d) for d in value)
+            ok = (
+                value is None
+                or _is_int(value)
+                or (isinstance(value, list) and all(_is_int(d) for d in value))
             )
             want = "null, an integer or a list of integers"
         elif key == "keepdim":

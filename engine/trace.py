@@ -20,7 +20,7 @@ from .ops import OPS
 JACOBIAN_LIMIT = 4096
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EdgeContext:
     """What one consumer's VJPs need; shared by the steps into all its operands."""
 
@@ -65,10 +65,12 @@ class Step:
             return None
         jac = np.empty((m, n))
         basis = np.zeros(m)
-        for r in range(m):
-            basis[r] = 1.0
-            jac[r] = self.context.pullback(self.operand_index, basis.reshape(self.upstream.shape)).ravel()
-            basis[r] = 0.0
+        shape = self.upstream.shape
+        with np.errstate(all="ignore"):  # as in the backward pass: inf/NaN are values here
+            for r in range(m):
+                basis[r] = 1.0
+                jac[r] = self.context.pullback(self.operand_index, basis.reshape(shape)).ravel()
+                basis[r] = 0.0
         return jac
 
     def structure(self) -> str:
