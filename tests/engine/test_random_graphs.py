@@ -1,0 +1,303 @@
+"""Random DAGs of ops on random tensors, checked against PyTorch float64.
+
+For each drawn graph: every leaf's gradient equals ``.grad`` after
+``out.backward(gradient=v)``, every non-leaf's equals its ``retain_grad()`` value
+(None exactly where PyTorch has None), every step's VJP is the upstream row
+vector times that step's local Jacobian, and the end-to-end Jacobian matches
+``torch.autograd.functional.jacobian``. Values stay in domains where numpy and
+PyTorch agree: log and the base of pow only see provably positive tensors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from engine.autodiff import Session, backward, end_to_end_jacobian, forward
+from engine.graph import Graph
+from engine.ops import OPS
+
+LEAF_SHAPES = [(2, 3), (), (3,), (2, 1), (1, 3), (3, 2), (2, 2)]
+UNARY = ["tanh", "exp", "sin", "cos", "neg", "sigmoid", "relu", "log"]
+BINARY = ["mul", "add", "sub", "div", "pow"]
+OTHER = ["matmul", "sum", "mean", "transpose", "stack", "select", "reshape"]
+# Hypothesis leans on the first choice of a list: make it a binary op.
+ALL_OPS = BINARY + UNARY + OTHER
+POSITIVE_PRESERVING = {"add", "mul", "div", "sum", "mean", "matmul", "transpose", "stack"}
+POSITIVE_PRESERVING |= {"select", "reshape"}
+
+
+def _settings(n: int) -> settings:
+    return settings(
+        max_examples=n,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+@dataclass
+class Spec:
+    id: str
+    op: str
+    inputs: list[str] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    value: np.ndarray | None = None
+    requires_grad: bool = False
+    shape: tuple[int, ...] = ()
+    positive: bool = False
+
+
+def _broadcasts(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
+
+
+@st.composite
+def leaf(draw, k: int, shapes: list[tuple[int, ...]]) -> Spec:
+    shape = draw(st.sampled_from(shapes))
+    positive = draw(st.booleans())
+    lo, hi = (0.5, 2.0) if positive else (-1.5, 1.5)
+    value = draw(hnp.arrays(np.float64, shape, elements=st.floats(lo, hi)))
+    kinds = ["input", "input", "input", "frozen", "const"] if k else ["input"]
+    kind = draw(st.sampled_from(kinds))
+    return Spec(
+        id=f"x{k}",
+        op="const" if kind == "const" else "input",
+        value=value,
+        requires_grad=kind == "input",
+        shape=shape,
+        positive=positive,
+    )
+
+
+def _grow(draw, specs: list[Spec], k: int) -> Spec | None:
+    """Draw one op node on top of ``specs``; None if the drawn op has no operands."""
+    op = draw(st.sampled_from(ALL_OPS))
+
+    def pick(pool: list[Spec]) -> Spec:
+        # Mostly one of the newest nodes, so graphs grow deep rather than wide.
+        anywhere = draw(st.integers(0, 3)) == 3
+        return draw(st.sampled_from(pool if anywhere else pool[-2:]))
+
+    pos = [s for s in specs if s.positive]
+    attrs: dict[str, Any] = {}
+    if op in UNARY:
+        pool = pos if op == "log" else specs
+        if not pool:
+            return None
+        ops = [pick(pool)]
+    elif op in BINARY:
+        first_pool = pos if op == "pow" else specs
+        if not first_pool:
+            return None
+        a = pick(first_pool)
+        second_pool = pos if op == "div" else specs
+        second_pool = [s for s in second_pool if _broadcasts(a.shape, s.shape)]
+        if not second_pool:
+            return None
+        ops = [a, pick(second_pool)]
+    elif op in ("sum", "mean"):
+        a = pick(specs)
+        ops = [a]
+        nd = len(a.shape)
+        choice = draw(st.sampled_from(["all", "int", "list"]))
+        if choice == "int":
+            attrs["dim"] = draw(st.integers(-max(nd, 1), max(nd, 1) - 1))
+        elif choice == "list" and nd:
+            attrs["dim"] = draw(st.lists(st.integers(0, nd - 1), unique=True, max_size=nd))
+        attrs["keepdim"] = draw(st.booleans())
+    elif op == "matmul":
+        left = [s for s in specs if 1 <= len(s.shape) <= 2]
+        if not left:
+            return None
+        a = pick(left)
+        right = [s for s in specs if 1 <= len(s.shape) <= 2 and s.shape[0] == a.shape[-1]]
+        if not right:
+            return None
+        ops = [a, pick(right)]
+    elif op == "transpose":
+        pool = [s for s in specs if len(s.shape) == 2]
+        if not pool:
+            return None
+        ops = [pick(pool)]
+    elif op == "stack":
+        a = pick(specs)
+        same = [s for s in specs if s.shape == a.shape]
+        ops = [a] + draw(st.lists(st.sampled_from(same), max_size=2))
+        nd = len(a.shape) + 1
+        attrs["dim"] = draw(st.integers(-nd, nd - 1))
+    elif op == "select":
+        pool = [s for s in specs if s.shape]
+        if not pool:
+            return None
+        a = pick(pool)
+        ops = [a]
+        dim = draw(st.integers(-len(a.shape), len(a.shape) - 1))
+        size = a.shape[dim]
+        attrs = {"dim": dim, "index": draw(st.integers(-size, size - 1))}
+    else:  # reshape
+        a = pick(specs)
+        ops = [a]
+        n = int(np.prod(a.shape))
+        targets = [[-1], [n], [1, -1], [-1, 1], list(a.shape[::-1])]
+        if n == 1:
+            targets.append([])
+        if n == 6:
+            targets += [[2, 3], [3, 1, 2]]
+        attrs["shape"] = draw(st.sampled_from(targets))
+    positive = op in POSITIVE_PRESERVING and all(s.positive for s in ops)
+    positive = positive or op in ("exp", "sigmoid") or (op == "pow" and ops[0].positive)
+    spec = Spec(
+        id=f"n{k}",
+        op=op,
+        inputs=[s.id for s in ops],
+        attrs=attrs,
+        requires_grad=any(s.requires_grad for s in ops),
+        positive=positive,
+    )
+    return spec
+
+
+@st.composite
+def random_graph(draw, max_ops: int = 10, shapes: list[tuple[int, ...]] | None = None):
+    shapes = shapes or LEAF_SHAPES
+    n_leaves = draw(st.integers(1, 4))
+    specs = [draw(leaf(k, shapes)) for k in range(n_leaves)]
+    n_ops = draw(st.integers(max(1, max_ops // 3), max_ops))
+    graph = Graph()
+    by_id = {s.id: s for s in specs}
+    for s in specs:
+        graph.add_node(s.id, s.op, value=s.value, requires_grad=s.requires_grad)
+    for k in range(n_ops):
+        spec = _grow(draw, specs, k)
+        if spec is None:
+            continue
+        node = graph.add_node(spec.id, spec.op, spec.inputs, attrs=spec.attrs)
+        spec.shape = OPS[spec.op].check([by_id[i].shape for i in spec.inputs], node.attrs)
+        specs.append(spec)
+        by_id[spec.id] = spec
+    fwd = forward(graph)
+    assert not fwd.errors, {n: str(e) for n, e in fwd.errors.items()}
+    for s in specs:  # the shape checks predicted every shape the forward produced
+        assert fwd.values[s.id].shape == s.shape, s.id
+    assume(all(np.all(np.abs(v) < 1e6) for v in fwd.values.values()))
+    candidates = [s.id for s in specs if s.requires_grad and s.op not in ("input", "const")]
+    assume(candidates)
+    # Mostly the last op node that requires grad; sometimes an earlier one.
+    earlier = draw(st.integers(0, 3)) == 3
+    output = draw(st.sampled_from(candidates)) if earlier else candidates[-1]
+    out_shape = fwd.values[output].shape
+    v = draw(hnp.arrays(np.float64, out_shape, elements=st.floats(-1.0, 1.0)))
+    return graph, specs, output, v
+
+
+def _torch_values(tref, graph: Graph, specs: list[Spec], leaves: dict[str, Any]):
+    """Replay the graph in PyTorch; leaves given, every non-leaf retaining its grad."""
+    values: dict[str, Any] = dict(leaves)
+    for s in specs:
+        if s.id in values:
+            continue
+        node = graph.nodes[s.id]
+        t = tref.torch_op(node.op, [values[i] for i in node.inputs], node.attrs)
+        if t.requires_grad:
+            t.retain_grad()
+        values[s.id] = t
+    return values
+
+
+def _leaf_tensors(tref, specs: list[Spec]) -> dict[str, Any]:
+    return {
+        s.id: tref.t64(s.value, requires_grad=s.requires_grad)
+        for s in specs
+        if s.op in ("input", "const")
+    }
+
+
+def _close(actual, expected) -> None:
+    expected = np.asarray(expected, dtype=np.float64)
+    scale = float(np.max(np.abs(expected), initial=1.0))
+    np.testing.assert_allclose(actual, expected, rtol=1e-7, atol=1e-9 * scale)
+
+
+@_settings(80)
+@given(case=random_graph())
+def test_random_graph_gradients_match_torch(tref, case):
+    graph, specs, output, v = case
+    fwd = forward(graph)
+    assert not fwd.errors
+    trace = backward(graph, fwd, output, v)
+
+    tvals = _torch_values(tref, graph, specs, _leaf_tensors(tref, specs))
+    for s in specs:
+        _close(fwd.values[s.id], tvals[s.id].detach().numpy())
+    tvals[output].backward(gradient=tref.t64(v))
+
+    for s in specs:
+        expected = tvals[s.id].grad
+        actual = trace.grads[s.id]
+        if expected is None:
+            assert actual is None, s.id
+        else:
+            assert actual is not None, s.id
+            _close(actual, expected.numpy())
+    assert set(trace.leaf_grads) == {s.id for s in specs if s.op == "input" and s.requires_grad}
+
+    for step in trace.steps:
+        jac = step.jacobian(force=True)
+        assert jac.shape == (step.upstream.size, step.vjp.size)
+        _close(step.vjp.ravel(), step.upstream.ravel() @ jac)
+        _close(step.accumulated, step.vjp if step.before is None else step.before + step.vjp)
+        assert graph.nodes[step.consumer].inputs[step.operand_index] == step.operand
+
+
+@_settings(50)
+@given(case=random_graph(max_ops=6))
+def test_random_graph_end_to_end_jacobian_matches_torch(tref, case):
+    torch = tref.torch
+    graph, specs, output, _ = case
+    fwd = forward(graph)
+    wrt = [s.id for s in specs if s.op == "input" and s.requires_grad]
+    jac = end_to_end_jacobian(graph, fwd, output, wrt, limit=10**6)
+
+    fixed = _leaf_tensors(tref, specs)
+
+    def fn(*args):
+        leaves = dict(fixed)
+        leaves.update(zip(wrt, args, strict=True))
+        with torch.enable_grad():
+            return _torch_values(tref, graph, specs, leaves)[output]
+
+    expected = torch.autograd.functional.jacobian(fn, tuple(fixed[w].detach() for w in wrt))
+    m = fwd.values[output].size
+    blocks = [e.reshape(m, -1).numpy() for e in expected]
+    _close(jac, np.hstack(blocks))
+
+
+@_settings(40)
+@given(case=random_graph(max_ops=25, shapes=[()]), calls=st.integers(2, 3))
+def test_random_scalar_graph_accumulates_like_torch(tref, case, calls):
+    graph, specs, output, v = case
+    session = Session(graph)
+    tvals = _torch_values(tref, graph, specs, _leaf_tensors(tref, specs))
+    for _ in range(calls):
+        trace = session.backward(output, v)
+        tvals[output].backward(gradient=tref.t64(v), retain_graph=True)
+    for s in specs:
+        if s.op == "input" and s.requires_grad:
+            expected = tvals[s.id].grad
+            if expected is None:
+                assert trace.leaf_grads[s.id] is None
+                assert s.id not in session.grads
+            else:
+                _close(trace.leaf_grads[s.id], expected.numpy())
+                _close(session.grads[s.id], expected.numpy())
+    session.zero_grad()
+    assert session.grads == {}
