@@ -163,7 +163,9 @@ def mutated_examples(draw: st.DrawFn) -> dict[str, Any]:
         elif kind == "duplicate" and isinstance(parent, list):
             parent.insert(key, copy.deepcopy(parent[key]))
         elif kind == "rename":
-            ids = [n.get("id") for n in d.get("nodes", []) if isinstance(n, dict)]
+            nodes = d.get("nodes")
+            nodes = nodes if isinstance(nodes, list) else []
+            ids = [n.get("id") for n in nodes if isinstance(n, dict)]
             parent[key] = draw(st.sampled_from([*[i for i in ids if i], "ghost"]))
         elif kind == "number":
             parent[key] = draw(numbers)
