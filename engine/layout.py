@@ -71,7 +71,8 @@ def layered_layout(
     positions: dict[str, Point] = {}
     top = 0.0
     for comp in components:
-        sub = dag.subgraph(comp)
+        # a copy, not a view: networkx's filtered views are slow to walk
+        sub = dag if len(components) == 1 else dag.subgraph(comp).copy()
         consts = {n for n in comp if graph.nodes[n].op == "const"}
         placed = _layout_component(sub, order, consts, sizes, ports, layer_gap, node_gap)
         ys = [y for _, y in placed.values()]

@@ -23,6 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
+    QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
     QStyleOptionGraphicsItem,
@@ -278,16 +279,20 @@ class PulseItem(QGraphicsItem):
 
 
 class EdgeLabelItem(QGraphicsItem):
-    """The active step's text in a rounded white box (mono font), with a thin leader
-    line to the edge when it had to be placed away from the curve to avoid nodes."""
+    """The active step's text in a rounded white box (mono font). When it had to sit
+    away from the curve to keep clear of the boxes, a dotted leader joins it to the
+    edge; the leader is its own item, stacked under the boxes, so it never crosses
+    one."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setZValue(10)
         self.text = ""
-        self.anchor: QPointF | None = None  # scene point on the edge
         self._rect = QRectF()
         self._lines: list[str] = []
+        self.leader = QGraphicsLineItem()
+        self.leader.setZValue(0.8)  # above the active edge, below the node boxes
+        self.leader.hide()
 
     def set_text(self, text: str) -> None:
         self.prepareGeometryChange()
@@ -303,34 +308,32 @@ class EdgeLabelItem(QGraphicsItem):
     def label_size(self) -> tuple[float, float]:
         return (self._rect.width(), self._rect.height())
 
-    def set_anchor(self, anchor: QPointF | None) -> None:
-        self.prepareGeometryChange()
-        self.anchor = anchor
-        self.update()
+    def place(self, centre: QPointF, anchor: QPointF) -> None:
+        """Centre the box at ``centre``; lead a dotted line to ``anchor`` on the edge."""
+        self.setPos(centre)
+        rect = self._rect.translated(centre)
+        if rect.adjusted(-4, -4, 4, 4).contains(anchor):
+            self.leader.hide()
+            return
+        near = QPointF(min(max(anchor.x(), rect.left()), rect.right()),
+                       min(max(anchor.y(), rect.top()), rect.bottom()))
+        self.leader.setPen(QPen(THEME.edge_active, cline(1.2), Qt.PenStyle.DotLine))
+        self.leader.setLine(near.x(), near.y(), anchor.x(), anchor.y())
+        self.leader.setVisible(self.isVisible())
 
-    def _local_anchor(self) -> QPointF | None:
-        if self.anchor is None:
-            return None
-        a = self.anchor - self.pos()
-        return None if self._rect.adjusted(-4, -4, 4, 4).contains(a) else a
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
+        # the leader shows and hides with its label (one item: this costs nothing)
+        if change == QGraphicsItem.GraphicsItemChange.ItemVisibleHasChanged and not value:
+            self.leader.hide()
+        return super().itemChange(change, value)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
-        r = self._rect.adjusted(-3, -3, 4, 5)
-        a = self._local_anchor()
-        if a is not None:
-            r = r.united(QRectF(a, a).adjusted(-5, -5, 5, 5))
-        return r
+        return self._rect.adjusted(-3, -3, 4, 5)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         s = UNIT
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        a = self._local_anchor()
-        if a is not None:
-            painter.setPen(QPen(THEME.edge_active, cline(1.2), Qt.PenStyle.DotLine))
-            edge = QPointF(min(max(a.x(), self._rect.left()), self._rect.right()),
-                           min(max(a.y(), self._rect.top()), self._rect.bottom()))
-            painter.drawLine(edge, a)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(0, 0, 0, 28))
         painter.drawRoundedRect(self._rect.translated(1.5 * s, 2.5 * s), 6 * s, 6 * s)

@@ -73,6 +73,11 @@ class _Fonts:
     fm_pill: QFontMetricsF
     fm_mono: QFontMetricsF
     fm_small: QFontMetricsF
+    title_h: float = 0.0  # height of the title band
+    title_y: float = 0.0  # top of the title text in the band
+    pill_h: float = 0.0
+    line: float = 0.0  # mono line spacing
+    small_drop: float = 0.0  # small text next to mono text shares its baseline
 
 
 _fonts_cache: list[_Fonts] = []
@@ -88,6 +93,11 @@ def fonts() -> _Fonts:
         UNIT, title, pill, mono, small,
         QFontMetricsF(title), QFontMetricsF(pill), QFontMetricsF(mono), QFontMetricsF(small),
     )
+    f.title_h = f.fm_title.height() + 12.0 * UNIT
+    f.title_y = (f.title_h - f.fm_title.height()) / 2
+    f.pill_h = f.fm_pill.height() + 3.0 * UNIT
+    f.line = f.fm_mono.lineSpacing()
+    f.small_drop = f.fm_mono.ascent() - f.fm_small.ascent()
     _fonts_cache[:] = [f]
     _widths.clear()  # keyed by metrics objects, which were just replaced
     return f
@@ -141,10 +151,6 @@ class _Run:
             y += self.spacing
 
 
-def _run(text: str, font: QFont, colour: QColor, pos: QPointF, spacing: float) -> _Run:
-    return _Run(text, font, colour, pos, spacing)
-
-
 @dataclass
 class _Pill:
     rect: QRectF
@@ -171,6 +177,10 @@ def _band(width: float, height: float, radius: float) -> QPainterPath:
         if len(_bands) > 4096:
             _bands.clear()
     return path
+
+
+WHITE = QColor("white")
+OUTPUT_FILL = QColor("#fde8e6")  # the "output" pill
 
 
 class ErrorBadge(QGraphicsItem):
@@ -241,6 +251,8 @@ class NodeItem(QGraphicsRectItem):
         self._title_h = 0.0
         self._band = QPainterPath()
         self._radius = 7.0
+        self._ports_key: tuple[int, float, float, float] | None = None
+        self._tooltip = ""
         if content is not None:
             self._relayout()
 
@@ -306,117 +318,110 @@ class NodeItem(QGraphicsRectItem):
     # ------------------------------------------------------------------ layout
 
     def _relayout(self) -> None:
+        """Measure the content, size the box, place every text, pill and port."""
         c = self.content
         assert c is not None
         f, s = fonts(), UNIT
         pad, gap = 11.0 * s, 8.0 * s
-        title_h = f.fm_title.height() + 12.0 * s
-        pill_h = f.fm_pill.height() + 3.0 * s
-
         pills = []
         if c.is_output:
-            pills.append(("output", QColor("#fde8e6"), THEME.grad_text))
+            pills.append(("output", OUTPUT_FILL, THEME.grad_text))
         if c.marker:
-            fill = THEME.port_out if c.style == "input" else THEME.text_muted
-            pills.append((c.marker, QColor("white"), fill))
+            ink = THEME.port_out if c.style == "input" else THEME.text_muted
+            pills.append((c.marker, WHITE, ink))
         pill_ws = [advance(f.fm_pill, t) + 10.0 * s for t, _, _ in pills]
-        title_w = advance(f.fm_title, c.title)
-        need_title = title_w + sum(pill_ws) + gap * len(pills)
-
-        value_w = _lines_width(f.fm_mono, c.value)
         shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
-        need_value = value_w + (shape_w + 2 * gap if c.shape else 0.0)
-
         label_w = advance(f.fm_small, "grad") + 6.0 * s
         grad_texts = [t for t in (c.grad, *c.reserve_grad) if t is not None]
-        grad_w = max((_lines_width(f.fm_mono, t) for t in grad_texts), default=0.0)
-        fan_text = f"fan-in ×{c.fan_in}" if c.fan_in > 1 else ""
         fan_n = max(c.fan_in, c.reserve_fan_in)
         fan_w = advance(f.fm_pill, f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
-        need_grad = label_w + grad_w + (fan_w + gap if fan_w else 0.0) if grad_texts else 0.0
 
-        width = max(150.0 * s, need_title, need_value, need_grad) + 2 * pad
-        line = f.fm_mono.lineSpacing()
+        width = max(
+            150.0 * s,
+            advance(f.fm_title, c.title) + sum(pill_ws) + gap * len(pills),
+            _lines_width(f.fm_mono, c.value) + (shape_w + 2 * gap if c.shape else 0.0),
+            label_w + max((_lines_width(f.fm_mono, t) for t in grad_texts), default=0.0)
+            + (fan_w + gap if fan_w else 0.0) if grad_texts else 0.0,
+        ) + 2 * pad
+        line, title_h = f.line, f.title_h
         value_lines = c.value.count("\n") + 1
         grad_lines = max((t.count("\n") + 1 for t in grad_texts), default=0)
-        body = 8.0 * s + value_lines * line + (6.0 * s + grad_lines * line if grad_lines else 0)
-        body += 8.0 * s
-        port_step = 22.0 * s
-        body = max(body, port_step * max(len(self.in_ports), 1) + 6.0 * s, 30.0 * s)
+        body = 16.0 * s + value_lines * line + (6.0 * s + grad_lines * line if grad_lines else 0)
+        body = max(body, 22.0 * s * max(len(self.in_ports), 1) + 6.0 * s, 30.0 * s)
         height = title_h + body
-
-        if QRectF(0, 0, width, height) != self._rect:
+        if width != self._rect.width() or height != self._rect.height():
             self._rect = QRectF(0, 0, width, height)
             self._set_bounds()
         self._title_h = title_h
-        self._radius = radius = 7.0 * s
-        self._band = _band(width, title_h, radius)
+        self._radius = 7.0 * s
+        self._band = _band(width, title_h, self._radius)
 
-        # title text and pills
-        ty = (title_h - f.fm_title.height()) / 2
-        self._runs = [_run(c.title, f.title, THEME.text, QPointF(pad, ty), 0)]
+        # title text and pills, right-aligned in the band
+        self._runs = [_Run(c.title, f.title, THEME.text, QPointF(pad, f.title_y))]
+        self._pills = []
         x = width - pad
-        self._pills: list[_Pill] = []
         for (text, fill, colour), w in zip(pills, pill_ws, strict=True):
             x -= w
-            rect = QRectF(x, (title_h - pill_h) / 2, w, pill_h)
-            tw = advance(f.fm_pill, text)
-            self._pills.append(_Pill(rect, text, fill, colour, tw))
+            rect = QRectF(x, (title_h - f.pill_h) / 2, w, f.pill_h)
+            self._pills.append(_Pill(rect, text, fill, colour, w - 10.0 * s))
             x -= gap
 
         # value and shape
         y = title_h + 8.0 * s
-        muted = c.value_state != "value"
-        self._runs.append(_run(c.value, f.mono, THEME.text_muted if muted else THEME.value_text,
-                               QPointF(pad, y), line))
+        colour = THEME.value_text if c.value_state == "value" else THEME.text_muted
+        self._runs.append(_Run(c.value, f.mono, colour, QPointF(pad, y), line))
         if c.shape:
-            sy = y + (f.fm_mono.ascent() - f.fm_small.ascent())
-            self._runs.append(_run(c.shape, f.small, THEME.text_muted,
-                                   QPointF(width - pad - shape_w, sy), 0))
+            self._runs.append(_Run(c.shape, f.small, THEME.text_muted,
+                                   QPointF(width - pad - shape_w, y + f.small_drop)))
         y += value_lines * line + 6.0 * s
+        self._place_grad(c, y, width, label_w)
+        self._place_children(c, width, height)
+        self.update()
 
-        # gradient
-        self._grad_rect: QRectF | None = None
-        self._fan_pill: _Pill | None = None
-        if c.grad is not None:
-            gy = y
-            ly = gy + (f.fm_mono.ascent() - f.fm_small.ascent())
-            self._runs.append(_run("grad", f.small, THEME.grad_text, QPointF(pad, ly), 0))
-            self._runs.append(_run(c.grad, f.mono, THEME.grad_text,
-                                   QPointF(pad + label_w, gy), line))
-            if c.grad_active:
-                lines = c.grad.count("\n") + 1
-                self._grad_rect = QRectF(pad - 4 * s, gy - 2 * s,
-                                         label_w + _lines_width(f.fm_mono, c.grad) + 8 * s,
-                                         lines * line + 4 * s)
-                if fan_text:
-                    tw = advance(f.fm_pill, fan_text)
-                    rect = QRectF(width - pad - tw - 10.0 * s, gy + (line - pill_h) / 2,
-                                  tw + 10.0 * s, pill_h)
-                    self._fan_pill = _Pill(rect, fan_text, THEME.edge_active,
-                                           QColor("white"), tw)
+    def _place_grad(self, c: NodeContent, y: float, width: float, label_w: float) -> None:
+        """The "grad" row: red, highlighted while it receives ``grad += vjp``."""
+        f, s, pad = fonts(), UNIT, 11.0 * UNIT
+        self._grad_rect = None
+        self._fan_pill = None
+        if c.grad is None:
+            return
+        self._runs.append(_Run("grad", f.small, THEME.grad_text, QPointF(pad, y + f.small_drop)))
+        self._runs.append(_Run(c.grad, f.mono, THEME.grad_text, QPointF(pad + label_w, y), f.line))
+        if not c.grad_active:
+            return
+        lines = c.grad.count("\n") + 1
+        self._grad_rect = QRectF(pad - 4 * s, y - 2 * s,
+                                 label_w + _lines_width(f.fm_mono, c.grad) + 8 * s,
+                                 lines * f.line + 4 * s)
+        if c.fan_in > 1:
+            text = f"fan-in ×{c.fan_in}"
+            tw = advance(f.fm_pill, text)
+            rect = QRectF(width - pad - tw - 10.0 * s, y + (f.line - f.pill_h) / 2,
+                          tw + 10.0 * s, f.pill_h)
+            self._fan_pill = _Pill(rect, text, THEME.edge_active, WHITE, tw)
 
-        # ports
-        n = len(self.in_ports)
-        body_top, body_h = title_h, height - title_h
-        for i, port in enumerate(self.in_ports):
-            port.setPos(0, body_top + body_h * (i + 0.5) / n)
-        self.out_port.setPos(width, body_top + body_h / 2)
-
-        # error badge
+    def _place_children(self, c: NodeContent, width: float, height: float) -> None:
+        """Ports on the body's edges, the error badge on the corner, the tooltip."""
+        key = (len(self.in_ports), width, height, self._title_h)
+        if key != self._ports_key:
+            self._ports_key = key
+            n, top = len(self.in_ports), self._title_h
+            for i, port in enumerate(self.in_ports):
+                port.setPos(0, top + (height - top) * (i + 0.5) / n)
+            self.out_port.setPos(width, top + (height - top) / 2)
         if c.error:
             if self.badge is None:
                 self.badge = ErrorBadge(self)
-            self.badge.setPos(width - 2 * s, 2 * s)
+            self.badge.setPos(width - 2 * UNIT, 2 * UNIT)
             self.badge.setToolTip(c.error)
         elif self.badge is not None:
             self.badge.setParentItem(None)
             if self.badge.scene() is not None:
                 self.badge.scene().removeItem(self.badge)
             self.badge = None
-        if c.tooltip != self.toolTip():
+        if c.tooltip != self._tooltip:
+            self._tooltip = c.tooltip
             self.setToolTip(c.tooltip)
-        self.update()
 
     # ------------------------------------------------------------------ painting
 

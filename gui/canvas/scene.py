@@ -137,13 +137,14 @@ class CanvasScene(QGraphicsScene):
         self._lanes: dict[EdgeKey, tuple[float, float, float]] = {}  # routed edges' lanes
         self._batch: set[str] | None = None  # while moving many boxes: who moved
         self._pending: set[str] = set()  # moved before every box had a place
+        self._vacated: list[QRectF] = []  # where removed boxes were
         # Nodes move all the time while editing; a BSP index would be rebuilt on
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.setSceneRect(QRectF(-SCENE_HALF, -SCENE_HALF, 2 * SCENE_HALF, 2 * SCENE_HALF))
         self.pulse = PulseItem()
         self.label = EdgeLabelItem()
-        for item in (self.pulse, self.label):
+        for item in (self.pulse, self.label, self.label.leader):
             item.hide()
             self.addItem(item)
         doc.structureChanged.connect(self.sync_structure)
@@ -214,6 +215,9 @@ class CanvasScene(QGraphicsScene):
                 self.removeItem(edge)
             other = key[1] if key[0] == nid else key[0]
             self._touching.get(other, set()).discard(key)
+        vacated = self.grid.rects.get(nid)
+        if vacated is not None:
+            self._vacated.append(vacated)  # edges that went around it may straighten
         self.grid.remove(nid)
         self.removeItem(item)
 
@@ -242,9 +246,10 @@ class CanvasScene(QGraphicsScene):
         moved |= self._pending
         self._pending = set()
         moved &= set(self.nodes)
-        if not moved:
+        vacated, self._vacated = self._vacated, []
+        if not moved and not vacated:
             return
-        old = [self.grid.rects[n] for n in moved if n in self.grid.rects]
+        old = vacated + [self.grid.rects[n] for n in moved if n in self.grid.rects]
         for nid in moved:
             item = self.nodes.get(nid)
             if item is not None:
@@ -265,7 +270,7 @@ class CanvasScene(QGraphicsScene):
                     box = edge.path().controlPointRect()
                     if any(box.intersects(r) for r in rects):
                         keys.add(key)
-        for key in keys:
+        for key in sorted(keys):  # a fixed order: lanes (and exported frames) reproducible
             self._update_edge(key)
         if self._active_key in keys:
             self._update_overlay(replace_label=False)
@@ -364,9 +369,8 @@ class CanvasScene(QGraphicsScene):
             self.label.set_text(provider(step))
             self._label_step = step
         anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
-        self.label.setPos(self._label_position(anchor))
-        self.label.set_anchor(anchor)
         self.label.show()
+        self.label.place(self._label_position(anchor), anchor)
 
     def _label_position(self, anchor: QPointF) -> QPointF:
         """A spot near ``anchor`` where the label covers no node box (or the least)."""

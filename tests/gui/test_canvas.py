@@ -520,6 +520,15 @@ def test_long_edges_go_around_boxes(seeded: CanvasView) -> None:
                     assert not item.scene_rect().adjusted(2, 2, -2, -2).contains(p), (key, nid)
 
 
+def test_detour_straightens_when_the_box_in_the_way_goes(seeded: CanvasView) -> None:
+    detoured = [k for k, e in seeded.canvas.edges.items() if e.lane is not None]
+    assert ("x3", "y1", 1) in detoured  # routed around a, b or c
+    for nid in ("a", "b", "c"):
+        seeded.select_ids([nid])
+        seeded.delete_selected()
+    assert seeded.edge_item(("x3", "y1", 1)).lane is None
+
+
 def test_grab_renders(seeded: CanvasView) -> None:
     image = seeded.grab().toImage()
     assert image.width() >= 1000
@@ -543,3 +552,23 @@ def test_presentation_mode_magnifies_without_overlap(seeded: CanvasView) -> None
         THEME.scale, THEME.high_contrast = 1.0, False
         seeded.refresh_theme()
     assert seeded.zoom() == pytest.approx(zoom)
+
+
+def test_space_drag_pans_instead_of_selecting(seeded: CanvasView) -> None:
+    vp = seeded.viewport()
+    seeded.setFocus()
+    before = seeded.mapToScene(vp.rect().center())
+    QTest.keyPress(seeded, Qt.Key.Key_Space)
+    drag(seeded, QPoint(600, 600), QPoint(500, 650))
+    QTest.keyRelease(seeded, Qt.Key.Key_Space)
+    after = seeded.mapToScene(vp.rect().center())
+    assert after.x() > before.x() and after.y() < before.y()
+    assert seeded.selected_ids() == [] and seeded.doc.undo_stack.count() == 0
+
+
+def test_double_click_on_empty_canvas_opens_quick_search(view: CanvasView) -> None:
+    QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier, QPoint(300, 300))
+    assert view._quick is not None and view._quick.isVisible()
+    QTest.keyClick(view._quick.edit, Qt.Key.Key_Escape)
+    assert not view._quick.isVisible() and len(view.doc.graph) == 0
