@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
+    QGraphicsScene,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -118,7 +119,7 @@ def route(
 _pens: dict[tuple[str, float, bool], QPen] = {}
 
 
-def _pen(state: str) -> QPen:
+def edge_pen(state: str) -> QPen:
     """The pen of an edge in ``state`` (shared by all edges in that state)."""
     key = (state, UNIT, THEME.high_contrast)
     pen = _pens.get(key)
@@ -134,7 +135,14 @@ def _pen(state: str) -> QPen:
 
 
 class EdgeItem(QGraphicsPathItem):
-    """Operand ``key[0]`` plugged into port ``key[2]`` of ``key[1]``."""
+    """Operand ``key[0]`` plugged into port ``key[2]`` of ``key[1]``.
+
+    A plain edge (not done, active or selected) has no contents of its own: the
+    scene draws it into the view's cached background (see
+    :meth:`gui.canvas.scene.CanvasScene.drawBackground`), so hundreds of curves cost
+    one pixmap blit per repaint instead of hundreds of antialiased strokes. The item
+    still catches clicks, and draws itself while it stands out.
+    """
 
     def __init__(self, key: EdgeKey) -> None:
         super().__init__()
@@ -144,7 +152,14 @@ class EdgeItem(QGraphicsPathItem):
         self.lane: Lane | None = None
         self._arrow: QGraphicsPolygonItem | None = None
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
-        self.setPen(_pen(NORMAL))
+        self.bounds = QRectF()  # the curve's extent, pen included (scene coordinates)
+        self.setPen(edge_pen(NORMAL))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+
+    @property
+    def in_background(self) -> bool:
+        """Drawn by the scene's background (True) or by the item itself."""
+        return self.state == NORMAL and not self.selected
 
     def set_ends(self, p1: QPointF, p2: QPointF, obstacles: list[QRectF] | None = None,
                  taken: list[Lane] | None = None) -> None:
@@ -156,9 +171,21 @@ class EdgeItem(QGraphicsPathItem):
             path, self.lane = bezier(p1, p2), None
         if path == self.path():
             return
+        old = self.bounds
         self.setPath(path)
+        pad = 4.0 * UNIT
+        self.bounds = path.controlPointRect().adjusted(-pad, -pad, pad, pad)
         self._hit = None
         self._place_arrow()
+        if self.in_background:
+            self.repaint_background(old)
+
+    def repaint_background(self, old: QRectF | None = None) -> None:
+        """The background under this curve (and where it was) must be drawn again."""
+        scene = self.scene()
+        if scene is not None:
+            area = self.bounds if old is None or old.isEmpty() else self.bounds.united(old)
+            scene.invalidate(area, QGraphicsScene.SceneLayer.BackgroundLayer)
 
     def set_state(self, state: str) -> None:
         if state != self.state:
@@ -171,8 +198,12 @@ class EdgeItem(QGraphicsPathItem):
             self.restyle()
 
     def restyle(self) -> None:
-        self.setPen(_pen("selected" if self.selected else self.state))
+        self.setPen(edge_pen("selected" if self.selected else self.state))
         self.setZValue({ACTIVE: 0.6, DONE: 0.3}.get(self.state, 0.0))
+        flag = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+        if bool(self.flags() & flag) != self.in_background:
+            self.setFlag(flag, self.in_background)
+            self.repaint_background()  # it moves into, or out of, the background
         self._place_arrow()
 
     def _place_arrow(self) -> None:

@@ -230,6 +230,7 @@ class NodeItem(QGraphicsRectItem):
         self.content = content
         self.setPen(QPen(Qt.PenStyle.NoPen))
         self.highlight_consumer = False
+        self.hover_port: PortItem | None = None
         # No ItemSendsGeometryChanges/itemChange: a Python itemChange runs for every
         # flag, child and selection change of thousands of items. The scene moves
         # boxes itself, and the view reports the boxes a mouse drag moved.
@@ -240,7 +241,7 @@ class NodeItem(QGraphicsRectItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(1)
         self.in_ports: list[PortItem] = []
-        self.out_port = PortItem(node_id, True, 0, self)
+        self.out_port = PortItem(self, node_id, True, 0)
         self.badge: ErrorBadge | None = None
         self._rect = QRectF(self.PLACEHOLDER)
         self._set_bounds()
@@ -270,11 +271,7 @@ class NodeItem(QGraphicsRectItem):
         number of ports changed (so the ports moved)."""
         changed = len(connected) != len(self.in_ports)
         if changed:
-            for port in self.in_ports:
-                port.setParentItem(None)
-                if port.scene() is not None:
-                    port.scene().removeItem(port)
-            self.in_ports = [PortItem(self.node_id, False, i, self) for i in range(len(connected))]
+            self.in_ports = [PortItem(self, self.node_id, False, i) for i in range(len(connected))]
             if self.content is not None:
                 self._relayout()
         flipped = False
@@ -291,10 +288,14 @@ class NodeItem(QGraphicsRectItem):
             self.highlight_consumer = flag
             self.update()
 
+    def set_hover_port(self, port: PortItem | None) -> None:
+        """Draw ``port`` enlarged (the mouse is over it); None: no port is."""
+        if port is not self.hover_port:
+            self.hover_port = port
+            self.update()
+
     def restyle(self) -> None:
         """Lay everything out again (the theme's scale or colours changed)."""
-        for port in [*self.in_ports, self.out_port]:
-            port.restyle()
         if self.content is not None:
             self._relayout()
 
@@ -477,10 +478,12 @@ class NodeItem(QGraphicsRectItem):
             painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
 
         for port in [*self.in_ports, self.out_port]:
-            _, pen, brush = port_style(port.is_output, port.connected or port.is_output, False)
+            hover = port is self.hover_port
+            rect, pen, brush = port_style(port.is_output, port.connected or port.is_output or hover,
+                                          hover)
             painter.setPen(pen)
             painter.setBrush(brush)
-            painter.drawEllipse(port.pos(), port.radius, port.radius)
+            painter.drawEllipse(rect.translated(port.pos()))
 
         if lod < TEXT_LOD:
             return

@@ -1,17 +1,16 @@
-"""A node's connection point: one per operand port on the left, the output on the right.
+"""A node's connection points (one per operand port on the left, the output on the
+right) and the canvas's units: the geometry scale, fonts and line widths.
 
-The node box draws its ports into its own cached pixmap, so thousands of ports
-cost nothing when the canvas repaints; a port item has no contents of its own
-except while the mouse is over it (then it draws itself, enlarged). Hit testing
-uses a tolerance in :meth:`gui.canvas.view.CanvasView.port_at`, so the dot can
-stay small.
+Ports are drawn by their node box into its cached pixmap, so thousands of them
+cost nothing when the canvas repaints; hit testing uses a tolerance in
+:meth:`gui.canvas.view.CanvasView.port_at`, so the dot can stay small.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QBrush, QFont, QPen
-from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem
 
 from ..theme import THEME
 
@@ -53,37 +52,43 @@ def port_style(is_output: bool, filled: bool, hover: bool) -> tuple[QRectF, QPen
     return style
 
 
-class PortItem(QGraphicsEllipseItem):
-    """Port ``index`` of node ``node_id`` (``is_output``: the node's result)."""
+class PortItem:
+    """Port ``index`` of node ``node_id`` (``is_output``: the node's result).
 
-    def __init__(self, node_id: str, is_output: bool, index: int, parent: QGraphicsItem) -> None:
-        super().__init__(parent)
+    Not a scene item: thousands of them would cost more to create than the whole
+    layout. The node box draws its ports (hovered ones enlarged), and the view finds
+    the port under the mouse from the boxes' geometry.
+    """
+
+    __slots__ = ("node", "node_id", "is_output", "index", "connected", "_pos")
+
+    def __init__(self, node: QGraphicsItem, node_id: str, is_output: bool, index: int) -> None:
+        self.node = node  # the NodeItem that draws this port
         self.node_id = node_id
         self.is_output = is_output
         self.index = index
         self.connected = False
-        self.setAcceptHoverEvents(True)
-        self.setZValue(2)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
-        self.setRect(port_style(is_output, False, False)[0])  # pen and brush: on hover
+        self._pos = QPointF()
 
     @property
     def radius(self) -> float:
         return 5.5 * UNIT
 
-    def restyle(self, hover: bool = False) -> None:
-        """Filled when connected (or an output), hollow when the port is free."""
-        filled = self.connected or self.is_output or hover
-        rect, pen, brush = port_style(self.is_output, filled, hover)
-        self.setRect(rect)
-        self.setPen(pen)
-        self.setBrush(brush)
+    def pos(self) -> QPointF:
+        """Centre in the node box's coordinates."""
+        return QPointF(self._pos)
 
-    def set_connected(self, connected: bool) -> None:
-        self.connected = connected  # the node box draws the dot
+    def setPos(self, x: float, y: float) -> None:  # noqa: N802 - reads like the Qt items
+        self._pos = QPointF(x, y)
+
+    def scenePos(self) -> QPointF:  # noqa: N802 - reads like the Qt items
+        return self.node.pos() + self._pos
 
     def scene_center(self) -> QPointF:
         return self.scenePos()
+
+    def set_connected(self, connected: bool) -> None:
+        self.connected = connected  # the node box draws the dot
 
     def describe(self) -> str:
         """How a status message names this port."""
@@ -91,14 +96,5 @@ class PortItem(QGraphicsEllipseItem):
             f"{self.node_id!r} operand port {self.index}"
         )
 
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
-        if self.cursor().shape() != Qt.CursorShape.CrossCursor:
-            self.setCursor(Qt.CursorShape.CrossCursor)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, False)
-        self.restyle(hover=True)
-        super().hoverEnterEvent(event)
-
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        self.restyle()
-        super().hoverLeaveEvent(event)
+    def __repr__(self) -> str:
+        return f"<PortItem {self.describe()}>"

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
@@ -25,7 +26,8 @@ from engine.trace import Step
 from ..document import GraphDocument
 from ..formatting import fmt_shape, format_tensor
 from ..frame import EdgeKey, Frame
-from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem
+from ..theme import THEME
+from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem, edge_pen
 from .node_item import BLOCKED, HIDDEN, NodeContent, NodeItem
 from .port_item import UNIT
 
@@ -37,6 +39,8 @@ PLACE_GAP = 120.0
 ROUTE_MIN_SPAN = 150.0
 #: How far above and below its ends an edge may detour.
 ROUTE_REACH = 400.0
+#: Grid spacing (scene units): faint lines, and a darker one every fifth.
+GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
 
 def default_edge_label(step: Step) -> str:
@@ -195,7 +199,7 @@ class CanvasScene(QGraphicsScene):
             self._lanes.pop(key, None)
             for nid in key[:2]:
                 self._touching.get(nid, set()).discard(key)
-            self.removeItem(edge)
+            self._drop_edge(edge)
         for key in want - set(self.edges):
             edge = EdgeItem(key)
             self.edges[key] = edge
@@ -212,7 +216,7 @@ class CanvasScene(QGraphicsScene):
             edge = self.edges.pop(key, None)
             self._lanes.pop(key, None)
             if edge is not None:
-                self.removeItem(edge)
+                self._drop_edge(edge)
             other = key[1] if key[0] == nid else key[0]
             self._touching.get(other, set()).discard(key)
         vacated = self.grid.rects.get(nid)
@@ -220,6 +224,11 @@ class CanvasScene(QGraphicsScene):
             self._vacated.append(vacated)  # edges that went around it may straighten
         self.grid.remove(nid)
         self.removeItem(item)
+
+    def _drop_edge(self, edge: EdgeItem) -> None:
+        if edge.in_background:
+            edge.repaint_background()  # it was drawn into the cached background
+        self.removeItem(edge)
 
     def sync_positions(self, ids: list[str]) -> None:
         """Put boxes where the document says (a no-op for boxes the user just dropped),
@@ -405,6 +414,38 @@ class CanvasScene(QGraphicsScene):
 
     def _edges_under(self, rect: QRectF) -> int:
         return sum(1 for i in self.items(rect) if isinstance(i, EdgeItem))
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
+        """Paper, a subtle grid, and every plain edge.
+
+        The view caches its background, so the plain edges are stroked once, not on
+        every repaint; an edge that changes invalidates only its own area.
+        """
+        painter.fillRect(rect, THEME.background)
+        zoom = painter.worldTransform().m11()
+        for step, colour, min_px in ((GRID_MINOR * UNIT, THEME.grid_minor, 12.0),
+                                     (GRID_MAJOR * UNIT, THEME.grid_major, 8.0)):
+            if step * zoom < min_px:
+                continue
+            pen = QPen(colour, 1.0)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            lines = []
+            x = int(rect.left() // step) * step
+            while x <= rect.right():
+                lines.append(QLineF(x, rect.top(), x, rect.bottom()))
+                x += step
+            y = int(rect.top() // step) * step
+            while y <= rect.bottom():
+                lines.append(QLineF(rect.left(), y, rect.right(), y))
+                y += step
+            painter.drawLines(lines)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(edge_pen(NORMAL))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for edge in self.edges.values():
+            if edge.in_background and edge.bounds.intersects(rect):
+                painter.drawPath(edge.path())
 
     def set_pulse_progress(self, t: float) -> None:
         self.pulse.set_progress(t)

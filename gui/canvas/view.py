@@ -35,7 +35,6 @@ from PySide6.QtGui import (
     QKeySequence,
     QMouseEvent,
     QPainter,
-    QPen,
     QShowEvent,
     QWheelEvent,
 )
@@ -64,7 +63,6 @@ STATIC_PULSE = 0.8
 PULSE_MS = 600
 #: How far (pixels on screen) from a port's centre a press still grabs it.
 PORT_GRAB_PX = 11.0
-GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
 
 class CanvasView(QGraphicsView):
@@ -96,6 +94,7 @@ class CanvasView(QGraphicsView):
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
         self.setAcceptDrops(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.viewport().setMouseTracking(True)  # port hover without a button pressed
 
         self._pulse_anim = QVariantAnimation(self)
         self._pulse_anim.setStartValue(0.0)
@@ -112,6 +111,8 @@ class CanvasView(QGraphicsView):
         self._move_start: dict[str, Point] | None = None
         self._quick: QuickSearch | None = None
         self._quick_pos = QPointF()
+        self._hover_port: PortItem | None = None
+        self._search_on_release: QPoint | None = None
         self._fitted = False
         self._selecting = False
         self._theme_scale = THEME.scale
@@ -343,17 +344,30 @@ class CanvasView(QGraphicsView):
 
     def port_at(self, view_pos: QPoint) -> PortItem | None:
         """The port nearest ``view_pos`` within a few pixels (easier than the dot)."""
-        r = PORT_GRAB_PX
-        rect = QRectF(view_pos.x() - r, view_pos.y() - r, 2 * r, 2 * r)
-        scene_rect = self.mapToScene(rect.toRect()).boundingRect()
         centre = self.mapToScene(view_pos)
-        best, best_d = None, None
-        for item in self.canvas.items(scene_rect):
-            if isinstance(item, PortItem) and item.isVisible():
-                d = QLineF(item.scenePos(), centre).length()
-                if best_d is None or d < best_d:
-                    best, best_d = item, d
+        r = PORT_GRAB_PX / max(self.zoom(), 1e-6)
+        best, best_d = None, r
+        for item in self.canvas.items(QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r)):
+            if isinstance(item, NodeItem):
+                for port in (*item.in_ports, item.out_port):
+                    d = QLineF(port.scene_center(), centre).length()
+                    if d <= best_d:
+                        best, best_d = port, d
         return best
+
+    def _hover(self, view_pos: QPoint) -> None:
+        """Enlarge the port under the mouse and show the connect cursor over it."""
+        port = self.port_at(view_pos) if self._drag_port is None else None
+        if port is self._hover_port:
+            return
+        if self._hover_port is not None and self._hover_port.node.scene() is self.canvas:
+            self._hover_port.node.set_hover_port(None)
+        self._hover_port = port
+        if port is not None:
+            port.node.set_hover_port(port)
+            self.viewport().setCursor(Qt.CursorShape.CrossCursor)
+        elif not self._space:
+            self.viewport().unsetCursor()
 
     def edge_at(self, view_pos: QPoint) -> EdgeItem | None:
         """The edge whose curve passes nearest ``view_pos`` (click bands overlap)."""
@@ -389,6 +403,7 @@ class CanvasView(QGraphicsView):
         return item
 
     def _begin_connect(self, port: PortItem) -> None:
+        self._hover(QPoint(-1, -1))  # no hover highlight while dragging
         self._drag_port = port
         self._temp_edge = TempEdgeItem()
         self.canvas.addItem(self._temp_edge)
@@ -496,6 +511,8 @@ class CanvasView(QGraphicsView):
         super().mouseMoveEvent(event)
         if self._move_start:
             self.canvas.nodes_dragged(list(self._move_start))
+        elif not event.buttons():
+            self._hover(pos)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
@@ -513,11 +530,16 @@ class CanvasView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
         self._commit_move()
+        if self._search_on_release is not None:
+            at, self._search_on_release = self._search_on_release, None
+            self.open_quick_search(at)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
         if event.button() == Qt.MouseButton.LeftButton and self.itemAt(pos) is None:
-            self.open_quick_search(pos)
+            # open on the release that ends the double-click: a popup shown now
+            # would take that release, and the view would think a button is held
+            self._search_on_release = pos
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
@@ -610,29 +632,6 @@ class CanvasView(QGraphicsView):
         self.setFocus()
 
     # ------------------------------------------------------------------ painting and state
-
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
-        painter.fillRect(rect, THEME.background)
-        zoom, s = self.zoom(), UNIT
-        for step, colour, min_px in ((GRID_MINOR * s, THEME.grid_minor, 12.0),
-                                     (GRID_MAJOR * s, THEME.grid_major, 8.0)):
-            if step * zoom < min_px:
-                continue
-            pen = QPen(colour, 1.0)
-            pen.setCosmetic(True)
-            painter.setPen(pen)
-            left = int(rect.left() // step) * step
-            top = int(rect.top() // step) * step
-            lines = []
-            x = left
-            while x <= rect.right():
-                lines.append(QLineF(x, rect.top(), x, rect.bottom()))
-                x += step
-            y = top
-            while y <= rect.bottom():
-                lines.append(QLineF(rect.left(), y, rect.right(), y))
-                y += step
-            painter.drawLines(lines)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)

@@ -567,8 +567,68 @@ def test_space_drag_pans_instead_of_selecting(seeded: CanvasView) -> None:
 
 
 def test_double_click_on_empty_canvas_opens_quick_search(view: CanvasView) -> None:
-    QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton,
-                      Qt.KeyboardModifier.NoModifier, QPoint(300, 300))
+    vp, at = view.viewport(), QPoint(300, 300)
+    QTest.mouseDClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
+    assert view._quick is None  # opens on the release that ends the double-click
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
     assert view._quick is not None and view._quick.isVisible()
     QTest.keyClick(view._quick.edit, Qt.Key.Key_Escape)
     assert not view._quick.isVisible() and len(view.doc.graph) == 0
+
+
+def test_hovering_a_port_enlarges_it(view: CanvasView) -> None:
+    x = add(view, "input", 0, 0)
+    view.fit_all()
+    item = view.node_item(x)
+    QTest.mouseMove(view.viewport(), vpos(view, item.out_port.scene_center()) + QPoint(3, 2))
+    assert item.hover_port is item.out_port
+    assert view.viewport().cursor().shape() == Qt.CursorShape.CrossCursor
+    QTest.mouseMove(view.viewport(), QPoint(5, 5))
+    assert item.hover_port is None
+
+
+def test_background_edges_follow_moves_and_deletes(seeded: CanvasView, qtbot) -> None:  # noqa: ANN001
+    """Plain edges live in the view's cached background: no stale curve may remain."""
+    from gui.commands import MoveNodes
+
+    def inked(path, skip) -> tuple[int, int]:  # noqa: ANN001
+        """(inked, sampled) points of ``path`` clear of every other box and edge."""
+        image = seeded.grab().toImage()
+        ratio = image.width() / seeded.width()
+        hits = sampled = 0
+        for k in range(4, 37):
+            pt = path.pointAtPercent(k / 40)
+            if any(i.scene_rect().adjusted(-6, -6, 6, 6).contains(pt)
+                   for i in seeded.canvas.nodes.values()):
+                continue
+            around = [pt + QPointF(dx, dy) for dx, dy in ((0, 0), (0, 5), (0, -5), (5, 0), (-5, 0))]
+            if any(e is not skip and e.shape().contains(q)
+                   for e in seeded.canvas.edges.values() for q in around):
+                continue
+            v = vpos(seeded, pt)
+            x, y = int(v.x() * ratio), int(v.y() * ratio)
+            if image.valid(x, y):
+                sampled += 1
+                darkest = min(image.pixelColor(x + dx, y + dy).lightness()
+                              for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                hits += darkest < 190  # grid lines and paper are light
+        return hits, sampled
+
+    edge = seeded.edge_item(("b", "y2", 0))
+    old_path = edge.path()
+    hits, sampled = inked(old_path, edge)
+    assert edge.in_background and sampled >= 10 and hits == sampled
+    old = {"b": seeded.doc.positions["b"]}
+    new = {"b": (old["b"][0] - 60, old["b"][1] + 150)}
+    push(seeded.doc, MoveNodes(seeded.doc, old, new))
+    qtbot.wait(10)
+    hits, sampled = inked(old_path, edge)
+    assert sampled >= 5 and hits == 0  # gone from where it was
+    hits, sampled = inked(edge.path(), edge)
+    assert sampled >= 10 and hits == sampled  # drawn where it is
+    new_path = edge.path()
+    seeded.select_ids(["b"])
+    seeded.delete_selected()
+    qtbot.wait(10)
+    hits, sampled = inked(new_path, None)
+    assert sampled >= 5 and hits == 0
