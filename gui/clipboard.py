@@ -11,7 +11,9 @@ window or read as text.
 
 from __future__ import annotations
 
+import atexit
 import copy
+import functools
 from dataclasses import dataclass
 
 from PySide6.QtCore import QMimeData
@@ -122,6 +124,23 @@ def _from_json(text: str) -> list[NodeSnapshot] | None:
     return snaps
 
 
+@functools.cache
+def _clear_at_exit() -> None:
+    """Empty our system clipboard entry before Python shuts down (registered once).
+
+    Qt destroys the clipboard's QMimeData in its own exit handler, after Python
+    has finalised; a Python-made QMimeData then crashes the process on exit.
+    """
+
+    def clear() -> None:
+        clip = QGuiApplication.clipboard() if QGuiApplication.instance() else None
+        mime = clip.mimeData() if clip is not None else None
+        if mime is not None and mime.hasFormat(MIME_NODES):  # still ours
+            clip.clear()
+
+    atexit.register(clear)
+
+
 @dataclass
 class Clipboard:
     """The app's clipboard: the last copied selection, plus how often it was pasted."""
@@ -142,6 +161,7 @@ class Clipboard:
             mime.setData(MIME_NODES, text.encode("utf-8"))
             mime.setText(text)
             clip.setMimeData(mime)
+            _clear_at_exit()
         return len(snaps)
 
     def cut(self, doc: GraphDocument, ids: list[str]) -> GraphError | None:

@@ -47,8 +47,8 @@ class ExportError(Exception):
 def _app() -> QApplication:
     """The running QApplication, or an offscreen one for a headless export.
 
-    Goes through ``gui.app.ensure_app`` so the PySide6 6.12 refcount workarounds
-    (see that module) are in place before the many signal emits of a render.
+    Goes through ``gui.app.ensure_app`` so the application name and settings are
+    the app's own.
     """
     app = QApplication.instance()
     if app is not None:

@@ -17,12 +17,6 @@ os.environ["XDG_CACHE_HOME"] = os.path.join(_SANDBOX, "cache")
 
 import pytest  # noqa: E402
 
-from gui.app import patch_signal_emit_refcount  # noqa: E402
-
-# PySide6 6.12 drops a reference to True on every emit from Python; without this a
-# long test session aborts in the interpreter's finaliser (see gui.app).
-patch_signal_emit_refcount()
-
 ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "artifacts")
 
 
@@ -50,9 +44,10 @@ def artifacts_dir() -> str:
     return ARTIFACTS
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
-    """Replace every dialog the main window can open, so no test can hang on one.
+    """Replace every dialog the main window can open, so no test can hang on one
+    (autouse: a failing test's teardown would otherwise wait on a modal box).
 
     Returns the record of what was asked; tests change the answers in it.
     """

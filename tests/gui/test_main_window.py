@@ -275,7 +275,6 @@ def test_examples_menu_and_palette(qtbot, make_window, no_dialogs) -> None:  # n
 
 
 def test_palette_drag_drops_a_node(qtbot, make_window) -> None:  # noqa: ANN001
-    from PySide6.QtCore import QPointF
     from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
     from gui.panels.palette import op_mime
@@ -283,7 +282,7 @@ def test_palette_drag_drops_a_node(qtbot, make_window) -> None:  # noqa: ANN001
     win = make_window()
     mime = op_mime("tanh")
     viewport = win.canvas.viewport()
-    where = QPointF(viewport.rect().center())
+    where = viewport.rect().center()
     buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
     enter = QDragEnterEvent(where, Qt.DropAction.CopyAction, mime, buttons, mods)
     QApplication.sendEvent(viewport, enter)
