@@ -328,6 +328,7 @@ class MainWindow(QMainWindow):
         doc.resultsChanged.connect(self._update_problems)
         self.canvas.selectionChangedIds.connect(self.inspector.set_selection)
         self.canvas.statusMessage.connect(self.show_status)
+        self.canvas.spaceTapped.connect(self.player.toggle_play)
         self.inspector.message.connect(self.show_status)
         self.inspector.renamed.connect(lambda new: self.canvas.select_ids([new]))
         self.files.message.connect(self.show_status)

@@ -71,6 +71,8 @@ class CanvasView(QGraphicsView):
 
     statusMessage = Signal(str)
     selectionChangedIds = Signal(list)
+    #: Space pressed and released without a drag: the window's Play/Pause.
+    spaceTapped = Signal()
 
     def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,6 +110,7 @@ class CanvasView(QGraphicsView):
         self._refused: TempEdgeItem | None = None
         self._pan_last: QPoint | None = None
         self._space = False
+        self._space_panned = False
         self._move_start: dict[str, Point] | None = None
         self._quick: QuickSearch | None = None
         self._quick_pos = QPointF()
@@ -467,6 +470,7 @@ class CanvasView(QGraphicsView):
             button == Qt.MouseButton.LeftButton and self._space
         ):
             self._pan_last = pos
+            self._space_panned = self._space
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             event.accept()
             return
@@ -567,6 +571,16 @@ class CanvasView(QGraphicsView):
     # ------------------------------------------------------------------ keys
 
     def event(self, event: QEvent) -> bool:
+        # Space is also the window's Play/Pause shortcut: claim it here, so Space+drag
+        # can pan, and hand a plain tap back through ``spaceTapped``.
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Space
+            and not event.modifiers()
+        ):
+            event.accept()
+            return True
         # Tab would move the focus to the next widget; on the canvas it opens the search.
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and (
             event.key() == Qt.Key.Key_Tab
@@ -585,7 +599,7 @@ class CanvasView(QGraphicsView):
             self.open_quick_search()
         elif key == Qt.Key.Key_Space:
             if not event.isAutoRepeat():
-                self._space = True
+                self._space, self._space_panned = True, False
                 self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
         elif key == Qt.Key.Key_Escape:
             if self._drag_port is not None:
@@ -604,6 +618,8 @@ class CanvasView(QGraphicsView):
             self._space = False
             if self._pan_last is None:
                 self.viewport().unsetCursor()
+            if not self._space_panned:
+                self.spaceTapped.emit()
             event.accept()
             return
         super().keyReleaseEvent(event)

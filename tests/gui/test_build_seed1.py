@@ -11,10 +11,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-pytest.importorskip("gui.canvas.view")
-
-from gui.app import create_window  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
+from gui.app import create_window
+from gui.main_window import MainWindow
 
 
 @pytest.fixture

@@ -10,12 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("engine.fileformat")
-
-from engine.fileformat import EXAMPLES_DIR  # noqa: E402
-from gui.commands import AddNode, Connect, MoveNodes, SetBackward, SetValue, push  # noqa: E402
-from gui.document import GraphDocument  # noqa: E402
-from gui.files import MAX_RECENT, FileController, autosave_dir  # noqa: E402
+from engine.fileformat import EXAMPLES_DIR
+from gui.commands import AddNode, Connect, MoveNodes, SetBackward, SetValue, push
+from gui.document import GraphDocument
+from gui.files import MAX_RECENT, FileController, autosave_dir
 
 
 class FakeHost:

@@ -11,13 +11,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-pytest.importorskip("gui.canvas.view")
-
-from gui.app import create_window  # noqa: E402
-from gui.commands import Disconnect, SetValue, push  # noqa: E402
-from gui.main_window import MainWindow, menu_of, presentation_scale  # noqa: E402
-from gui.shortcuts import ShortcutsDialog, collect_actions  # noqa: E402
-from gui.theme import PRESENTATION_SCALE, THEME  # noqa: E402
+from gui.app import create_window
+from gui.commands import Disconnect, SetValue, push
+from gui.main_window import MainWindow, menu_of, presentation_scale
+from gui.shortcuts import ShortcutsDialog, collect_actions
+from gui.theme import PRESENTATION_SCALE, THEME
 
 SEED2_NODES = {"x1", "x2", "x3", "y"}
 
@@ -311,7 +309,6 @@ def test_inspector_follows_rename_and_undo(make_window) -> None:  # noqa: ANN001
 def test_export_image(monkeypatch, make_window, tmp_path: Path) -> None:  # noqa: ANN001
     from PySide6.QtWidgets import QFileDialog
 
-    pytest.importorskip("gui.export")
     win = make_window()
     target = tmp_path / "frame.png"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
@@ -328,3 +325,28 @@ def test_keyboard_focus_in_table_does_not_step_player(qtbot, make_window) -> Non
     position = win.player.position
     qtbot.keyClick(table, Qt.Key.Key_Right)
     assert table.currentColumn() == 1 and win.player.position == position
+
+
+def test_space_on_the_canvas_plays_when_tapped_and_pans_when_held(qtbot, make_window) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    win = make_window()
+    canvas, vp = win.canvas, win.canvas.viewport()
+    canvas.setFocus()
+    settle(qtbot)
+    assert not win.player.playing
+    QTest.keyClick(canvas, Qt.Key.Key_Space)  # a tap: the window's Play/Pause
+    assert win.player.playing
+    QTest.keyClick(canvas, Qt.Key.Key_Space)
+    assert not win.player.playing
+
+    before = canvas.mapToScene(vp.rect().center())
+    QTest.keyPress(canvas, Qt.Key.Key_Space)  # held with a drag: pans, does not play
+    left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    QTest.mousePress(vp, left, none, QPoint(600, 400))
+    QTest.mouseMove(vp, QPoint(500, 450))
+    QTest.mouseRelease(vp, left, none, QPoint(500, 450))
+    QTest.keyRelease(canvas, Qt.Key.Key_Space)
+    assert canvas.mapToScene(vp.rect().center()) != before
+    assert not win.player.playing
