@@ -267,6 +267,26 @@ def _reduce_words(kind: str) -> Callable[[int, Sequence[Shape], Shape, dict[str,
     return words
 
 
+def _reduction(
+    name: str,
+    vjp: Callable[[int, Array, Sequence[Array], Array, dict[str, Any]], Array],
+    doc: str,
+) -> Op:
+    """``sum`` or ``mean``: over all elements, or over ``dim`` (int or list), ``keepdim``."""
+    return Op(
+        name=name,
+        arity=1,
+        category="Reductions",
+        forward=_reduce_forward(mean=name == "mean"),
+        vjp=vjp,
+        check=_reduce_check,
+        title=_reduce_title(name),
+        jacobian_words=_reduce_words(name),
+        attrs={"dim": None, "keepdim": False},
+        doc=doc,
+    )
+
+
 # --------------------------------------------------------------------------- matmul
 
 
@@ -490,30 +510,12 @@ _OPS: list[Op] = [
         "diagonal with entries 1 where x > 0, else 0",
         "max(x, 0).",
     ),
-    Op(
-        name="sum",
-        arity=1,
-        category="Reductions",
-        forward=_reduce_forward(mean=False),
-        vjp=lambda i, g, xs, out, attrs: _expand_back(g, xs[0].shape, attrs),
-        check=_reduce_check,
-        title=_reduce_title("sum"),
-        jacobian_words=_reduce_words("sum"),
-        attrs={"dim": None, "keepdim": False},
-        doc="Sum over all elements, or over dim (int or list).",
+    _reduction(
+        "sum",
+        lambda i, g, xs, out, attrs: _expand_back(g, xs[0].shape, attrs),
+        "Sum over all elements, or over dim (int or list).",
     ),
-    Op(
-        name="mean",
-        arity=1,
-        category="Reductions",
-        forward=_reduce_forward(mean=True),
-        vjp=_mean_vjp,
-        check=_reduce_check,
-        title=_reduce_title("mean"),
-        jacobian_words=_reduce_words("mean"),
-        attrs={"dim": None, "keepdim": False},
-        doc="Mean over all elements, or over dim (int or list).",
-    ),
+    _reduction("mean", _mean_vjp, "Mean over all elements, or over dim (int or list)."),
     Op(
         name="matmul",
         arity=2,

@@ -20,6 +20,8 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
@@ -119,7 +121,27 @@ class _FrameSheet(QWidget):
         self.canvas.set_pulse_progress(STILL_PULSE)
 
     def paint_into(self, painter: QPainter) -> None:
-        self.render(painter, QPoint(0, 0))
+        """Render the sheet with the active ``painter``, then end it (also on an error)."""
+        try:
+            self.render(painter, QPoint(0, 0))
+        finally:
+            painter.end()
+
+
+@contextmanager
+def _frame_sheet(doc: GraphDocument, position: int | None,
+                 size: tuple[int, int]) -> Iterator[_FrameSheet]:
+    """A sheet for one painting, thrown away after the ``with`` block.
+
+    Needs (and if missing creates) a QApplication.
+    """
+    _app()
+    sheet = _FrameSheet(doc, position, size)
+    try:
+        yield sheet
+    finally:
+        sheet.close()
+        sheet.deleteLater()
 
 
 def render_frame(doc: GraphDocument, position: int | None,
@@ -128,21 +150,13 @@ def render_frame(doc: GraphDocument, position: int | None,
 
     ``size`` is (width, height) in pixels. Needs (and if missing creates) a QApplication.
     """
-    _app()
-    sheet = _FrameSheet(doc, position, size)
-    try:
+    with _frame_sheet(doc, position, size) as sheet:
         image = QImage(QSize(*size), QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(QColor("#ffffff"))
         painter = QPainter(image)
-        try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-            sheet.paint_into(painter)
-        finally:
-            painter.end()
-    finally:
-        sheet.close()
-        sheet.deleteLater()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        sheet.paint_into(painter)
     return image
 
 
@@ -157,9 +171,7 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
     if suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
 
-        _app()
-        sheet = _FrameSheet(doc, position, size)
-        try:
+        with _frame_sheet(doc, position, size) as sheet:
             gen = QSvgGenerator()
             gen.setFileName(str(p))
             gen.setSize(QSize(*size))
@@ -170,13 +182,7 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
             painter = QPainter()
             if not painter.begin(gen):
                 raise ExportError(f"cannot write {p.name}")
-            try:
-                sheet.paint_into(painter)
-            finally:
-                painter.end()
-        finally:
-            sheet.close()
-            sheet.deleteLater()
+            sheet.paint_into(painter)
         if not p.exists():
             raise ExportError(f"cannot write {p.name}")
         return

@@ -15,10 +15,11 @@ from engine.errors import (
     ShapeError,
 )
 from engine.graph import Graph
+from support import close
 
 
 def _close(actual, expected) -> None:
-    np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=1e-12, atol=1e-12)
+    close(actual, expected, rtol=1e-12, atol=1e-12)
 
 
 def _chain(shape=(3,)) -> Graph:

@@ -18,6 +18,7 @@ import pytest
 from engine import cli
 from engine.autodiff import end_to_end_jacobian, forward
 from engine.fileformat import EXAMPLES_DIR, SUFFIX, GraphFile, load
+from support import close, torch_op
 
 EXAMPLES = sorted(EXAMPLES_DIR.glob(f"*{SUFFIX}"))
 REQUIRED = [
@@ -41,40 +42,6 @@ def torch() -> Any:
     return pytest.importorskip("torch")
 
 
-def torch_op(torch: Any, name: str, xs: list[Any], attrs: dict[str, Any]) -> Any:
-    """The PyTorch counterpart of one engine op (kept here so this file stands alone)."""
-    a = xs[0]
-    binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
-    if name in binary:
-        return binary[name](a, xs[1])
-    if name == "pow":
-        return torch.pow(a, xs[1])
-    if name == "neg":
-        return -a
-    if name in ("exp", "log", "sin", "cos", "tanh", "sigmoid", "relu"):
-        return getattr(torch, name)(a)
-    if name in ("sum", "mean"):
-        return getattr(torch, name)(a, dim=attrs.get("dim"), keepdim=bool(attrs.get("keepdim")))
-    if name == "matmul":
-        return torch.matmul(a, xs[1])
-    if name == "transpose":
-        return a.t()
-    if name == "stack":
-        return torch.stack(list(xs), dim=attrs.get("dim", 0))
-    if name == "select":
-        return torch.select(a, attrs.get("dim", 0), attrs.get("index", 0))
-    if name == "reshape":
-        return torch.reshape(a, tuple(attrs.get("shape", [-1])))
-    raise KeyError(name)
-
-
-def close(actual: Any, expected: Any) -> None:
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    assert actual.shape == expected.shape
-    np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-12)
-
-
 def cli_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     code = cli.main([str(path), "--json", "--steps"])
     out, err = capsys.readouterr()
@@ -91,7 +58,7 @@ def torch_reference(gf: GraphFile, torch: Any) -> tuple[dict[str, Any], dict[str
         if node.is_leaf:
             t = torch.tensor(node.value, dtype=torch.float64, requires_grad=node.wants_grad)
         else:
-            t = torch_op(torch, node.op, [tensors[s] for s in node.inputs], node.attrs)
+            t = torch_op(node.op, [tensors[s] for s in node.inputs], node.attrs)
             if t.requires_grad:
                 t.retain_grad()
         tensors[nid] = t

@@ -9,20 +9,7 @@ import pytest
 
 from engine.graph import Graph
 from engine.layout import DEFAULT_SIZE, layered_layout
-
-
-def seed_example_2() -> Graph:
-    g = Graph()
-    for i, v in enumerate([1.0, 2.0, 3.0], 1):
-        g.add_node(f"x{i}", "input", value=v)
-    g.add_node("a", "mul", ["x1", "x2"])
-    g.add_node("y1", "mul", ["a", "x3"])
-    g.add_node("b", "add", ["x1", "x2"])
-    g.add_node("y2", "add", ["b", "x3"])
-    g.add_node("c", "mul", ["x2", "x3"])
-    g.add_node("y3", "add", ["x1", "c"])
-    g.add_node("y", "stack", ["y1", "y2", "y3"])
-    return g
+from support import seed2_graph
 
 
 def random_dag(n: int, seed: int = 0) -> Graph:
@@ -64,7 +51,7 @@ def assert_good(g: Graph, pos: dict[str, tuple[float, float]], sizes: dict) -> N
 
 
 def test_seed_example_left_to_right_in_columns() -> None:
-    g = seed_example_2()
+    g = seed2_graph()
     pos = layered_layout(g)
     assert_good(g, pos, {})
     assert pos["x1"][0] == pos["x2"][0] == pos["x3"][0] < pos["a"][0]

@@ -8,10 +8,11 @@ import pytest
 
 from engine.autodiff import Session, backward, end_to_end_jacobian, forward
 from engine.graph import Graph
+from support import close, seed2_graph, seed3_graph
 
 
 def _close(actual, expected) -> None:
-    np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=1e-12, atol=1e-12)
+    close(actual, expected, rtol=1e-12, atol=1e-12)
 
 
 def example1() -> Graph:
@@ -22,32 +23,6 @@ def example1() -> Graph:
     g.add_node("x2", "pow", ["x", "two"])
     g.add_node("y", "add", ["x2", "two"])
     g.add_node("z", "sum", ["y"])
-    return g
-
-
-def example2() -> Graph:
-    """x1=1, x2=2, x3=3; y = stack([x1*x2*x3, x1+x2+x3, x1+x2*x3])."""
-    g = Graph()
-    for name, v in (("x1", 1.0), ("x2", 2.0), ("x3", 3.0)):
-        g.add_node(name, "input", value=v)
-    g.add_node("x1x2", "mul", ["x1", "x2"])
-    g.add_node("y0", "mul", ["x1x2", "x3"])
-    g.add_node("x1+x2", "add", ["x1", "x2"])
-    g.add_node("y1", "add", ["x1+x2", "x3"])
-    g.add_node("x2x3", "mul", ["x2", "x3"])
-    g.add_node("y2", "add", ["x1", "x2x3"])
-    g.add_node("y", "stack", ["y0", "y1", "y2"])
-    return g
-
-
-def example3() -> Graph:
-    """x=ones(2,2), y=x+2, z=y*y, out=z.mean()."""
-    g = Graph()
-    g.add_node("x", "input", value=np.ones((2, 2)))
-    g.add_node("two", "const", value=2.0)
-    g.add_node("y", "add", ["x", "two"])
-    g.add_node("z", "mul", ["y", "y"])
-    g.add_node("out", "mean", ["z"])
     return g
 
 
@@ -93,7 +68,7 @@ def test_example1_square_plus_two_summed():
 
 
 def test_example2_stacked_vector_with_v():
-    g = example2()
+    g = seed2_graph()
     fwd = forward(g)
     _close(fwd.values["y"], [6.0, 6.0, 7.0])
     grads = _leaf_grads(g, "y", [0.1, 0.2, 0.3])
@@ -101,7 +76,7 @@ def test_example2_stacked_vector_with_v():
 
 
 def test_example2_end_to_end_jacobian_is_the_seed_matrix():
-    g = example2()
+    g = seed2_graph()
     fwd = forward(g)
     jac = end_to_end_jacobian(g, fwd, "y", ["x1", "x2", "x3"])
     _close(jac, [[6.0, 3.0, 2.0], [1.0, 1.0, 1.0], [1.0, 3.0, 2.0]])
@@ -112,13 +87,13 @@ def test_example2_end_to_end_jacobian_is_the_seed_matrix():
 def test_example2_without_v_is_refused():
     from engine.errors import GradientError
 
-    g = example2()
+    g = seed2_graph()
     with pytest.raises(GradientError, match="implicitly created only for scalar outputs"):
         backward(g, forward(g), "y")
 
 
 def test_example3_mean_of_square():
-    g = example3()
+    g = seed3_graph()
     fwd = forward(g)
     _close(fwd.values["out"], 9.0)
     grads = _leaf_grads(g, "out")
@@ -191,7 +166,7 @@ def test_accumulation_with_v_and_zero_grad():
 def test_accumulation_matches_torch(tref):
     torch = tref.torch
     x = torch.ones(2, 2, dtype=torch.float64, requires_grad=True)
-    session = Session(example3())
+    session = Session(seed3_graph())
     for _ in range(3):
         ((x + 2) * (x + 2)).mean().backward()
         session.backward("out")

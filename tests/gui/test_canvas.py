@@ -16,20 +16,7 @@ from gui.canvas import MIME_OP, CanvasView
 from gui.commands import AddNode, push
 from gui.document import GraphDocument
 from gui.frame import Timeline
-
-
-def seed_example_2() -> Graph:
-    g = Graph()
-    for i, v in enumerate([1.0, 2.0, 3.0], 1):
-        g.add_node(f"x{i}", "input", value=v)
-    g.add_node("a", "mul", ["x1", "x2"])
-    g.add_node("y1", "mul", ["a", "x3"])
-    g.add_node("b", "add", ["x1", "x2"])
-    g.add_node("y2", "add", ["b", "x3"])
-    g.add_node("c", "mul", ["x2", "x3"])
-    g.add_node("y3", "add", ["x1", "c"])
-    g.add_node("y", "stack", ["y1", "y2", "y3"])
-    return g
+from support import seed2_graph
 
 
 def graph_file(graph: Graph, output: str | None = None, gradient=None) -> SimpleNamespace:  # noqa: ANN001
@@ -52,7 +39,7 @@ def view(qtbot) -> CanvasView:  # noqa: ANN001
 
 @pytest.fixture
 def seeded(view: CanvasView) -> CanvasView:
-    view.doc.load(graph_file(seed_example_2(), "y", np.array([0.1, 0.2, 0.3])), None)
+    view.doc.load(graph_file(seed2_graph(), "y", np.array([0.1, 0.2, 0.3])), None)
     return view
 
 
@@ -437,7 +424,7 @@ def test_loaded_file_without_positions_is_laid_out(seeded: CanvasView) -> None:
 
 
 def test_missing_positions_placed_below_existing(view: CanvasView) -> None:
-    g = seed_example_2()
+    g = seed2_graph()
     gf = graph_file(g)
     placed = {"x1": (1000.0, 50.0), "x2": (1000.0, 200.0), "a": (1300.0, 120.0)}
     gf.node_extra = {n: {"position": list(xy)} for n, xy in placed.items()}

@@ -12,21 +12,7 @@ import pytest
 from engine.autodiff import backward, forward
 from engine.graph import Graph
 from gui import labels
-
-
-def seed2_graph() -> Graph:
-    """Seed example 2: y = [x1·x2·x3, x1+x2+x3, x1+x2·x3], as a stack of three scalars."""
-    g = Graph()
-    for name, v in (("x1", 1.0), ("x2", 2.0), ("x3", 3.0)):
-        g.add_node(name, "input", value=v)
-    g.add_node("a", "mul", ["x1", "x2"])
-    g.add_node("y1", "mul", ["a", "x3"])
-    g.add_node("b", "add", ["x1", "x2"])
-    g.add_node("y2", "add", ["b", "x3"])
-    g.add_node("c", "mul", ["x2", "x3"])
-    g.add_node("y3", "add", ["x1", "c"])
-    g.add_node("y", "stack", ["y1", "y2", "y3"])
-    return g
+from support import seed2_graph, seed3_graph
 
 
 def trace_of(g: Graph, output: str, gradient=None):  # noqa: ANN001, ANN201 - test helper
@@ -160,13 +146,7 @@ def test_fan_out_words_tell_reuse_from_several_consumers() -> None:
 
 
 def test_composition_of_matrices_shows_the_total_only() -> None:
-    g = Graph()
-    g.add_node("x", "input", value=[[1.0, 1.0], [1.0, 1.0]])
-    g.add_node("two", "const", value=2.0)
-    g.add_node("y", "add", ["x", "two"])
-    g.add_node("z", "mul", ["y", "y"])
-    g.add_node("out", "mean", ["z"])
-    t = trace_of(g, "out")
+    t = trace_of(seed3_graph(), "out")
     jac = np.full((1, 4), 1.5)
     html = labels.composition_html(t.steps, "out", ["x"], [4], jac)
     assert "∂out/∂z·∂z/∂y·∂y/∂x + ∂out/∂z·∂z/∂y·∂y/∂x" in html

@@ -22,6 +22,7 @@ from gui.document import GraphDocument
 from gui.frame import Phase
 from gui.player import Player, PlayerToolbar, connect_canvas
 from gui.theme import THEME
+from support import seed2_graph
 
 SEED2_J = [[6.0, 3.0, 2.0], [1.0, 1.0, 1.0], [1.0, 3.0, 2.0]]
 
@@ -29,16 +30,7 @@ SEED2_J = [[6.0, 3.0, 2.0], [1.0, 1.0, 1.0], [1.0, 3.0, 2.0]]
 def seed2_doc() -> GraphDocument:
     """Seed example 2 built in code (the .bpgraph asset is tested by the export tests)."""
     doc = GraphDocument()
-    g = doc.graph
-    for name, v in (("x1", 1.0), ("x2", 2.0), ("x3", 3.0)):
-        g.add_node(name, "input", value=v)
-    g.add_node("a", "mul", ["x1", "x2"])
-    g.add_node("y1", "mul", ["a", "x3"])
-    g.add_node("b", "add", ["x1", "x2"])
-    g.add_node("y2", "add", ["b", "x3"])
-    g.add_node("c", "mul", ["x2", "x3"])
-    g.add_node("y3", "add", ["x1", "c"])
-    g.add_node("y", "stack", ["y1", "y2", "y3"])
+    doc.graph = seed2_graph()
     doc.set_backward("y", [0.1, 0.2, 0.3])
     return doc
 
