@@ -106,6 +106,7 @@ class CanvasView(QGraphicsView):
         self._pulse_anim.valueChanged.connect(lambda v: self.set_pulse_progress(float(v)))
 
         self._drag_port: PortItem | None = None
+        self._picked: EdgeKey | None = None  # an edge lifted off its operand port
         self._temp_edge: TempEdgeItem | None = None
         self._refused: TempEdgeItem | None = None
         self._pan_last: QPoint | None = None
@@ -427,12 +428,49 @@ class CanvasView(QGraphicsView):
             Qt.CursorShape.ForbiddenCursor if valid is False else Qt.CursorShape.CrossCursor
         )
 
+    def _pick_up(self, port: PortItem) -> PortItem:
+        """Pressing a connected operand port lifts its edge, as in Blender's editor:
+        the drag then starts from the operand's output port, and the release decides
+        where the edge goes (another port: moved; empty canvas: removed)."""
+        node = self.doc.graph.nodes.get(port.node_id)
+        src = None
+        if node is not None and not port.is_output and port.index < len(node.inputs):
+            src = node.inputs[port.index]
+        source = self.node_item(src) if src is not None else None
+        if source is None:
+            return port
+        self._picked = (src, port.node_id, port.index)
+        return source.out_port
+
     def _finish_connect(self, view_pos: QPoint) -> None:
         port = self._drag_port
         target = self._target_at(view_pos)
+        picked, self._picked = self._picked, None
         self._cancel_connect()
-        if port is not None and target is not None and target is not port:
+        if picked is not None and port is not None:
+            self._move_picked(picked, port, target)
+        elif port is not None and target is not None and target is not port:
             self.try_connect(port, target)
+
+    def _move_picked(self, picked: EdgeKey, source: PortItem, target: PortItem | None) -> None:
+        """Finish dragging a lifted edge: one undo step, or nothing if it is refused."""
+        _src, dst, index = picked
+        if target is not None and not target.is_output and (target.node_id, target.index) == (
+            dst, index
+        ):
+            return  # dropped back where it was
+        if target is not None:
+            reason = self.connection_error(source, target)
+            if reason is not None:
+                self.statusMessage.emit(f"Cannot connect: {reason}")
+                self._flash_refused(source, target)
+                return
+        stack = self.doc.undo_stack
+        stack.beginMacro("Disconnect" if target is None else "Move edge")
+        push(self.doc, Disconnect(self.doc, dst, index))
+        if target is not None:
+            push(self.doc, Connect(self.doc, source.node_id, target.node_id, target.index))
+        stack.endMacro()
 
     def _cancel_connect(self) -> None:
         if self._temp_edge is not None:
@@ -477,7 +515,7 @@ class CanvasView(QGraphicsView):
         if button == Qt.MouseButton.LeftButton:
             port = self.port_at(pos)
             if port is not None:
-                self._begin_connect(port)
+                self._begin_connect(self._pick_up(port))
                 event.accept()
                 return
             toggle = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier

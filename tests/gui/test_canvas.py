@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 
 from engine.graph import Graph
 from gui.canvas import MIME_OP, CanvasView
-from gui.commands import AddNode, push
+from gui.commands import AddNode, Disconnect, push
 from gui.document import GraphDocument
 from gui.frame import Timeline
 from support import seed2_graph
@@ -619,3 +619,30 @@ def test_background_edges_follow_moves_and_deletes(seeded: CanvasView, qtbot) ->
     qtbot.wait(10)
     hits, sampled = inked(new_path, None)
     assert sampled >= 5 and hits == 0
+
+
+def test_dragging_a_connected_operand_port_moves_or_removes_its_edge(seeded: CanvasView) -> None:
+    doc, stack = seeded.doc, seeded.doc.undo_stack
+    seeded.fit_all()
+    y1_port = seeded.node_item("y1").in_ports[1]  # y1 = a * x3: lift the x3 edge
+    y3_port = seeded.node_item("y3").in_ports[1]  # taken by c: the move is refused
+    drag(seeded, vpos(seeded, y1_port.scene_center()), vpos(seeded, y3_port.scene_center()))
+    assert doc.graph.nodes["y1"].inputs == ["a", "x3"] and stack.count() == 0
+    assert seeded.refused_edge_visible
+
+    assert push(doc, Disconnect(doc, "y3", 1)) is None  # free y3's second port
+    y1_port = seeded.node_item("y1").in_ports[1]
+    y3_port = seeded.node_item("y3").in_ports[1]
+    drag(seeded, vpos(seeded, y1_port.scene_center()), vpos(seeded, y3_port.scene_center()))
+    assert doc.graph.nodes["y1"].inputs == ["a", None]
+    assert doc.graph.nodes["y3"].inputs == ["x1", "x3"]
+    stack.undo()  # the move is one step
+    assert doc.graph.nodes["y1"].inputs == ["a", "x3"]
+    assert doc.graph.nodes["y3"].inputs == ["x1", None]
+
+    y1_port = seeded.node_item("y1").in_ports[1]
+    start = vpos(seeded, y1_port.scene_center())
+    drag(seeded, start, start + QPoint(0, 400))  # dropped on empty canvas: removed
+    assert doc.graph.nodes["y1"].inputs == ["a", None]
+    stack.undo()
+    assert doc.graph.nodes["y1"].inputs == ["a", "x3"]
