@@ -253,6 +253,9 @@ class MainWindow(QMainWindow):
         self.addActions([undo, redo])
         self.actions["undo"], self.actions["redo"] = undo, redo
         self.actions["present"].setCheckable(True)
+        act = self.actions
+        self.canvas.node_actions = [act[n] for n in ("cut", "copy", "duplicate", "delete")]
+        self.canvas.canvas_actions = [act[n] for n in ("paste", "select_all", "fit", "layout")]
         self.actions["leave"].setEnabled(False)
 
     def _build_menus(self) -> None:

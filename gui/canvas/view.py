@@ -27,6 +27,8 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
+    QAction,
+    QContextMenuEvent,
     QCursor,
     QDragEnterEvent,
     QDragMoveEvent,
@@ -38,13 +40,21 @@ from PySide6.QtGui import (
     QShowEvent,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QMenu, QWidget
 
 from engine.errors import GraphError
-from engine.ops import OP_NAMES
+from engine.ops import CATEGORIES, OP_NAMES, ops_in
 from engine.trace import Step
 
-from ..commands import AddNode, Connect, Disconnect, MoveNodes, RemoveNodes, push
+from ..commands import (
+    AddNode,
+    Connect,
+    Disconnect,
+    MoveNodes,
+    RemoveNodes,
+    SetBackward,
+    push,
+)
 from ..document import GraphDocument, Point
 from ..frame import EdgeKey, Frame
 from ..theme import THEME
@@ -107,6 +117,9 @@ class CanvasView(QGraphicsView):
 
         self._drag_port: PortItem | None = None
         self._picked: EdgeKey | None = None  # an edge lifted off its operand port
+        #: Window actions offered on right-click (cut, copy, paste, ...), set by the window.
+        self.node_actions: list[QAction] = []
+        self.canvas_actions: list[QAction] = []
         self._temp_edge: TempEdgeItem | None = None
         self._refused: TempEdgeItem | None = None
         self._pan_last: QPoint | None = None
@@ -230,6 +243,44 @@ class CanvasView(QGraphicsView):
         finally:
             self._selecting = False
         self._selection_changed()
+
+    def context_menu(self, view_pos: QPoint) -> QMenu:
+        """The right-click menu at ``view_pos``: node commands over a node (which gets
+        selected), otherwise adding an op right there and the view commands."""
+        menu = QMenu(self)
+        node = self._node_at(view_pos)
+        if node is not None:
+            if node.node_id not in self.selected_ids():
+                self.select_ids([node.node_id])
+            nid = node.node_id
+            output = menu.addAction(f"Run backward from {nid!r}")
+            output.setEnabled(self.doc.output != nid)
+            output.triggered.connect(lambda: self._set_output(nid))
+            menu.addSeparator()
+            menu.addActions(self.node_actions)
+            return menu
+        scene_pos = self.mapToScene(view_pos)
+        add = menu.addMenu("Add node")
+        for category in CATEGORIES:
+            sub = add.addMenu(category)
+            for op in ops_in(category):
+                act = sub.addAction(op)
+                act.triggered.connect(lambda _=False, op=op: self.add_node_at(op, scene_pos))
+        menu.addSeparator()
+        menu.addActions(self.canvas_actions)
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt API
+        self.context_menu(event.pos()).exec(event.globalPos())
+
+    def _set_output(self, nid: str) -> None:
+        """Make ``nid`` the backward output, keeping ``v`` only if it still fits."""
+        value = self.doc.results.forward.values.get(nid)
+        v = self.doc.gradient
+        keep = v is not None and value is not None and v.shape == value.shape
+        error = push(self.doc, SetBackward(self.doc, nid, v if keep else None))
+        if error is not None:
+            self.statusMessage.emit(str(error))
 
     def select_all(self) -> None:
         self.select_ids(list(self.doc.graph.nodes))

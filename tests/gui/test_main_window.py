@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from gui.app import create_window
@@ -350,3 +350,29 @@ def test_space_on_the_canvas_plays_when_tapped_and_pans_when_held(qtbot, make_wi
     QTest.keyRelease(canvas, Qt.Key.Key_Space)
     assert canvas.mapToScene(vp.rect().center()) != before
     assert not win.player.playing
+
+
+def test_right_click_menus_offer_node_and_canvas_commands(make_window) -> None:  # noqa: ANN001
+    win = make_window()
+    canvas, doc = win.canvas, win.doc
+    item = canvas.node_item("y2")
+    at = canvas.mapFromScene(item.scene_rect().center())
+    menu = canvas.context_menu(at)
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert texts[0] == "Run backward from 'y2'" and canvas.selected_ids() == ["y2"]
+    assert {"Cu&t", "&Copy", "&Duplicate", "De&lete"} <= set(texts)
+    menu.actions()[0].trigger()  # y2 is a scalar: implicit v, backward from it
+    assert doc.output == "y2" and doc.gradient is None
+    assert doc.results.trace is not None and doc.results.trace.output == "y2"
+    doc.undo_stack.undo()
+    assert doc.output == "y"
+
+    empty = canvas.mapFromScene(canvas.sceneRect().bottomRight()) - QPoint(20, 20)
+    menu = canvas.context_menu(empty)
+    add = menu.actions()[0].menu()
+    shape = next(a.menu() for a in add.actions() if a.text() == "Shape")
+    before = set(doc.graph.nodes)
+    next(a for a in shape.actions() if a.text() == "reshape").trigger()
+    (new,) = set(doc.graph.nodes) - before
+    assert doc.graph.nodes[new].op == "reshape"
+    assert "Auto-&layout" in [a.text() for a in menu.actions()]
