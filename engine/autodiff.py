@@ -9,19 +9,16 @@ used several times are summed, and nothing flows toward what needs no grad.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .errors import ArityError, GradientError, GraphError, ShapeError
+from .errors import ArityError, GradientError, GraphError, ShapeError, shape_text
 from .graph import Graph, as_tensor
 from .ops import LEAF_OPS, OPS, OpShapeError
 from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace
-
-
-def _fmt(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 @dataclass
@@ -105,7 +102,7 @@ def _shape_error(
         OPS[op].check([x.shape for x in xs], attrs)
     except OpShapeError as err:
         return ShapeError(str(err), nid)
-    shapes = ", ".join(_fmt(x.shape) for x in xs)
+    shapes = ", ".join(shape_text(x.shape) for x in xs)
     return ShapeError(f"{op} failed on shapes {shapes}: {exc}", nid)
 
 
@@ -128,31 +125,50 @@ def seed_gradient(graph: Graph, fwd: Forward, output: str, gradient: Any = None)
     error = _first_error(graph, fwd, output)
     if error is not None:
         raise error
-    if output not in fwd.requires_grad:
-        raise GradientError(
-            "does not require grad: no input that requires grad leads to it", output
-        )
-    out = fwd.values[output]
-    if gradient is None:
-        if out.size != 1:
-            raise GradientError(
-                f"grad can be implicitly created only for scalar outputs; this output has "
-                f"shape {_fmt(out.shape)}, so give a gradient v of that shape",
-                output,
-            )
-        return np.ones(out.shape)
+    shape = fwd.values[output].shape
+    requires_grad = output in fwd.requires_grad
+    if gradient is None or not requires_grad:
+        check_gradient(output, shape, None, requires_grad)
+        return np.ones(shape)
+    v = _as_gradient(output, gradient)
+    check_gradient(output, shape, v.shape, requires_grad)
+    return v
+
+
+def _as_gradient(output: str, gradient: Any) -> np.ndarray:
     try:
-        v = as_tensor(gradient)
+        return as_tensor(gradient)
     except (TypeError, ValueError):
         raise GradientError(
             "the gradient v must be a number or a nested list of numbers", output
         ) from None
-    if v.shape != out.shape:
+
+
+def check_gradient(
+    output: str,
+    shape: tuple[int, ...],
+    gradient_shape: tuple[int, ...] | None,
+    requires_grad: bool,
+) -> None:
+    """PyTorch's checks on ``output.backward(gradient)``, from shapes alone, so the file
+    loader can refuse a bad ``v`` before anything is computed."""
+    if not requires_grad:
         raise GradientError(
-            f"the gradient v has shape {_fmt(v.shape)} but the output has shape {_fmt(out.shape)}",
+            "does not require grad: no input that requires grad leads to it", output
+        )
+    if gradient_shape is None:
+        if math.prod(shape) != 1:
+            raise GradientError(
+                f"grad can be implicitly created only for scalar outputs; this output has "
+                f"shape {shape_text(shape)}, so give a gradient v of that shape",
+                output,
+            )
+    elif gradient_shape != shape:
+        raise GradientError(
+            f"the gradient v has shape {shape_text(gradient_shape)} but the output has shape "
+            f"{shape_text(shape)}",
             output,
         )
-    return v
 
 
 def _propagate(

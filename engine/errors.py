@@ -7,6 +7,11 @@ wording (``node 'y': ...``) is the same everywhere.
 from __future__ import annotations
 
 
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A shape as Python writes it in a message: ``()``, ``(3,)``, ``(2, 3)``."""
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
 class GraphError(Exception):
     """A problem with the graph a user built; ``node`` is the node it is about (or None)."""
 

@@ -38,7 +38,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .errors import GraphError
+from .autodiff import check_gradient
+from .errors import GraphError, shape_text
 from .graph import Graph
 from .ops import LEAF_OPS, OP_NAMES, OPS, OpShapeError
 
@@ -488,10 +489,6 @@ def _at(where: str, at: str, first: bool = False) -> str:
 # --------------------------------------------------------------------------- building
 
 
-def _fmt_shape(s: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(n) for n in s) + ("," if len(s) == 1 else "") + ")"
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -655,7 +652,7 @@ def _infer(
             ) from None
         if count > MAX_ELEMENTS:
             raise FileFormatError(
-                f"node {nid!r}: its result would have shape {_fmt_shape(shape)}, {count:,} "
+                f"node {nid!r}: its result would have shape {shape_text(shape)}, {count:,} "
                 f"elements; a tensor may have at most {MAX_ELEMENTS:,}"
             )
         shapes[nid] = shape
@@ -667,22 +664,11 @@ def _infer(
 def _check_gradient(
     output: str, shape: tuple[int, ...], gradient: np.ndarray | None, requires_grad: bool
 ) -> None:
-    """The checks ``output.backward(gradient)`` would make, worded as the engine words them."""
-    if not requires_grad:
-        raise FileFormatError(
-            f"node {output!r}: does not require grad: no input that requires grad leads to it"
-        )
-    if gradient is None:
-        if math.prod(shape) != 1:
-            raise FileFormatError(
-                f"node {output!r}: grad can be implicitly created only for scalar outputs; this "
-                f"output has shape {_fmt_shape(shape)}, so give a gradient v of that shape"
-            )
-    elif gradient.shape != shape:
-        raise FileFormatError(
-            f"node {output!r}: the gradient v has shape {_fmt_shape(gradient.shape)} but the "
-            f"output has shape {_fmt_shape(shape)}"
-        )
+    """The checks ``output.backward(gradient)`` would make: the engine's, from shapes."""
+    try:
+        check_gradient(output, shape, None if gradient is None else gradient.shape, requires_grad)
+    except GraphError as exc:
+        raise FileFormatError(str(exc)) from None
 
 
 # =========================================================================== saving

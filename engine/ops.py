@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import shape_text
+
 Array = np.ndarray
 Shape = tuple[int, ...]
 
@@ -94,15 +96,11 @@ def reduce_dims(ndim: int, dim: int | list[int] | None) -> tuple[int, ...]:
     return tuple(sorted(out)) if ndim else ()
 
 
-def _fmt_shape(s: Shape) -> str:
-    return "(" + ", ".join(str(n) for n in s) + ("," if len(s) == 1 else "") + ")"
-
-
 def _broadcast_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        listed = " and ".join(_fmt_shape(s) for s in shapes)
+        listed = " and ".join(shape_text(s) for s in shapes)
         raise OpShapeError(f"cannot broadcast shapes {listed}") from None
 
 
@@ -294,11 +292,11 @@ def _matmul_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     a, b = shapes
     if not (1 <= len(a) <= 2 and 1 <= len(b) <= 2):
         raise OpShapeError(
-            f"matmul takes 1-D or 2-D operands, got {_fmt_shape(a)} and {_fmt_shape(b)}"
+            f"matmul takes 1-D or 2-D operands, got {shape_text(a)} and {shape_text(b)}"
         )
     if a[-1] != b[0]:
         raise OpShapeError(
-            f"cannot multiply shapes {_fmt_shape(a)} and {_fmt_shape(b)}: "
+            f"cannot multiply shapes {shape_text(a)} and {shape_text(b)}: "
             f"inner sizes {a[-1]} and {b[0]} differ"
         )
     return tuple(a[:-1]) + tuple(b[1:])
@@ -332,7 +330,7 @@ def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, 
 def _transpose_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     s = shapes[0]
     if len(s) > 2:
-        raise OpShapeError(f"transpose takes a tensor of at most 2 dims, got {_fmt_shape(s)}")
+        raise OpShapeError(f"transpose takes a tensor of at most 2 dims, got {shape_text(s)}")
     return tuple(reversed(s))
 
 
@@ -347,7 +345,7 @@ def _stack_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     first = shapes[0]
     for s in shapes[1:]:
         if s != first:
-            listed = ", ".join(_fmt_shape(t) for t in shapes)
+            listed = ", ".join(shape_text(t) for t in shapes)
             raise OpShapeError(f"stack needs operands of one shape, got {listed}")
     dim = attrs.get("dim", 0)
     nd = len(first) + 1
@@ -367,7 +365,7 @@ def _select_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     if not s:
         raise OpShapeError("select needs a tensor with at least 1 dim, got a scalar")
     if not -len(s) <= dim < len(s):
-        raise OpShapeError(f"dim {dim} is out of range for shape {_fmt_shape(s)}")
+        raise OpShapeError(f"dim {dim} is out of range for shape {shape_text(s)}")
     dim %= len(s)
     if not -s[dim] <= index < s[dim]:
         raise OpShapeError(f"index {index} is out of range for size {s[dim]} of dim {dim}")
@@ -412,7 +410,7 @@ def _reshape_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     known = int(np.prod([d for d in target if d != -1]))
     bad = len(unknown) > 1 or any(d < -1 for d in target)
     if bad or (unknown and (known == 0 or size % known)) or (not unknown and known != size):
-        raise OpShapeError(f"cannot reshape {_fmt_shape(s)} ({size} elements) to {list(target)}")
+        raise OpShapeError(f"cannot reshape {shape_text(s)} ({size} elements) to {list(target)}")
     return tuple(size // known if d == -1 else d for d in target)
 
 

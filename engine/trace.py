@@ -100,9 +100,15 @@ class Trace:
         """``.grad`` of each input that requires grad, as PyTorch would report it."""
         return {leaf: self.grads.get(leaf) for leaf in self.leaves}
 
+    def fan_ins(self) -> dict[str, int]:
+        """How many steps deliver a gradient into each node (more than one: fan-out)."""
+        counts: dict[str, int] = {}
+        for s in self.steps:
+            counts[s.operand] = counts.get(s.operand, 0) + 1
+        return counts
+
     def fan_in(self, node: str) -> int:
-        """How many steps deliver a gradient into ``node`` (more than one: fan-out)."""
-        return sum(1 for s in self.steps if s.operand == node)
+        return self.fan_ins().get(node, 0)
 
     def __len__(self) -> int:
         return len(self.steps)

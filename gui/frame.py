@@ -64,9 +64,7 @@ class Timeline:
         self.forward_order = [n for n in fwd.order if n in fwd.values]
         trace = results.trace
         self.steps: list[Step] = list(trace.steps) if trace is not None else []
-        self.fan_in: dict[str, int] = {}
-        for s in self.steps:
-            self.fan_in[s.operand] = self.fan_in.get(s.operand, 0) + 1
+        self.fan_in: dict[str, int] = trace.fan_ins() if trace is not None else {}
         self.start_grads: dict[str, np.ndarray] = {}
         if trace is not None:
             self.start_grads[trace.output] = trace.grads[trace.output]

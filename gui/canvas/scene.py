@@ -332,9 +332,7 @@ class CanvasScene(QGraphicsScene):
             self._text.clear()
         self._reserve = self._grad_reserve()
         trace = self.doc.results.trace
-        self._fan_in = {}
-        for step in trace.steps if trace is not None else ():
-            self._fan_in[step.operand] = self._fan_in.get(step.operand, 0) + 1
+        self._fan_in = trace.fan_ins() if trace is not None else {}
         self.apply_frame(self.frame)
         self._place_missing()
         if self._replaced:
