@@ -7,29 +7,15 @@ Kept small and import-light so the first paint comes quickly: heavy panels
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+
+from .application import ensure_app
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
-
-APP_NAME = "Backprop Studio"
-
-
-def ensure_app(argv: list[str] | None = None) -> QApplication:
-    """The QApplication (created once), named so QSettings and AppDataLocation are ours."""
-    app = QApplication.instance()
-    if app is None:
-        app = QApplication([sys.argv[0] if sys.argv else APP_NAME, *(argv or [])])
-    app.setApplicationName(APP_NAME)
-    app.setOrganizationName(APP_NAME)
-    app.setApplicationDisplayName(APP_NAME)
-    return app  # type: ignore[return-value]
-
 
 def create_window(path: str | Path | None = None) -> MainWindow:
     """A main window holding ``path``, or seed example 2 when there is none.

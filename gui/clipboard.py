@@ -25,8 +25,8 @@ from engine.ops import OPS
 
 from .commands import AddSubgraph, RemoveNodes, push
 from .document import GraphDocument, NodeSnapshot, Point
+from .model.names import MIME_NODES
 
-MIME_NODES = "application/x-backprop-nodes"
 #: How far each paste or duplicate lands from the one before (scene units).
 PASTE_OFFSET = (40.0, 40.0)
 

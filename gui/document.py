@@ -16,27 +16,16 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from engine.autodiff import Forward, backward, forward
+from engine.autodiff import backward, forward
 from engine.errors import GraphError
 from engine.graph import Graph, Node, Removed
+
+from .model.results import Results
 
 if TYPE_CHECKING:
     from engine.fileformat import GraphFile
 
 Point = tuple[float, float]
-
-
-@dataclass
-class Results:
-    """What the engine said about the document as it is now.
-
-    ``trace`` is None while no backward can run; ``backward_error`` then says why
-    (no output chosen, a missing ``v``, an error upstream, ...).
-    """
-
-    forward: Forward
-    trace: Any = None  # engine.trace.Trace
-    backward_error: GraphError | None = None
 
 
 @dataclass(frozen=True)

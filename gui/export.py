@@ -29,6 +29,7 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt, QtMsgType, qInstallMessageH
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from .application import ensure_app
 from .document import GraphDocument
 from .theme import THEME
 
@@ -49,17 +50,13 @@ class ExportError(Exception):
 def _app() -> QApplication:
     """The running QApplication, or an offscreen one for a headless export.
 
-    Goes through ``gui.app.ensure_app`` so the application name and settings are
-    the app's own.
+    Goes through ``gui.application.ensure_app`` so the application name and settings
+    are the app's own.
     """
     app = QApplication.instance()
     if app is not None:
         return app  # type: ignore[return-value]
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        from .app import ensure_app
-    except ImportError:  # pragma: no cover - the app module is written in parallel
-        return QApplication([sys.argv[0] if sys.argv else "backprop-studio"])
     return ensure_app([])
 
 
@@ -300,7 +297,7 @@ def _export(file: str, step: int | None, out: Path, size: tuple[int, int]) -> in
     except FileFormatError as exc:
         raise ExportError(str(exc)) from None
     _app()
-    from .frame import Timeline
+    from .model.timeline import Timeline
 
     doc = GraphDocument()
     doc.load(gf, Path(file))

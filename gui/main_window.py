@@ -34,13 +34,13 @@ from .canvas.view import CanvasView
 from .clipboard import Clipboard
 from .document import GraphDocument
 from .files import FileController
+from .model.names import APP_NAME
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
 from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
 from .theme import PRESENTATION_SCALE, THEME
 
-APP_NAME = "Backprop Studio"
 SCALE_KEY = "presentation/scale"
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"

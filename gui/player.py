@@ -1,8 +1,8 @@
 """The backward player: an index into the engine's recorded trace, and its controls.
 
 The player owns no mathematics and no drawing state. Its whole state is one
-integer, ``position``, on the document's :class:`~gui.frame.Timeline`; the
-:class:`~gui.frame.Frame` it emits is ``timeline.frame(position)``, a pure
+integer, ``position``, on the document's :class:`~gui.model.timeline.Timeline`; the
+:class:`~gui.model.timeline.Frame` it emits is ``timeline.frame(position)``, a pure
 function, so stepping back restores exactly the earlier frame and an exported
 image shows what the screen showed. A QTimer moves the index while playing;
 the canvas animates the pulse along the active edge itself when a frame arrives.
@@ -21,10 +21,8 @@ actions to any other top-level window (e.g. a presentation window) it shows.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -37,39 +35,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.autodiff import backward, end_to_end_jacobian
-from engine.errors import GraphError
-
-from . import labels
 from .document import GraphDocument
-from .frame import Frame, Phase, Timeline
+from .model import labels
+from .model.end_to_end import EndToEnd, end_to_end
+from .model.timeline import Frame, Timeline
 from .theme import THEME
 
 #: Speeds offered in the toolbar, in backward (or forward) steps per second.
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
-#: The end-to-end Jacobian is built (by the engine) up to this many entries.
-END_TO_END_LIMIT = 4096
-
-
-@dataclass(frozen=True)
-class EndToEnd:
-    """The whole backward call as one product: ``vᵀ J`` with ``J = ∂output/∂leaves``.
-
-    ``jacobian`` (None when too large or unavailable) has the leaves' elements as
-    columns, grouped leaf by leaf; ``vjp`` is what this single call contributes to
-    each leaf (``.grad`` minus earlier calls), zeros where no gradient flows.
-    """
-
-    output: str
-    objective: str
-    gradient: np.ndarray
-    leaves: tuple[str, ...]
-    sizes: tuple[int, ...]
-    jacobian: np.ndarray | None
-    vjp: tuple[np.ndarray, ...]
-    leaf_grads: dict[str, np.ndarray | None]
-    accumulated: bool  # .grad includes earlier backward calls
-
 
 class Player(QObject):
     """Plays back ``doc.results`` position by position; see the module docstring."""
@@ -121,20 +94,7 @@ class Player(QObject):
 
     def status_text(self) -> str:
         """The state in words: forward not run / forward done / backward step k of n / done."""
-        f = self._frame
-        if f.phase is Phase.FORWARD:
-            node = self._timeline.forward_order[f.position - 1]
-            return f"forward: node {f.position} of {self._timeline.forward_length} ({node})"
-        if f.phase is Phase.FORWARD_DONE:
-            error = self.doc.results.backward_error
-            if self.doc.results.trace is None:
-                return "forward done; no backward: " + (str(error) if error else "nothing to do")
-            return f"forward done; backward 0 of {f.n} steps"
-        if f.phase is Phase.BACKWARD and f.active is not None:
-            return f"backward step {f.k} of {f.n}: {f.active.consumer} → {f.active.operand}"
-        if f.phase is Phase.BACKWARD_DONE:
-            return f"backward done ({f.n} step{'s' if f.n != 1 else ''})"
-        return f.status
+        return self._frame.status
 
     # ------------------------------------------------------------------ moving
 
@@ -209,37 +169,8 @@ class Player(QObject):
         return self._end_to_end
 
     def _compute_end_to_end(self) -> EndToEnd | None:
-        results, doc = self.doc.results, self.doc
-        trace = results.trace
-        if trace is None:
-            return None
-        fwd = results.forward
-        leaves = tuple(trace.leaves)
-        sizes = tuple(int(fwd.values[x].size) for x in leaves)
-        try:
-            jac = end_to_end_jacobian(doc.graph, fwd, trace.output, list(leaves),
-                                      limit=END_TO_END_LIMIT)
-        except GraphError:
-            jac = None
-        grads = trace.leaf_grads
-        accumulated = bool(doc.prior_grads)
-        if accumulated:  # this call's share alone: run it again without the earlier .grad
-            grads = backward(doc.graph, fwd, trace.output, trace.gradient).leaf_grads
-        vjp = tuple(
-            np.zeros(fwd.values[x].shape) if grads.get(x) is None else np.asarray(grads[x])
-            for x in leaves
-        )
-        return EndToEnd(
-            output=trace.output,
-            objective=labels.objective_name(trace.output, trace.gradient),
-            gradient=trace.gradient,
-            leaves=leaves,
-            sizes=sizes,
-            jacobian=jac,
-            vjp=vjp,
-            leaf_grads=dict(trace.leaf_grads),
-            accumulated=accumulated,
-        )
+        doc = self.doc
+        return end_to_end(doc.graph, doc.results, accumulated=bool(doc.prior_grads))
 
     # ------------------------------------------------------------------ internals
 
@@ -273,7 +204,7 @@ def connect_canvas(player: Player, canvas: Any) -> None:
     """Wire a CanvasView to the player: every frame, and the edge-label text.
 
     The canvas draws (and animates the pulse when a new step arrives); the label
-    text comes from :func:`gui.labels.edge_label`.
+    text comes from :func:`gui.model.labels.edge_label`.
     """
     canvas.edge_label_provider = labels.edge_label
     player.frameChanged.connect(canvas.show_frame)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .formatting import fmt_num
+from .model.formatting import fmt_num
 
 KINDS = ("scalar", "vector", "matrix")
 MAX_SIZE = 64  # a teaching tool: larger tensors belong in a file

@@ -7,7 +7,7 @@ commands and shows the player's frames.
 
 from __future__ import annotations
 
-from .scene import CanvasScene, default_edge_label
+from .scene import CanvasScene
 from .view import MIME_OP, CanvasView
 
-__all__ = ["MIME_OP", "CanvasScene", "CanvasView", "default_edge_label"]
+__all__ = ["MIME_OP", "CanvasScene", "CanvasView"]

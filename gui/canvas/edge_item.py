@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..frame import EdgeKey
+from ..model.timeline import EdgeKey
 from ..theme import THEME
 from .port_item import UNIT, cfont, cline
 

@@ -30,36 +30,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..model.node_box import NodeContent
 from ..theme import THEME
 from .port_item import UNIT, PortItem, cfont, cline, port_style
-
-HIDDEN = "…"  # value not computed yet at this point of the playback
-BLOCKED = "—"  # no value: blocked by an error upstream (or here)
 
 #: Below this zoom level text is unreadable anyway: draw boxes and bands only.
 TEXT_LOD = 0.33
 #: Below this, a box is a few pixels: no shadow, no rounded corners, no ports.
 FAR_LOD = 0.15
-
-
-@dataclass(frozen=True)
-class NodeContent:
-    """Everything a node box shows, already as text (the box computes nothing)."""
-
-    title: str
-    style: str = "op"  # "op" | "input" (leaf requiring grad) | "const"
-    marker: str = ""  # pill in the title band: "input", "const", "no grad"
-    is_output: bool = False
-    value: str = BLOCKED
-    value_state: str = "blocked"  # "value" | "blocked" | "hidden"
-    shape: str = ""
-    grad: str | None = None  # None: no gradient shown in this frame
-    grad_active: bool = False  # receiving the active step's vjp: grad += vjp
-    fan_in: int = 0  # shown as "fan-in ×N" while active, when above one
-    error: str | None = None
-    reserve_grad: tuple[str, ...] = ()  # every grad text this node may show
-    reserve_fan_in: int = 0  # the fan-in marker it may show (boxes keep one size)
-    tooltip: str = ""
 
 
 @dataclass

@@ -4,7 +4,7 @@ The scene only listens: ``structureChanged`` adds and removes items,
 ``positionsChanged`` moves them, ``resultsChanged`` refreshes what the boxes
 say. What a box says depends on the frame being shown (``None``: live, every
 value and final gradient); :meth:`CanvasScene.apply_frame` turns a
-:class:`~gui.frame.Frame` into box contents, edge colours, the pulse and the
+:class:`~gui.model.timeline.Frame` into box contents, edge colours, the pulse and the
 label. Numbers become text here, through a cache, so a frame change formats
 only what it has not formatted before and boxes whose text is unchanged are not
 laid out again.
@@ -14,21 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
-from engine.ops import LEAF_DOCS, OPS
+from engine.ops import OPS
 from engine.trace import Step
 
 from ..document import GraphDocument
-from ..formatting import fmt_shape, format_tensor
-from ..frame import EdgeKey, Frame
+from ..model.labels import default_edge_label
+from ..model.node_box import NodeBoxes, NodeContent
+from ..model.timeline import EdgeKey, Frame
 from ..theme import THEME
 from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem, edge_pen
-from .node_item import BLOCKED, HIDDEN, NodeContent, NodeItem
+from .node_item import NodeItem
 from .port_item import UNIT
 
 #: Half the side of the (fixed, generous) scene rectangle: room to pan anywhere.
@@ -41,29 +41,6 @@ ROUTE_MIN_SPAN = 150.0
 ROUTE_REACH = 400.0
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
-
-
-def default_edge_label(step: Step) -> str:
-    """The label the canvas shows on the active edge when the player sets none."""
-    return f"vjp = {format_tensor(step.vjp)}"
-
-
-def side_by_side(left: str, sep: str, right: str, max_chars: int = 44) -> str:
-    """``left sep right`` with multi-line blocks next to each other (mono font);
-    stacked (``right`` under ``left``) when that would be too wide for a box."""
-    a, b = left.split("\n"), right.split("\n")
-    wa = max(len(x) for x in a)
-    if wa + len(sep) + max(len(x) for x in b) > max_chars:
-        pad = " " * len(sep.lstrip())
-        return "\n".join(a + [sep.lstrip() + b[0]] + [pad + x for x in b[1:]])
-    rows = max(len(a), len(b))
-    mid = (rows - 1) // 2
-    out = []
-    for r in range(rows):
-        la = a[r] if r < len(a) else ""
-        lb = b[r] if r < len(b) else ""
-        out.append(la.ljust(wa) + (sep if r == mid else " " * len(sep)) + lb)
-    return "\n".join(line.rstrip() for line in out)
 
 
 class RectGrid:
@@ -109,13 +86,6 @@ class RectGrid:
         return [k for k in found if self.rects[k].intersects(rect)]
 
 
-def _widest_and_tallest(texts: list[str]) -> tuple[str, ...]:
-    """The two texts that decide a box's size (its widest line, its most lines)."""
-    wide = max(texts, key=lambda t: max(len(x) for x in t.split("\n")))
-    tall = max(texts, key=lambda t: t.count("\n"))
-    return (wide,) if wide is tall else (wide, tall)
-
-
 class CanvasScene(QGraphicsScene):
     """Items for ``doc``; emits ``documentReplaced`` after a new file was loaded and
     laid out (the view then fits it)."""
@@ -132,9 +102,7 @@ class CanvasScene(QGraphicsScene):
         self.label_provider: Callable[[Step], str] | None = None
         self._graph = None
         self._replaced = False
-        self._text: dict[object, tuple[np.ndarray, str]] = {}
-        self._reserve: dict[str, tuple[str, ...]] = {}
-        self._fan_in: dict[str, int] = {}
+        self.boxes = NodeBoxes()
         self._active_key: EdgeKey | None = None
         self._label_step: Step | None = None
         self.grid = RectGrid()
@@ -328,11 +296,7 @@ class CanvasScene(QGraphicsScene):
 
     def sync_results(self) -> None:
         """The engine recomputed: refresh every box (cheaply), then place new nodes."""
-        if len(self._text) > 20_000:
-            self._text.clear()
-        self._reserve = self._grad_reserve()
-        trace = self.doc.results.trace
-        self._fan_in = trace.fan_ins() if trace is not None else {}
+        self.boxes.set_results(self.doc.results)
         self.apply_frame(self.frame)
         self._place_missing()
         if self._replaced:
@@ -450,89 +414,9 @@ class CanvasScene(QGraphicsScene):
 
     # ------------------------------------------------------------------ content
 
-    def _fmt(self, a: np.ndarray) -> str:
-        """format_tensor with a cache (by value for small arrays, by identity for big)."""
-        key: object = (a.shape, a.tobytes()) if a.size <= 256 else id(a)
-        hit = self._text.get(key)
-        if hit is not None and (a.size <= 256 or hit[0] is a):
-            return hit[1]
-        text = format_tensor(a)
-        self._text[key] = (a, text)
-        return text
-
-    def _change_text(self, before: np.ndarray | None, after: np.ndarray) -> str:
-        """``before → after`` of ``grad += vjp`` (no gradient yet reads as 0)."""
-        return side_by_side("0" if before is None else self._fmt(before), " → ", self._fmt(after))
-
-    def _grad_reserve(self) -> dict[str, tuple[str, ...]]:
-        """Every gradient text each node may show during playback, so its box keeps one
-        size from the first frame to the last."""
-        trace = self.doc.results.trace
-        out: dict[str, list[str]] = {}
-        if trace is None:
-            return {}
-        for nid, g in trace.grads.items():
-            if g is not None:
-                out.setdefault(nid, []).append(self._fmt(g))
-        for step in trace.steps:
-            text = self._change_text(step.before, step.accumulated)
-            out.setdefault(step.operand, []).append(text)
-        return {k: _widest_and_tallest(v) for k, v in out.items()}
-
     def _content(self, nid: str, frame: Frame | None) -> NodeContent:
         doc = self.doc
-        node = doc.graph.nodes[nid]
-        results = doc.results
-        fwd = results.forward
-        if node.is_leaf:
-            title, tooltip = nid, f"{node.op}: {LEAF_DOCS.get(node.op, '')}"
-            if node.op == "input" and node.requires_grad:
-                style, marker = "input", "input"
-            else:
-                style, marker = "const", "const" if node.op == "const" else "no grad"
-        else:
-            op = OPS[node.op]
-            names = [s if s is not None else "?" for s in node.inputs]
-            title = f"{nid} = {op.title(names, node.attrs)}"
-            style, marker, tooltip = "op", "", f"{node.op}: {op.doc}"
-        if frame is None or nid in frame.shown_values:
-            v = fwd.values.get(nid)
-            if v is None:
-                value, state, shape = BLOCKED, "blocked", ""
-            else:
-                value, state = self._fmt(v), "value"
-                shape = "scalar" if not v.shape else f"shape {fmt_shape(v.shape)}"
-        else:
-            value, state, shape = HIDDEN, "hidden", ""
-        active = frame.active if frame is not None else None
-        grad_active, fan_in = False, 0
-        if active is not None and active.operand == nid:
-            grad = self._change_text(active.before, active.accumulated)
-            grad_active, fan_in = True, frame.fan_in.get(nid, 0) if frame else 0
-        else:
-            if frame is None:
-                trace = results.trace
-                g = trace.grads.get(nid) if trace is not None else None
-            else:
-                g = frame.grads.get(nid)
-            grad = self._fmt(g) if g is not None else None
-        error = fwd.errors.get(nid)
-        return NodeContent(
-            title=title,
-            style=style,
-            marker=marker,
-            is_output=doc.output == nid,
-            value=value,
-            value_state=state,
-            shape=shape,
-            grad=grad,
-            grad_active=grad_active,
-            fan_in=fan_in,
-            error=str(error) if error is not None else None,
-            reserve_grad=self._reserve.get(nid, ()),
-            reserve_fan_in=self._fan_in.get(nid, 0),
-            tooltip=tooltip,
-        )
+        return self.boxes.content(doc.graph, doc.results, doc.output, nid, frame)
 
     # ------------------------------------------------------------------ automatic placement
 

@@ -56,7 +56,8 @@ from ..commands import (
     push,
 )
 from ..document import GraphDocument, Point
-from ..frame import EdgeKey, Frame
+from ..model.names import MIME_OP
+from ..model.timeline import EdgeKey, Frame
 from ..theme import THEME
 from .edge_item import EdgeItem, TempEdgeItem
 from .node_item import NodeItem
@@ -65,7 +66,6 @@ from .quick_search import QuickSearch
 from .scene import CanvasScene
 
 #: Mime type of palette drags; the data is the op name (utf-8).
-MIME_OP = "application/x-backprop-op"
 
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.

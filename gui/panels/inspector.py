@@ -35,7 +35,7 @@ from engine.ops import LEAF_DOCS, OPS
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
-from ..formatting import fmt_shape, format_tensor
+from ..model.formatting import fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.trace import Step
 
-from .. import labels
-from ..formatting import fmt_num, fmt_shape
+from ..model import labels
+from ..model.formatting import fmt_num, fmt_shape
 from ..player import Player
 from ..theme import THEME
 

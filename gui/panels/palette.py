@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 
 from engine.ops import CATEGORIES, LEAF_DOCS, OPS, ops_in
 
+from ..model.names import MIME_OP
 from ..tensor_editor import claims_navigation_key
 
-MIME_OP = "application/x-backprop-op"
 _OP_ROLE = Qt.ItemDataRole.UserRole
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from .. import labels
 from ..document import GraphDocument
-from ..frame import Phase
-from ..player import END_TO_END_LIMIT, Player
+from ..model import labels
+from ..model.end_to_end import END_TO_END_LIMIT
+from ..model.timeline import Phase
+from ..player import Player
 from ..theme import THEME
 
 BASE_PT = 11.0

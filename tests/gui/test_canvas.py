@@ -15,7 +15,7 @@ from engine.graph import Graph
 from gui.canvas import MIME_OP, CanvasView
 from gui.commands import AddNode, Disconnect, push
 from gui.document import GraphDocument
-from gui.frame import Timeline
+from gui.model.timeline import Timeline
 from support import seed2_graph
 
 

@@ -57,7 +57,7 @@ def run_export(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_render_frame_three_moments(qapp, tmp_path: Path, artifacts_dir: str) -> None:  # noqa: ANN001
     doc = seed2_doc(tmp_path)
-    from gui.frame import Timeline
+    from gui.model.timeline import Timeline
 
     tl = Timeline(doc.results)
     shots = {}

@@ -11,7 +11,7 @@ import pytest
 
 from engine.autodiff import backward, forward
 from engine.graph import Graph
-from gui import labels
+from gui.model import labels
 from support import seed2_graph, seed3_graph
 
 

@@ -16,10 +16,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMainWindow, QVBoxLayout, QWidget
 
-from gui import labels
 from gui.commands import SetValue, push
 from gui.document import GraphDocument
-from gui.frame import Phase
+from gui.model import labels
+from gui.model.timeline import Phase
 from gui.player import Player, PlayerToolbar, connect_canvas
 from gui.theme import THEME
 from support import seed2_graph

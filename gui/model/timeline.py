@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.trace import Step
 
-from .document import Results
+from .results import Results
 
 EdgeKey = tuple[str, str, int]  # (operand, consumer, operand index)
 
@@ -40,7 +40,7 @@ class Frame:
     position: int
     length: int  # number of positions (the last is length - 1)
     phase: Phase
-    status: str
+    status: str  # the state in words, as the player's toolbar and exports show it
     k: int  # backward steps applied
     n: int  # backward steps in all
     shown_values: frozenset[str]
@@ -65,6 +65,14 @@ class Timeline:
         trace = results.trace
         self.steps: list[Step] = list(trace.steps) if trace is not None else []
         self.fan_in: dict[str, int] = trace.fan_ins() if trace is not None else {}
+        # Per step: how many of its operand's contributions it completes (1-based);
+        # per operand: who sends it a vjp, in order. Read by the chain-rule write-up.
+        self._contribution: list[int] = []
+        self._senders: dict[str, list[str]] = {}
+        for s in self.steps:
+            senders = self._senders.setdefault(s.operand, [])
+            senders.append(s.consumer)
+            self._contribution.append(len(senders))
         self.start_grads: dict[str, np.ndarray] = {}
         if trace is not None:
             self.start_grads[trace.output] = trace.grads[trace.output]
@@ -87,9 +95,21 @@ class Timeline:
     def end(self) -> int:
         return self.length - 1
 
+    def contribution(self, k: int) -> int:
+        """Which of its operand's contributions step ``k`` (1-based) is: 1 for the first."""
+        return self._contribution[k - 1]
+
+    def senders(self, operand: str) -> list[str]:
+        """The consumers that send ``operand`` a vjp, in step order."""
+        return self._senders.get(operand, [])
+
     def position_of_step(self, k: int) -> int:
         """Timeline position after ``k`` backward steps (0: forward done)."""
         return self.forward_length + max(0, min(k, len(self.steps)))
+
+    def _no_backward_text(self) -> str:
+        error = self.results.backward_error
+        return "forward done; no backward: " + (str(error) if error else "nothing to do")
 
     def frame(self, position: int) -> Frame:
         p = max(0, min(position, self.end))
@@ -100,9 +120,10 @@ class Timeline:
             if p == 0:
                 phase, status = Phase.NO_FORWARD, "forward not run"
             elif p < F:
-                phase, status = Phase.FORWARD, f"forward: node {p} of {F}"
+                phase = Phase.FORWARD
+                status = f"forward: node {p} of {F} ({self.forward_order[p - 1]})"
             else:
-                phase, status = Phase.FORWARD_DONE, "forward done"
+                phase, status = Phase.FORWARD_DONE, self._no_backward_text()
             return Frame(p, self.length, phase, status, 0, n, shown, fan_in=self.fan_in)
         k = p - F
         grads = dict(self.start_grads)
@@ -111,11 +132,12 @@ class Timeline:
             grads[s.operand] = s.accumulated
             done.add((s.operand, s.consumer, s.operand_index))
         if k == 0:
-            phase, status = Phase.FORWARD_DONE, f"forward done; backward: 0 of {n} steps"
+            phase, status = Phase.FORWARD_DONE, f"forward done; backward 0 of {n} steps"
         elif k < n:
-            phase, status = Phase.BACKWARD, f"backward step {k} of {n}"
+            s = self.steps[k - 1]
+            phase, status = Phase.BACKWARD, f"backward step {k} of {n}: {s.consumer} → {s.operand}"
         else:
-            phase, status = Phase.BACKWARD_DONE, "backward done"
+            phase, status = Phase.BACKWARD_DONE, f"backward done ({n} step{'s' if n != 1 else ''})"
         return Frame(
             position=p,
             length=self.length,

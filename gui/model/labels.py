@@ -94,6 +94,11 @@ def jacobian_text(step: Step) -> str:
     return matrix_text(jac)
 
 
+def default_edge_label(step: Step) -> str:
+    """The label the canvas shows on the active edge when the player sets none."""
+    return f"vjp = {format_tensor(step.vjp)}"
+
+
 def edge_label(step: Step) -> str:
     """The label on the active edge: the local Jacobian, then ``upstream · J = vjp``.
 

@@ -1,0 +1,73 @@
+"""The whole backward call as one product, ``vᵀ J``: what the end-to-end panel shows (no Qt)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.autodiff import backward, end_to_end_jacobian
+from engine.errors import GraphError
+from engine.graph import Graph
+
+from .labels import objective_name
+from .results import Results
+
+#: The end-to-end Jacobian is built (by the engine) up to this many entries.
+END_TO_END_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class EndToEnd:
+    """The whole backward call as one product: ``vᵀ J`` with ``J = ∂output/∂leaves``.
+
+    ``jacobian`` (None when too large or unavailable) has the leaves' elements as
+    columns, grouped leaf by leaf; ``vjp`` is what this single call contributes to
+    each leaf (``.grad`` minus earlier calls), zeros where no gradient flows.
+    """
+
+    output: str
+    objective: str
+    gradient: np.ndarray
+    leaves: tuple[str, ...]
+    sizes: tuple[int, ...]
+    jacobian: np.ndarray | None
+    vjp: tuple[np.ndarray, ...]
+    leaf_grads: dict[str, np.ndarray | None]
+    accumulated: bool  # .grad includes earlier backward calls
+
+
+def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | None:
+    """``vᵀ J`` for the results' backward call (None without one).
+
+    ``accumulated``: the leaves' ``.grad`` includes earlier backward calls, so this
+    call's share is computed again without them.
+    """
+    trace = results.trace
+    if trace is None:
+        return None
+    fwd = results.forward
+    leaves = tuple(trace.leaves)
+    sizes = tuple(int(fwd.values[x].size) for x in leaves)
+    try:
+        jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves), limit=END_TO_END_LIMIT)
+    except GraphError:
+        jac = None
+    grads = trace.leaf_grads
+    if accumulated:
+        grads = backward(graph, fwd, trace.output, trace.gradient).leaf_grads
+    vjp = tuple(
+        np.zeros(fwd.values[x].shape) if grads.get(x) is None else np.asarray(grads[x])
+        for x in leaves
+    )
+    return EndToEnd(
+        output=trace.output,
+        objective=objective_name(trace.output, trace.gradient),
+        gradient=trace.gradient,
+        leaves=leaves,
+        sizes=sizes,
+        jacobian=jac,
+        vjp=vjp,
+        leaf_grads=dict(trace.leaf_grads),
+        accumulated=accumulated,
+    )

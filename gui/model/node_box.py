@@ -1,0 +1,166 @@
+"""Node box content: what each box on the canvas says at one frame, already as text (no Qt).
+
+The scene hands each box a :class:`NodeContent`; the box only lays the strings out.
+Numbers become text here, through a cache, so a frame change formats only what it
+has not formatted before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.graph import Graph
+from engine.ops import LEAF_DOCS, OPS
+from engine.trace import Trace
+
+from .formatting import fmt_shape, format_tensor
+from .results import Results
+from .timeline import Frame
+
+HIDDEN = "…"  # value not computed yet at this point of the playback
+BLOCKED = "—"  # no value: blocked by an error upstream (or here)
+
+
+@dataclass(frozen=True)
+class NodeContent:
+    """Everything a node box shows, already as text (the box computes nothing)."""
+
+    title: str
+    style: str = "op"  # "op" | "input" (leaf requiring grad) | "const"
+    marker: str = ""  # pill in the title band: "input", "const", "no grad"
+    is_output: bool = False
+    value: str = BLOCKED
+    value_state: str = "blocked"  # "value" | "blocked" | "hidden"
+    shape: str = ""
+    grad: str | None = None  # None: no gradient shown in this frame
+    grad_active: bool = False  # receiving the active step's vjp: grad += vjp
+    fan_in: int = 0  # shown as "fan-in ×N" while active, when above one
+    error: str | None = None
+    reserve_grad: tuple[str, ...] = ()  # every grad text this node may show
+    reserve_fan_in: int = 0  # the fan-in marker it may show (boxes keep one size)
+    tooltip: str = ""
+
+
+def side_by_side(left: str, sep: str, right: str, max_chars: int = 44) -> str:
+    """``left sep right`` with multi-line blocks next to each other (mono font);
+    stacked (``right`` under ``left``) when that would be too wide for a box."""
+    a, b = left.split("\n"), right.split("\n")
+    wa = max(len(x) for x in a)
+    if wa + len(sep) + max(len(x) for x in b) > max_chars:
+        pad = " " * len(sep.lstrip())
+        return "\n".join(a + [sep.lstrip() + b[0]] + [pad + x for x in b[1:]])
+    rows = max(len(a), len(b))
+    mid = (rows - 1) // 2
+    out = []
+    for r in range(rows):
+        la = a[r] if r < len(a) else ""
+        lb = b[r] if r < len(b) else ""
+        out.append(la.ljust(wa) + (sep if r == mid else " " * len(sep)) + lb)
+    return "\n".join(line.rstrip() for line in out)
+
+
+def _widest_and_tallest(texts: list[str]) -> tuple[str, ...]:
+    """The two texts that decide a box's size (its widest line, its most lines)."""
+    wide = max(texts, key=lambda t: max(len(x) for x in t.split("\n")))
+    tall = max(texts, key=lambda t: t.count("\n"))
+    return (wide,) if wide is tall else (wide, tall)
+
+
+class NodeBoxes:
+    """Builds :class:`NodeContent` for one document's results, caching number text."""
+
+    def __init__(self) -> None:
+        self._text: dict[object, tuple[np.ndarray, str]] = {}
+        self._reserve: dict[str, tuple[str, ...]] = {}
+        self._fan_in: dict[str, int] = {}
+
+    def _fmt(self, a: np.ndarray) -> str:
+        """format_tensor with a cache (by value for small arrays, by identity for big)."""
+        key: object = (a.shape, a.tobytes()) if a.size <= 256 else id(a)
+        hit = self._text.get(key)
+        if hit is not None and (a.size <= 256 or hit[0] is a):
+            return hit[1]
+        text = format_tensor(a)
+        self._text[key] = (a, text)
+        return text
+
+    def _change_text(self, before: np.ndarray | None, after: np.ndarray) -> str:
+        """``before → after`` of ``grad += vjp`` (no gradient yet reads as 0)."""
+        return side_by_side("0" if before is None else self._fmt(before), " → ", self._fmt(after))
+
+    def set_results(self, results: Results) -> None:
+        """New results: work out every gradient text each node may show during playback,
+        so its box keeps one size from the first frame to the last."""
+        if len(self._text) > 20_000:
+            self._text.clear()
+        self._reserve = self._grad_reserve(results.trace)
+        self._fan_in = results.trace.fan_ins() if results.trace is not None else {}
+
+    def _grad_reserve(self, trace: Trace | None) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        if trace is None:
+            return {}
+        for nid, g in trace.grads.items():
+            if g is not None:
+                out.setdefault(nid, []).append(self._fmt(g))
+        for step in trace.steps:
+            text = self._change_text(step.before, step.accumulated)
+            out.setdefault(step.operand, []).append(text)
+        return {k: _widest_and_tallest(v) for k, v in out.items()}
+
+    def content(self, graph: Graph, results: Results, output: str | None, nid: str,
+                frame: Frame | None) -> NodeContent:
+        """What node ``nid``'s box shows at ``frame`` (None: live, all values and final grads)."""
+        node = graph.nodes[nid]
+        fwd = results.forward
+        if node.is_leaf:
+            title, tooltip = nid, f"{node.op}: {LEAF_DOCS.get(node.op, '')}"
+            if node.op == "input" and node.requires_grad:
+                style, marker = "input", "input"
+            else:
+                style, marker = "const", "const" if node.op == "const" else "no grad"
+        else:
+            op = OPS[node.op]
+            names = [s if s is not None else "?" for s in node.inputs]
+            title = f"{nid} = {op.title(names, node.attrs)}"
+            style, marker, tooltip = "op", "", f"{node.op}: {op.doc}"
+        if frame is None or nid in frame.shown_values:
+            v = fwd.values.get(nid)
+            if v is None:
+                value, state, shape = BLOCKED, "blocked", ""
+            else:
+                value, state = self._fmt(v), "value"
+                shape = "scalar" if not v.shape else f"shape {fmt_shape(v.shape)}"
+        else:
+            value, state, shape = HIDDEN, "hidden", ""
+        active = frame.active if frame is not None else None
+        grad_active, fan_in = False, 0
+        if active is not None and active.operand == nid:
+            grad = self._change_text(active.before, active.accumulated)
+            grad_active, fan_in = True, frame.fan_in.get(nid, 0) if frame else 0
+        else:
+            if frame is None:
+                trace = results.trace
+                g = trace.grads.get(nid) if trace is not None else None
+            else:
+                g = frame.grads.get(nid)
+            grad = self._fmt(g) if g is not None else None
+        error = fwd.errors.get(nid)
+        return NodeContent(
+            title=title,
+            style=style,
+            marker=marker,
+            is_output=output == nid,
+            value=value,
+            value_state=state,
+            shape=shape,
+            grad=grad,
+            grad_active=grad_active,
+            fan_in=fan_in,
+            error=str(error) if error is not None else None,
+            reserve_grad=self._reserve.get(nid, ()),
+            reserve_fan_in=self._fan_in.get(nid, 0),
+            tooltip=tooltip,
+        )
