@@ -1,20 +1,23 @@
-"""THE op table: one small record per primitive, forward and VJP side by side.
+"""THE op table: one record per op, forward, VJP and JVP side by side.
 
-Everything that needs to know about an op (the engine, titles on the canvas, the
-palette, the file format, Jacobian descriptions) reads this table, in the spirit
-of HIPS autograd's ``defvjp`` and PyTorch's ``derivatives.yaml``. Semantics
-follow PyTorch in float64, broadcasting where PyTorch broadcasts; broadcasting
-is undone in exactly one place, :func:`unbroadcast`.
+Everything that needs to know about an op reads this table, in the spirit of
+HIPS autograd's ``defvjp`` and PyTorch's ``derivatives.yaml``: the engine, titles
+on the canvas, the palette and quick search (category, description), the
+inspector (one widget per attribute, chosen by the attribute's kind), the file
+format (attribute validation here; the schema's op list and attribute rules,
+kept equal to :func:`schema_defs` by a test), Jacobian descriptions, forward mode
+(``jvp``) and the PyTorch bridge (``torch``). The leaves ``input`` and ``const``
+are records too, with arity 0. Semantics follow PyTorch in float64,
+broadcasting where PyTorch broadcasts; broadcasting is undone in exactly one
+place, :func:`unbroadcast`.
 
-A VJP has the signature ``vjp(i, g, xs, out, attrs)``: the gradient with respect
-to operand ``i`` given the upstream gradient ``g`` (shaped like ``out``), the
-operand values ``xs`` and the forward result ``out``.
+Adding an op means adding one record below (and its tests): nothing else lists ops.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +26,13 @@ from .errors import shape_text
 
 Array = np.ndarray
 Shape = tuple[int, ...]
+Attrs = dict[str, Any]
+Forward = Callable[[Sequence[Array], Attrs], Array]
+Vjp = Callable[[int, Array, Sequence[Array], Array, Attrs], Array]
+Jvp = Callable[[Sequence["Array | None"], Sequence[Array], Array, Attrs], Array]
+Check = Callable[[Sequence[Shape], Attrs], Shape]
+Title = Callable[[Sequence[str], Attrs], str]
+Words = Callable[[int, Sequence[Shape], Shape, Attrs], str]
 
 LEAF_OPS = ("input", "const")
 CATEGORIES = (
@@ -32,6 +42,7 @@ CATEGORIES = (
     "Reductions",
     "Linear algebra",
     "Shape",
+    "Losses",
 )
 
 
@@ -39,20 +50,144 @@ class OpShapeError(ValueError):
     """Raised by an op's ``check`` with a message that names the shapes involved."""
 
 
+# --------------------------------------------------------------------------- attributes
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _is_bool_tensor(v: Any) -> bool:
+    if isinstance(v, list):
+        return bool(v) and all(_is_bool_tensor(x) for x in v)
+    return isinstance(v, bool)
+
+
+_INT = {"type": "integer"}
+_INTS = {"type": "array", "items": {"title": "an integer", "type": "integer"}}
+
+
 @dataclass(frozen=True)
-class Op:
-    """One primitive: how to compute it, how to pull a gradient back through it."""
+class AttrKind:
+    """What values an attribute kind takes: a test, the words for an error, a schema."""
+
+    want: str
+    accepts: Callable[[Any], bool]
+    schema: dict[str, Any]
+
+
+ATTR_KINDS: dict[str, AttrKind] = {
+    "int": AttrKind("an integer", _is_int, _INT),
+    "int-or-null": AttrKind(
+        "null or an integer",
+        lambda v: v is None or _is_int(v),
+        {"anyOf": [{"type": "null"}, _INT]},
+    ),
+    "int-or-list": AttrKind(
+        "null, an integer or a list of integers",
+        lambda v: v is None or _is_int(v) or (isinstance(v, list) and all(map(_is_int, v))),
+        {"anyOf": [{"type": "null"}, _INT, {"type": "array", "items": _INT}]},
+    ),
+    "bool": AttrKind("true or false", lambda v: isinstance(v, bool), {"type": "boolean"}),
+    "shape": AttrKind(
+        "a list of integers", lambda v: isinstance(v, list) and all(map(_is_int, v)), _INTS
+    ),
+    "number-or-null": AttrKind(
+        "null or a number",
+        lambda v: v is None or _is_number(v),
+        {"anyOf": [{"type": "null"}, {"type": "number"}]},
+    ),
+    "bool-tensor": AttrKind(
+        "true, false or a nested list of them",
+        _is_bool_tensor,
+        {"$ref": "#/$defs/boolTensor"},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute of an op: its name, kind (a key of :data:`ATTR_KINDS`), default,
+    allowed integer range (``low``/``high``, inclusive, None: unbounded) and the
+    one-line help a student sees next to its widget."""
 
     name: str
-    arity: int | None  # None: variadic (at least one operand)
+    kind: str
+    default: Any
+    help: str = ""
+    low: int | None = None
+    high: int | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not a valid value of this attribute (None: it is)."""
+        kind = ATTR_KINDS[self.kind]
+        if not kind.accepts(value):
+            return f"attribute {self.name!r} must be {kind.want}, got {value!r}"
+        low = self.low if self.low is not None else -np.inf
+        high = self.high if self.high is not None else np.inf
+        if _is_int(value) and not low <= value <= high:
+            return f"attribute {self.name!r} must be from {self.low} to {self.high}, got {value}"
+        return None
+
+
+_DIM_RANGE = {"low": -64, "high": 64}
+_DIM_HELP = "Negative values count from the end, as in PyTorch"
+_DIMS_HELP = "Empty for all dims, an integer, or a list such as 0, 1"
+_KEEPDIM = Attr("keepdim", "bool", False, "Keep the reduced dims as size 1")
+
+
+# --------------------------------------------------------------------------- the record
+
+
+@dataclass(frozen=True)
+class Op:
+    """One op: how to compute it, push a tangent forward, pull a gradient back.
+
+    - ``arity``: operand count; None: variadic (at least one); 0: a leaf.
+    - ``forward(xs, attrs)``: the value.
+    - ``vjp(i, g, xs, out, attrs)``: the gradient with respect to operand ``i``
+      given the upstream gradient ``g`` (shaped like ``out``).
+    - ``jvp(tangents, xs, out, attrs)``: the output tangent ``J·t`` given one
+      tangent per operand (None for an operand that carries none; all None gives
+      zeros). For every op ``⟨u, Jᵀv⟩ = ⟨v, Ju⟩``, which the tests check.
+    - ``check(shapes, attrs)``: the output shape, or :class:`OpShapeError`.
+    - ``title(operand_names, attrs)``: how the node reads (``a + b``, ``sum(a)``).
+    - ``jacobian_words(i, shapes, out_shape, attrs)``: the Jacobian's structure.
+    - ``attrs``: the attribute specs, in display order.
+    - ``torch``: the op's PyTorch spellings, for reading and writing PyTorch code:
+      ``torch.X`` is a function (``torch.nn.functional.X`` spelled out),
+      ``Tensor.X`` a method, and a bare symbol (``+``, ``@``, ``.T``, ``[]``) an
+      operator. The first entry is the preferred spelling.
+    """
+
+    name: str
+    arity: int | None
     category: str
-    forward: Callable[[Sequence[Array], dict[str, Any]], Array]
-    vjp: Callable[[int, Array, Sequence[Array], Array, dict[str, Any]], Array]
-    check: Callable[[Sequence[Shape], dict[str, Any]], Shape]
-    title: Callable[[Sequence[str], dict[str, Any]], str]
-    jacobian_words: Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]
-    attrs: dict[str, Any] = field(default_factory=dict)  # name -> default
-    doc: str = ""
+    doc: str
+    forward: Forward
+    vjp: Vjp
+    jvp: Jvp
+    check: Check
+    title: Title
+    jacobian_words: Words
+    attrs: tuple[Attr, ...] = ()
+    torch: tuple[str, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.arity == 0
+
+    @property
+    def defaults(self) -> Attrs:
+        """Attribute name -> default value."""
+        return {a.name: a.default for a in self.attrs}
+
+    def attr(self, name: str) -> Attr:
+        return next(a for a in self.attrs if a.name == name)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -96,7 +231,37 @@ def reduce_dims(ndim: int, dim: int | list[int] | None) -> tuple[int, ...]:
     return tuple(sorted(out)) if ndim else ()
 
 
-def _broadcast_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _tangents(tangents: Sequence[Array | None], xs: Sequence[Array]) -> list[Array]:
+    """Every operand's tangent, zeros where it carries none."""
+    pairs = zip(tangents, xs, strict=True)
+    return [np.zeros(x.shape) if t is None else np.asarray(t) for t, x in pairs]
+
+
+def _linear_jvp(forward: Forward) -> Jvp:
+    """A linear op's JVP is the op itself applied to the tangents."""
+    return lambda ts, xs, out, attrs: np.asarray(forward(_tangents(ts, xs), attrs))
+
+
+def _bilinear_jvp(forward: Forward) -> Jvp:
+    """f(a, b) bilinear: J·(ta, tb) = f(ta, b) + f(a, tb)."""
+
+    def jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+        total = np.zeros(out.shape)
+        for i, t in enumerate(ts):
+            if t is not None:
+                args = list(xs)
+                args[i] = np.asarray(t)
+                total = total + forward(args, attrs)
+        return total
+
+    return jvp
+
+
+def _no_rule(*args: Any) -> Any:
+    raise TypeError("a leaf has no rule: its value is given, not computed")
+
+
+def _broadcast_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -104,20 +269,20 @@ def _broadcast_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
         raise OpShapeError(f"cannot broadcast shapes {listed}") from None
 
 
-def _same_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _same_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     return tuple(shapes[0])
 
 
-def _binary_title(sym: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
+def _binary_title(sym: str) -> Title:
     return lambda a, attrs: f"{a[0]} {sym} {a[1]}"
 
 
-def _call_title(fn: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
+def _call_title(fn: str) -> Title:
     return lambda a, attrs: f"{fn}({a[0]})"
 
 
-def _broadcast_words(base: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
-    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+def _broadcast_words(base: str) -> Words:
+    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> str:
         dims = broadcast_dims(shapes[i], out)
         if not dims:
             return base
@@ -127,8 +292,25 @@ def _broadcast_words(base: str) -> Callable[[int, Sequence[Shape], Shape, dict[s
     return words
 
 
-def _const_words(text: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
+def _const_words(text: str) -> Words:
     return lambda i, shapes, out, attrs: text
+
+
+def _leaf(name: str, doc: str, formula: str) -> Op:
+    """``input`` or ``const``: arity 0, its value given in the file, no rules."""
+    return Op(
+        name=name,
+        arity=0,
+        category="Leaves",
+        doc=doc,
+        forward=_no_rule,
+        vjp=_no_rule,
+        jvp=_no_rule,
+        check=_no_rule,
+        title=lambda a, attrs: formula,
+        jacobian_words=_no_rule,
+        torch=("torch.tensor",),
+    )
 
 
 def _binary(
@@ -138,25 +320,40 @@ def _binary(
     grads: Callable[[int, Array, Array, Array, Array], Array],
     words: Sequence[str],
     doc: str,
+    torch: tuple[str, ...],
 ) -> Op:
-    """A broadcasting binary op; ``grads`` gives the un-broadcast gradient."""
+    """A broadcasting elementwise binary op.
 
-    def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+    ``grads(i, g, a, b, out)`` is ``g`` times the elementwise derivative by operand
+    ``i``, before un-broadcasting. The Jacobian is diagonal (up to broadcasting),
+    so the same function gives the JVP: ``Σᵢ grads(i, tᵢ broadcast, a, b, out)``.
+    """
+
+    def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
         return unbroadcast(grads(i, g, xs[0], xs[1], out), xs[i].shape)
 
-    def jwords(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+    def jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+        total = np.zeros(out.shape)
+        for i, t in enumerate(ts):
+            if t is not None:
+                total = total + grads(i, np.broadcast_to(t, out.shape), xs[0], xs[1], out)
+        return total
+
+    def jwords(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> str:
         return _broadcast_words(words[i])(i, shapes, out, attrs)
 
     return Op(
         name=name,
         arity=2,
         category="Arithmetic",
+        doc=doc,
         forward=lambda xs, attrs: fwd(xs[0], xs[1]),
         vjp=vjp,
+        jvp=jvp,
         check=_broadcast_check,
         title=_binary_title(sym),
         jacobian_words=jwords,
-        doc=doc,
+        torch=torch,
     )
 
 
@@ -166,20 +363,26 @@ def _unary(
     grad: Callable[[Array, Array, Array], Array],
     words: str,
     doc: str,
+    torch: tuple[str, ...] | None = None,
     category: str = "Elementwise functions",
-    title: Callable[[Sequence[str], dict[str, Any]], str] | None = None,
+    title: Title | None = None,
 ) -> Op:
-    """An elementwise op; its Jacobian is diagonal. ``grad(g, x, out)``."""
+    """An elementwise op; its Jacobian is diagonal, so ``grad(g, x, out)`` (``g``
+    times the derivative) is both the VJP and the JVP."""
     return Op(
         name=name,
         arity=1,
         category=category,
+        doc=doc,
         forward=lambda xs, attrs: fwd(xs[0]),
         vjp=lambda i, g, xs, out, attrs: grad(g, xs[0], out),
+        jvp=lambda ts, xs, out, attrs: (
+            np.zeros(out.shape) if ts[0] is None else grad(np.asarray(ts[0]), xs[0], out)
+        ),
         check=_same_check,
         title=title or _call_title(name),
         jacobian_words=_const_words(words),
-        doc=doc,
+        torch=torch or (f"torch.{name}", f"Tensor.{name}"),
     )
 
 
@@ -196,7 +399,7 @@ def _pow_grad(i: int, g: Array, a: Array, b: Array, out: Array) -> Array:
 # --------------------------------------------------------------------------- reductions
 
 
-def _reduce_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _reduce_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     shape = shapes[0]
     dims = reduce_dims(len(shape), attrs.get("dim"))
     if attrs.get("keepdim"):
@@ -211,8 +414,8 @@ def _axes(ndim: int, dim: int | list[int] | None) -> tuple[int, ...] | None:
     return reduce_dims(ndim, dim)
 
 
-def _reduce_forward(mean: bool) -> Callable[[Sequence[Array], dict[str, Any]], Array]:
-    def forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+def _reduce_forward(mean: bool) -> Forward:
+    def forward(xs: Sequence[Array], attrs: Attrs) -> Array:
         x = xs[0]
         out = x.sum(axis=_axes(x.ndim, attrs.get("dim")), keepdims=bool(attrs.get("keepdim")))
         if mean:  # sum / n, as PyTorch computes it
@@ -222,7 +425,7 @@ def _reduce_forward(mean: bool) -> Callable[[Sequence[Array], dict[str, Any]], A
     return forward
 
 
-def _expand_back(g: Array, shape: Shape, attrs: dict[str, Any], count: int = 1) -> Array:
+def _expand_back(g: Array, shape: Shape, attrs: Attrs, count: int = 1) -> Array:
     """Undo a reduction's shape change: ``g`` (divided by ``count``) over the operand's shape."""
     axes = _axes(len(shape), attrs.get("dim"))
     if axes is not None and not attrs.get("keepdim"):
@@ -232,18 +435,18 @@ def _expand_back(g: Array, shape: Shape, attrs: dict[str, Any], count: int = 1) 
     return out
 
 
-def _mean_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+def _mean_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
     x = xs[0]
     return _expand_back(g, x.shape, attrs, x.size // out.size if out.size else 1)
 
 
-def _reduced_count(shape: Shape, attrs: dict[str, Any]) -> int:
+def _reduced_count(shape: Shape, attrs: Attrs) -> int:
     dims = reduce_dims(len(shape), attrs.get("dim"))
     return int(np.prod([shape[d] for d in dims])) if dims else 1
 
 
-def _reduce_title(fn: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
-    def title(a: Sequence[str], attrs: dict[str, Any]) -> str:
+def _reduce_title(fn: str) -> Title:
+    def title(a: Sequence[str], attrs: Attrs) -> str:
         args = [a[0]]
         if attrs.get("dim") is not None:
             args.append(f"dim={attrs['dim']}")
@@ -254,8 +457,8 @@ def _reduce_title(fn: str) -> Callable[[Sequence[str], dict[str, Any]], str]:
     return title
 
 
-def _reduce_words(kind: str) -> Callable[[int, Sequence[Shape], Shape, dict[str, Any]], str]:
-    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+def _reduce_words(kind: str) -> Words:
+    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> str:
         n = _reduced_count(shapes[0], attrs)
         over = "all elements" if attrs.get("dim") in (None, []) else f"dim {attrs['dim']}"
         if kind == "sum":
@@ -265,30 +468,29 @@ def _reduce_words(kind: str) -> Callable[[int, Sequence[Shape], Shape, dict[str,
     return words
 
 
-def _reduction(
-    name: str,
-    vjp: Callable[[int, Array, Sequence[Array], Array, dict[str, Any]], Array],
-    doc: str,
-) -> Op:
+def _reduction(name: str, vjp: Vjp, doc: str) -> Op:
     """``sum`` or ``mean``: over all elements, or over ``dim`` (int or list), ``keepdim``."""
+    forward = _reduce_forward(mean=name == "mean")
     return Op(
         name=name,
         arity=1,
         category="Reductions",
-        forward=_reduce_forward(mean=name == "mean"),
+        doc=doc,
+        forward=forward,
         vjp=vjp,
+        jvp=_linear_jvp(forward),
         check=_reduce_check,
         title=_reduce_title(name),
         jacobian_words=_reduce_words(name),
-        attrs={"dim": None, "keepdim": False},
-        doc=doc,
+        attrs=(Attr("dim", "int-or-list", None, _DIMS_HELP), _KEEPDIM),
+        torch=(f"torch.{name}", f"Tensor.{name}"),
     )
 
 
 # --------------------------------------------------------------------------- matmul
 
 
-def _matmul_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _matmul_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     a, b = shapes
     if not (1 <= len(a) <= 2 and 1 <= len(b) <= 2):
         raise OpShapeError(
@@ -302,14 +504,14 @@ def _matmul_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     return tuple(a[:-1]) + tuple(b[1:])
 
 
-def _matmul_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+def _matmul_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     a, b = xs
     if a.ndim > 2 or b.ndim > 2:  # numpy would batch these; this op is 1-D/2-D only
         _matmul_check([a.shape, b.shape], attrs)
     return np.matmul(a, b)
 
 
-def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
     a, b = xs
     if a.ndim == 1 and b.ndim == 1:
         return g * (b if i == 0 else a)
@@ -318,7 +520,7 @@ def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[s
     return np.outer(a, g) if a.ndim == 1 else a.T @ g
 
 
-def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, Any]) -> str:
+def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> str:
     if i == 0:
         return "block structure: each output row takes that row of A times B (rows of Bᵀ)"
     return "block structure: each output column takes A times that column of B (rows of A)"
@@ -327,21 +529,21 @@ def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: dict[str, 
 # --------------------------------------------------------------------------- shape ops
 
 
-def _transpose_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _transpose_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     s = shapes[0]
     if len(s) > 2:
         raise OpShapeError(f"transpose takes a tensor of at most 2 dims, got {shape_text(s)}")
     return tuple(reversed(s))
 
 
-def _transpose_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+def _transpose_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     x = xs[0]
     if x.ndim > 2:  # numpy's .T would reverse every dim
         _transpose_check([x.shape], attrs)
     return x.T
 
 
-def _stack_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _stack_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     first = shapes[0]
     for s in shapes[1:]:
         if s != first:
@@ -355,11 +557,11 @@ def _stack_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     return tuple(first[:dim]) + (len(shapes),) + tuple(first[dim:])
 
 
-def _stack_dim(xs_ndim: int, attrs: dict[str, Any]) -> int:
+def _stack_dim(xs_ndim: int, attrs: Attrs) -> int:
     return attrs.get("dim", 0) % (xs_ndim + 1)
 
 
-def _select_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _select_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     s = shapes[0]
     dim, index = attrs.get("dim", 0), attrs.get("index", 0)
     if not s:
@@ -372,20 +574,20 @@ def _select_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
     return tuple(s[:dim]) + tuple(s[dim + 1 :])
 
 
-def _stack_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+def _stack_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     dim, nd = attrs.get("dim", 0), xs[0].ndim + 1
     if not -nd <= dim < nd:  # _stack_dim alone would wrap it around
         _stack_check([x.shape for x in xs], attrs)
     return np.stack(xs, axis=dim)
 
 
-def _select_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+def _select_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     if xs[0].ndim == 0:  # numpy would take from a scalar as if it were 1-D
         _select_check([()], attrs)
     return np.take(xs[0], attrs.get("index", 0), axis=attrs.get("dim", 0))
 
 
-def _select_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[str, Any]) -> Array:
+def _select_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
     x = xs[0]
     grad = np.zeros(x.shape)
     dim = attrs.get("dim", 0) % x.ndim
@@ -393,17 +595,17 @@ def _select_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: dict[s
     return grad
 
 
-def _select_title(a: Sequence[str], attrs: dict[str, Any]) -> str:
+def _select_title(a: Sequence[str], attrs: Attrs) -> str:
     dim, index = attrs.get("dim", 0), attrs.get("index", 0)
     return f"{a[0]}[{index}]" if dim == 0 else f"{a[0]}.select({dim}, {index})"
 
 
-def _reshape_forward(xs: Sequence[Array], attrs: dict[str, Any]) -> Array:
+def _reshape_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     # Checked first: numpy reads any negative size as "infer", PyTorch only -1.
     return np.reshape(xs[0], _reshape_check([xs[0].shape], attrs))
 
 
-def _reshape_check(shapes: Sequence[Shape], attrs: dict[str, Any]) -> Shape:
+def _reshape_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     s, target = shapes[0], tuple(attrs.get("shape", []))
     size = int(np.prod(s))
     unknown = [d for d in target if d == -1]
@@ -432,6 +634,8 @@ def _sigmoid(x: Array) -> Array:
 
 
 _OPS: list[Op] = [
+    _leaf("input", "A leaf tensor; requires grad unless switched off.", "requires_grad"),
+    _leaf("const", "A constant tensor; never requires grad.", "constant"),
     _binary(
         "add",
         "+",
@@ -439,6 +643,7 @@ _OPS: list[Op] = [
         lambda i, g, a, b, out: g,
         ("identity", "identity"),
         "Elementwise sum, broadcasting.",
+        ("torch.add", "Tensor.add", "+"),
     ),
     _binary(
         "sub",
@@ -447,6 +652,7 @@ _OPS: list[Op] = [
         lambda i, g, a, b, out: g if i == 0 else -g,
         ("identity", "minus identity"),
         "Elementwise difference, broadcasting.",
+        ("torch.sub", "Tensor.sub", "-"),
     ),
     _binary(
         "mul",
@@ -455,6 +661,7 @@ _OPS: list[Op] = [
         lambda i, g, a, b, out: g * (b if i == 0 else a),
         ("diagonal with entries of the other operand",) * 2,
         "Elementwise product, broadcasting.",
+        ("torch.mul", "Tensor.mul", "*"),
     ),
     _binary(
         "div",
@@ -463,6 +670,7 @@ _OPS: list[Op] = [
         lambda i, g, a, b, out: g / b if i == 0 else -g * ((a / b) / b),
         ("diagonal with entries 1/b", "diagonal with entries -a/b²"),
         "Elementwise quotient, broadcasting.",
+        ("torch.div", "Tensor.div", "/"),
     ),
     _binary(
         "pow",
@@ -471,6 +679,7 @@ _OPS: list[Op] = [
         _pow_grad,
         ("diagonal with entries b·a^(b-1)", "diagonal with entries a^b·ln a"),
         "Elementwise power with a tensor exponent, broadcasting.",
+        ("torch.pow", "Tensor.pow", "**"),
     ),
     _unary(
         "neg",
@@ -478,6 +687,7 @@ _OPS: list[Op] = [
         lambda g, x, out: -g,
         "minus identity",
         "Negation.",
+        torch=("torch.neg", "Tensor.neg", "-"),
         category="Arithmetic",
         title=lambda a, attrs: f"-{a[0]}",
     ),
@@ -507,6 +717,7 @@ _OPS: list[Op] = [
         lambda g, x, out: np.where(out > 0.0, g, 0.0),
         "diagonal with entries 1 where x > 0, else 0",
         "max(x, 0).",
+        torch=("torch.relu", "Tensor.relu", "torch.nn.functional.relu"),
     ),
     _reduction(
         "sum",
@@ -518,114 +729,133 @@ _OPS: list[Op] = [
         name="matmul",
         arity=2,
         category="Linear algebra",
+        doc="Matrix product (1-D and 2-D cases of torch.matmul).",
         forward=_matmul_forward,
         vjp=_matmul_vjp,
+        jvp=_bilinear_jvp(_matmul_forward),
         check=_matmul_check,
         title=_binary_title("@"),
         jacobian_words=_matmul_words,
-        doc="Matrix product (1-D and 2-D cases of torch.matmul).",
+        torch=("torch.matmul", "Tensor.matmul", "@"),
     ),
     Op(
         name="transpose",
         arity=1,
         category="Linear algebra",
+        doc="Swap the two dims of a matrix.",
         forward=_transpose_forward,
         vjp=lambda i, g, xs, out, attrs: g.T,
+        jvp=_linear_jvp(_transpose_forward),
         check=_transpose_check,
         title=lambda a, attrs: f"{a[0]}.T",
         jacobian_words=_const_words("permutation: element (i, j) goes to (j, i)"),
-        doc="Swap the two dims of a matrix.",
+        torch=("torch.t", "Tensor.t", ".T"),
     ),
     Op(
         name="stack",
         arity=None,
         category="Shape",
+        doc="Stack n tensors of one shape along a new dim.",
         forward=_stack_forward,
         vjp=lambda i, g, xs, out, attrs: g[(slice(None),) * _stack_dim(xs[0].ndim, attrs) + (i,)],
+        jvp=_linear_jvp(_stack_forward),
         check=_stack_check,
         title=lambda a, attrs: (
             f"stack([{', '.join(a)}]" + (f", dim={attrs['dim']})" if attrs.get("dim") else ")")
         ),
         jacobian_words=lambda i, shapes, out, attrs: f"selection: picks slice {i} of the stack",
-        attrs={"dim": 0},
-        doc="Stack n tensors of one shape along a new dim.",
+        attrs=(Attr("dim", "int", 0, _DIM_HELP, **_DIM_RANGE),),
+        torch=("torch.stack",),
     ),
     Op(
         name="select",
         arity=1,
         category="Shape",
+        doc="x[index] along dim (x.select(dim, index)).",
         forward=_select_forward,
         vjp=_select_vjp,
+        jvp=_linear_jvp(_select_forward),
         check=_select_check,
         title=_select_title,
         jacobian_words=lambda i, shapes, out, attrs: (
             f"selection: a one at index {attrs.get('index', 0)} of dim {attrs.get('dim', 0)}"
         ),
-        attrs={"index": 0, "dim": 0},
-        doc="x[index] along dim (x.select(dim, index)).",
+        attrs=(
+            Attr("index", "int", 0, _DIM_HELP, -(10**6), 10**6),
+            Attr("dim", "int", 0, _DIM_HELP, **_DIM_RANGE),
+        ),
+        torch=("torch.select", "Tensor.select", "[]"),
     ),
     Op(
         name="reshape",
         arity=1,
         category="Shape",
+        doc="The same elements in a new shape (one -1 is inferred).",
         forward=_reshape_forward,
         vjp=lambda i, g, xs, out, attrs: np.reshape(g, xs[0].shape),
+        jvp=_linear_jvp(_reshape_forward),
         check=_reshape_check,
         title=lambda a, attrs: f"{a[0]}.reshape({list(attrs.get('shape', []))})",
         jacobian_words=_const_words("identity: the same elements, read in a new shape"),
-        attrs={"shape": [-1]},
-        doc="The same elements in a new shape (one -1 is inferred).",
+        attrs=(
+            Attr("shape", "shape", [-1], "The new shape as a list of integers; one -1 is inferred"),
+        ),
+        torch=("torch.reshape", "Tensor.reshape", "Tensor.view"),
     ),
 ]
 
+#: The table: op name -> record, the two leaf kinds first.
 OPS: dict[str, Op] = {op.name: op for op in _OPS}
 
 #: Every op name a graph file may use: the two leaf kinds, then the primitives.
-OP_NAMES: tuple[str, ...] = LEAF_OPS + tuple(OPS)
-
-LEAF_DOCS = {
-    "input": "A leaf tensor; requires grad unless switched off.",
-    "const": "A constant tensor; never requires grad.",
-}
+OP_NAMES: tuple[str, ...] = tuple(OPS)
 
 
 def ops_in(category: str) -> list[str]:
-    """Op names of one palette category, leaves included."""
-    if category == "Leaves":
-        return list(LEAF_OPS)
+    """Op names of one palette category, in table order."""
     return [op.name for op in _OPS if op.category == category]
 
 
-# --------------------------------------------------------------------------- attributes
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def validate_attrs(op_name: str, attrs: dict[str, Any]) -> dict[str, Any]:
+def validate_attrs(op_name: str, attrs: Attrs) -> Attrs:
     """Return the op's full attrs (defaults filled in); raise ValueError on a bad one."""
     op = OPS.get(op_name)
-    known = op.attrs if op else {}
-    unknown = sorted(set(attrs) - set(known))
+    specs = {a.name: a for a in op.attrs} if op else {}
+    unknown = sorted(set(attrs) - set(specs))
     if unknown:
         raise ValueError(f"{op_name} has no attribute {unknown[0]!r}")
-    full = {**known, **attrs}
+    full = {**(op.defaults if op else {}), **attrs}
     for key, value in full.items():
-        if key == "dim" and op_name in ("sum", "mean"):
-            ok = (
-                value is None
-                or _is_int(value)
-                or (isinstance(value, list) and all(_is_int(d) for d in value))
-            )
-            want = "null, an integer or a list of integers"
-        elif key == "keepdim":
-            ok, want = isinstance(value, bool), "true or false"
-        elif key == "shape":
-            ok = isinstance(value, list) and all(_is_int(d) for d in value)
-            want = "a list of integers"
-        else:
-            ok, want = _is_int(value), "an integer"
-        if not ok:
-            raise ValueError(f"attribute {key!r} must be {want}, got {value!r}")
+        problem = specs[key].problem(value)
+        if problem:
+            raise ValueError(problem)
     return full
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def schema_defs() -> dict[str, Any]:
+    """The graph-format schema's op-dependent ``$defs``, derived from the table.
+
+    ``opName`` lists every op; ``opAttrs`` gives, per op with attributes, the
+    JSON type of each (ranges, unknown names and the rest are the loader's, via
+    :func:`validate_attrs`). A test keeps ``graph-format.schema.json`` equal to this.
+    """
+    rules = []
+    for op in _OPS:
+        if not op.attrs:
+            continue
+        props = {
+            a.name: {"title": ATTR_KINDS[a.kind].want, **ATTR_KINDS[a.kind].schema}
+            for a in op.attrs
+        }
+        rules.append(
+            {
+                "if": {"properties": {"op": {"const": op.name}}},
+                "then": {"properties": {"attrs": {"properties": props}}},
+            }
+        )
+    return {
+        "opName": {"title": "one of the engine's op names", "type": "string", "enum": list(OPS)},
+        "opAttrs": {"title": "each op's attribute types", "allOf": rules},
+    }

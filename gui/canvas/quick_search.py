@@ -8,15 +8,13 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout
 
-from engine.ops import LEAF_DOCS, LEAF_OPS, OP_NAMES, OPS
+from engine.ops import OP_NAMES, OPS
 
 from ..theme import THEME
 
 
 def op_info(name: str) -> tuple[str, str]:
     """(category, one-line doc) of an op or leaf kind, from the op table."""
-    if name in LEAF_OPS:
-        return "Leaves", LEAF_DOCS.get(name, "")
     op = OPS[name]
     return op.category, op.doc
 

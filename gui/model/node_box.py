@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.graph import Graph
-from engine.ops import LEAF_DOCS, OPS
+from engine.ops import OPS
 from engine.trace import Trace
 
 from .formatting import fmt_shape, format_tensor
@@ -116,7 +116,7 @@ class NodeBoxes:
         node = graph.nodes[nid]
         fwd = results.forward
         if node.is_leaf:
-            title, tooltip = nid, f"{node.op}: {LEAF_DOCS.get(node.op, '')}"
+            title, tooltip = nid, f"{node.op}: {OPS[node.op].doc}"
             if node.op == "input" and node.requires_grad:
                 style, marker = "input", "input"
             else:

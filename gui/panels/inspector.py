@@ -9,6 +9,7 @@ the widgets are refreshed from the document's signals, never from their own stat
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import GraphError
-from engine.ops import LEAF_DOCS, OPS
+from engine.ops import OPS, Attr
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
@@ -82,6 +83,48 @@ def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
     if allow_none and len(numbers) == 1 and "," not in cleaned and not bracketed:
         return numbers[0]
     return numbers
+
+
+#: What an empty line edit suggests, per attribute kind (``engine.ops.ATTR_KINDS``).
+_PLACEHOLDERS = {
+    "int-or-list": "all dims (None)",
+    "int-or-null": "all elements (None)",
+    "shape": "e.g. 2, 3 or -1",
+    "number-or-null": "no bound (None)",
+    "bool-tensor": "e.g. [true, false]",
+}
+
+
+def parse_attr_text(kind: str, text: str) -> Any:
+    """An attribute value of ``kind`` from what a student typed; ValueError says why not."""
+    cleaned = text.strip()
+    if kind == "number-or-null":
+        if not cleaned or cleaned.lower() == "none":
+            return None
+        try:
+            return float(cleaned)
+        except ValueError:
+            raise ValueError(f"{cleaned!r} is not a number") from None
+    if kind == "bool-tensor":
+        try:
+            value = json.loads(cleaned.replace("True", "true").replace("False", "false"))
+        except ValueError:
+            raise ValueError(
+                "give true/false or a nested list of them, e.g. [true, false]"
+            ) from None
+        return _as_bools(value)
+    value = parse_int_list(text, allow_none=kind != "shape")
+    if kind == "int-or-null" and isinstance(value, list):
+        raise ValueError("give one integer, or nothing for all elements")
+    return value
+
+
+def _as_bools(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_as_bools(v) for v in value]
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{value!r} is not true or false")
 
 
 def _mono(label: QLabel) -> QLabel:
@@ -205,7 +248,7 @@ class NodeSection(_Section):
         if node.op != self._op or set(self.attr_widgets) != set(node.attrs):
             self._build_attrs(node.op)
             self._op = node.op
-        doc_text = LEAF_DOCS.get(node.op) or (OPS[node.op].doc if node.op in OPS else "")
+        doc_text = OPS[node.op].doc
         self.op_label.setText(f"<b>{node.op}</b> &nbsp;<span style='{_MUTED}'>{doc_text}</span>")
         if not self.name_edit.hasFocus():
             self.name_edit.setText(node.id)
@@ -267,35 +310,33 @@ class NodeSection(_Section):
         for widget in self.attr_widgets.values():
             self._form.removeRow(widget)
         self.attr_widgets = {}
-        spec = OPS.get(op)
         row, _role = self._form.getWidgetPosition(self.name_edit)
-        for name in (spec.attrs if spec else {}):
-            widget = self._attr_widget(op, name)
-            self.attr_widgets[name] = widget
+        for attr in OPS[op].attrs:
+            widget = self._attr_widget(attr)
+            self.attr_widgets[attr.name] = widget
             row += 1
-            self._form.insertRow(row, name, widget)
+            self._form.insertRow(row, attr.name, widget)
 
-    def _attr_widget(self, op: str, name: str) -> QWidget:
-        if name == "keepdim":
+    def _attr_widget(self, attr: Attr) -> QWidget:
+        """The widget the attribute's kind (from the op table) calls for."""
+        name = attr.name
+        if attr.kind == "bool":
             box = QCheckBox()
-            box.setToolTip("Keep the reduced dims as size 1")
+            box.setToolTip(attr.help)
             box.toggled.connect(lambda flag: self._set_attr(name, bool(flag)))
             return box
-        if name in ("dim", "index") and not (name == "dim" and op in ("sum", "mean")):
+        if attr.kind == "int":
             spin = QSpinBox()
-            spin.setRange(-64 if name == "dim" else -10**6, 64 if name == "dim" else 10**6)
+            spin.setRange(attr.low if attr.low is not None else -(2**31),
+                          attr.high if attr.high is not None else 2**31 - 1)
             spin.setKeyboardTracking(False)
-            spin.setToolTip("Negative values count from the end, as in PyTorch")
+            spin.setToolTip(attr.help)
             spin.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return spin
         edit = QLineEdit()
-        if name == "dim":
-            edit.setPlaceholderText("all dims (None)")
-            edit.setToolTip("Empty for all dims, an integer, or a list such as 0, 1")
-        else:
-            edit.setPlaceholderText("e.g. 2, 3 or -1")
-            edit.setToolTip("The new shape as a list of integers; one -1 is inferred")
-        edit.editingFinished.connect(lambda: self._attr_text_edited(name, edit))
+        edit.setPlaceholderText(_PLACEHOLDERS.get(attr.kind, ""))
+        edit.setToolTip(attr.help)
+        edit.editingFinished.connect(lambda: self._attr_text_edited(attr, edit))
         return edit
 
     def _show_attrs(self, attrs: dict[str, Any]) -> None:
@@ -309,17 +350,17 @@ class NodeSection(_Section):
                 elif isinstance(widget, QLineEdit) and not widget.hasFocus():
                     widget.setText(_attr_text(value))
 
-    def _attr_text_edited(self, name: str, edit: QLineEdit) -> None:
+    def _attr_text_edited(self, attr: Attr, edit: QLineEdit) -> None:
         node = self.doc.graph.nodes.get(self.node_id or "")
         if node is None:
             return
         try:
-            value = parse_int_list(edit.text(), allow_none=name == "dim")
+            value = parse_attr_text(attr.kind, edit.text())
         except ValueError as exc:
-            self._refuse(str(GraphError(f"{name}: {exc}", node.id)))
-            edit.setText(_attr_text(node.attrs.get(name)))
+            self._refuse(str(GraphError(f"{attr.name}: {exc}", node.id)))
+            edit.setText(_attr_text(node.attrs.get(attr.name)))
             return
-        self._set_attr(name, value)
+        self._set_attr(attr.name, value)
 
     def _set_attr(self, name: str, value: Any) -> None:
         node = self.doc.graph.nodes.get(self.node_id or "")
@@ -366,6 +407,9 @@ class NodeSection(_Section):
 def _attr_text(value: Any) -> str:
     if value is None:
         return ""
+    if isinstance(value, bool) or (isinstance(value, list) and not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        return json.dumps(value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.ops import CATEGORIES, LEAF_DOCS, OPS, ops_in
+from engine.ops import CATEGORIES, OPS, ops_in
 
 from ..model.names import MIME_OP
 from ..tensor_editor import claims_navigation_key
@@ -36,13 +36,13 @@ def op_mime(op: str) -> QMimeData:
 
 def op_formula(op: str) -> str:
     """How the op reads in PyTorch, from the op table's own title (``a ** b``, ``sum(a)``)."""
-    if op in LEAF_DOCS:
-        return "constant" if op == "const" else "requires_grad"
     spec = OPS[op]
+    if spec.is_leaf:
+        return spec.title([], {})
     if spec.arity is None:
         return f"{op}([a, …])"
     try:
-        text = spec.title(["a", "b", "c"][: spec.arity], dict(spec.attrs))
+        text = spec.title(["a", "b", "c"][: spec.arity], spec.defaults)
     except Exception:  # a title that needs more than defaults: the name will do
         return op
     return text if len(text) <= 12 else text[: text.find("(") + 1] + "…)"
@@ -50,9 +50,9 @@ def op_formula(op: str) -> str:
 
 def op_tooltip(op: str) -> str:
     """The one-line description a student sees when hovering an op."""
-    if op in LEAF_DOCS:
-        return LEAF_DOCS[op]
     spec = OPS[op]
+    if spec.is_leaf:
+        return spec.doc
     arity = "n operands" if spec.arity is None else f"{spec.arity} operand" + (
         "s" if spec.arity != 1 else ""
     )

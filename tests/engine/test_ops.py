@@ -11,11 +11,11 @@ import pytest
 
 from engine.autodiff import backward, forward
 from engine.graph import Graph
-from engine.ops import OP_NAMES, OPS
+from engine.ops import CATEGORIES, OP_NAMES, OPS
 from engine.trace import JACOBIAN_LIMIT
 
 REQUIRED_OPS = {
-    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh",
+    "input", "const", "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh",
     "sigmoid", "relu", "sum", "mean", "matmul", "transpose", "stack", "select", "reshape",
 }  # fmt: skip
 
@@ -161,8 +161,9 @@ def _setup(ref, op, shapes, attrs, domains):
 def test_the_table_has_exactly_the_required_ops():
     assert set(OPS) == REQUIRED_OPS
     assert OP_NAMES[:2] == ("input", "const")
+    assert [n for n in OP_NAMES if OPS[n].is_leaf] == ["input", "const"]
     for op in OPS.values():
-        assert op.category and op.doc
+        assert op.category in CATEGORIES and op.doc and op.torch
 
 
 @pytest.mark.parametrize("op,shapes,attrs,domains", CASES)
@@ -239,6 +240,43 @@ def test_step_jacobian_matches_torch(tref, op, shapes, attrs, domains):
         tref.close(jac, expected)
         # And the VJP it shows is the upstream row vector times that Jacobian.
         tref.close(step.vjp.ravel(), step.upstream.ravel() @ jac)
+
+
+@pytest.mark.parametrize("op,shapes,attrs,domains", CASES)
+def test_jvp_matches_torch(tref, op, shapes, attrs, domains):
+    torch = tref.torch
+    xs, graph = _setup(tref, op, shapes, attrs, domains)
+    full_attrs = graph.nodes["y"].attrs
+    out = forward(graph).values["y"]
+    rng = np.random.default_rng(3)
+    us = [rng.uniform(-1.0, 1.0, size=x.shape) for x in xs]
+    primals = tuple(tref.t64(x) for x in xs)
+    _, expected = torch.func.jvp(
+        lambda *a: tref.torch_op(op, a, attrs), primals, tuple(tref.t64(u) for u in us)
+    )
+    tref.close(OPS[op].jvp(us, xs, out, full_attrs), expected.numpy())
+    # An operand that carries no tangent counts as a zero tangent.
+    for k in range(len(xs)):
+        only = [u if i == k else None for i, u in enumerate(us)]
+        zeros = tuple(tref.t64(u if i == k else np.zeros(u.shape)) for i, u in enumerate(us))
+        _, part = torch.func.jvp(lambda *a: tref.torch_op(op, a, attrs), primals, zeros)
+        tref.close(OPS[op].jvp(only, xs, out, full_attrs), part.numpy())
+    tref.close(OPS[op].jvp([None] * len(xs), xs, out, full_attrs), np.zeros(out.shape))
+
+
+@pytest.mark.parametrize("op,shapes,attrs,domains", CASES)
+def test_jvp_is_the_transpose_of_the_vjp(ref, op, shapes, attrs, domains):
+    # For random u and v: uᵀ(Jᵀv) = vᵀ(Ju), summed over the operands.
+    xs, graph = _setup(ref, op, shapes, attrs, domains)
+    full_attrs = graph.nodes["y"].attrs
+    out = forward(graph).values["y"]
+    rng = np.random.default_rng(4)
+    us = [rng.normal(size=x.shape) for x in xs]
+    v = rng.normal(size=out.shape)
+    rule = OPS[op]
+    left = sum(float(np.sum(u * rule.vjp(i, v, xs, out, full_attrs))) for i, u in enumerate(us))
+    right = float(np.sum(v * rule.jvp(us, xs, out, full_attrs)))
+    assert right == pytest.approx(left, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize(

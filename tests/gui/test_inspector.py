@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QCheckBox, QLineEdit, QSpinBox
 
 from gui.commands import AddNode, Connect, SetBackward, push
 from gui.document import GraphDocument
-from gui.panels.inspector import Inspector, parse_int_list
+from engine.ops import OPS
+from gui.panels.inspector import Inspector, parse_attr_text, parse_int_list
 
 
 @pytest.fixture
@@ -155,6 +157,33 @@ def test_attribute_widgets(inspector: Inspector, doc: GraphDocument) -> None:
     assert inspector.node.problem.text().startswith("node 's': dim:")
     widgets["keepdim"].setChecked(True)
     assert doc.graph.nodes["s"].attrs["keepdim"] is True
+
+
+@pytest.mark.parametrize("op", [n for n, o in OPS.items() if o.attrs])
+def test_attribute_widgets_follow_the_op_table(inspector, doc, op: str) -> None:
+    # One widget per attribute spec, its kind choosing the widget, its range the spin's.
+    assert push(doc, AddNode(doc, op, (600, 50), id="n")) is None
+    inspector.set_selection(["n"])
+    widgets = inspector.node.attr_widgets
+    assert list(widgets) == [a.name for a in OPS[op].attrs]
+    for attr in OPS[op].attrs:
+        widget = widgets[attr.name]
+        want = {"bool": QCheckBox, "int": QSpinBox}.get(attr.kind, QLineEdit)
+        assert isinstance(widget, want) and widget.toolTip() == attr.help
+        if attr.kind == "int":
+            assert (widget.minimum(), widget.maximum()) == (attr.low, attr.high)
+            assert widget.value() == attr.default
+
+
+def test_parse_attr_text_by_kind() -> None:
+    assert parse_attr_text("shape", "6") == [6]
+    assert parse_attr_text("int-or-list", "6") == 6
+    assert parse_attr_text("int-or-null", "") is None
+    assert parse_attr_text("number-or-null", "-0.5") == -0.5
+    assert parse_attr_text("bool-tensor", "[true, 0, 1]") == [True, False, True]
+    for kind, text in [("int-or-null", "1, 2"), ("number-or-null", "x"), ("bool-tensor", "[2]")]:
+        with pytest.raises(ValueError):
+            parse_attr_text(kind, text)
 
 
 def test_parse_int_list() -> None:

@@ -1,0 +1,72 @@
+"""The op table is the one place that knows an op: the schema file, attribute
+validation and the format's documentation agree with it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import fileformat
+from engine.ops import ATTR_KINDS, OPS, schema_defs, validate_attrs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_schema_file_says_what_the_table_says() -> None:
+    # If this fails after adding an op: copy schema_defs()'s opName/opAttrs into
+    # engine/graph-format.schema.json.
+    defs = json.loads(fileformat.SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"]
+    derived = schema_defs()
+    assert defs["opName"] == derived["opName"]
+    assert defs["opAttrs"] == derived["opAttrs"]
+    assert {"$ref": "#/$defs/opAttrs"} in defs["node"]["allOf"]
+
+
+def test_every_attribute_has_a_known_kind_and_a_valid_default() -> None:
+    for op in OPS.values():
+        names = [a.name for a in op.attrs]
+        assert len(names) == len(set(names)), op.name
+        for attr in op.attrs:
+            assert attr.kind in ATTR_KINDS and attr.help, (op.name, attr.name)
+            assert attr.problem(attr.default) is None, (op.name, attr.name)
+        assert validate_attrs(op.name, {}) == op.defaults
+
+
+@pytest.mark.parametrize(
+    "op,attrs,words",
+    [
+        ("sum", {"dim": "0"}, "'dim' must be null, an integer or a list of integers"),
+        ("sum", {"keepdim": 1}, "'keepdim' must be true or false"),
+        ("select", {"index": True}, "'index' must be an integer"),
+        ("select", {"dim": 65}, "'dim' must be from -64 to 64, got 65"),
+        ("reshape", {"shape": [1.5]}, "'shape' must be a list of integers"),
+        ("tanh", {"dim": 0}, "tanh has no attribute 'dim'"),
+        ("input", {"dim": 0}, "input has no attribute 'dim'"),
+    ],
+)
+def test_validate_attrs_reads_the_specs(op: str, attrs: dict, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        validate_attrs(op, attrs)
+
+
+@pytest.mark.parametrize("op", [n for n, o in OPS.items() if o.attrs])
+def test_the_schema_refuses_a_wrong_attribute_type(op: str) -> None:
+    attr = OPS[op].attrs[0]
+    doc = {
+        "format": "backprop-studio-graph",
+        "version": 1,
+        "nodes": [{"id": "y", "op": op, "inputs": ["x"], "attrs": {attr.name: "text"}}],
+    }
+    issue = fileformat.validate_schema(doc)
+    assert issue is not None and issue.path == ("nodes", 0, "attrs", attr.name)
+    assert issue.title == ATTR_KINDS[attr.kind].want
+
+
+def test_format_doc_names_every_op_and_attribute() -> None:
+    text = (ROOT / "docs" / "graph-format.md").read_text(encoding="utf-8")
+    for op in OPS.values():
+        assert f"`{op.name}`" in text, op.name
+        for attr in op.attrs:
+            assert f"`{attr.name}`" in text, (op.name, attr.name)
