@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QSpinBox
 
+from engine.ops import OPS
 from gui.commands import AddNode, Connect, SetBackward, push
 from gui.document import GraphDocument
-from engine.ops import OPS
 from gui.panels.inspector import Inspector, parse_attr_text, parse_int_list
 
 
