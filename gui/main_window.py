@@ -39,6 +39,7 @@ from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
 from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
+from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME
 
 SCALE_KEY = "presentation/scale"
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_actions()
         self._build_menus()
+        self.teaching = Teaching(self)
         self._wire()
         self._update_title()
         self._update_problems()
@@ -619,7 +621,8 @@ class MainWindow(QMainWindow):
 
     def _apply_theme(self) -> None:
         """Tell every view the theme changed (they read THEME when they paint)."""
-        panels: list[Any] = [self.canvas, self.chain_rule, self.player_bar]
+        panels: list[Any] = [self.canvas, self.chain_rule, self.player_bar,
+                             self.teaching.gradcheck_panel]
         panels += [t.panel for t in (self._summary_tab, self._jacobian_tab) if t.panel]
         for panel in panels:
             apply = getattr(panel, "apply_theme", None) or getattr(panel, "refresh_theme", None)

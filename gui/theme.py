@@ -38,6 +38,12 @@ class Theme:
     pulse = QColor("#ff6a3d")
     port_in = QColor("#4a90d9")
     port_out = QColor("#3c9d5d")
+    # Gradient check rows, by status (engine.gradcheck.Status values).
+    check_ok = QColor("#d7f0dc")
+    check_close = QColor("#fbe8c3")
+    check_bad = QColor("#f6cdca")
+    check_kink = QColor("#e6dcf5")
+    check_undefined = QColor("#e3e3e3")
 
     def font(self, size: float = 10.0, bold: bool = False, mono: bool = False) -> QFont:
         f = QFont("DejaVu Sans Mono" if mono else "DejaVu Sans")

@@ -83,6 +83,8 @@ class CanvasView(QGraphicsView):
     selectionChangedIds = Signal(list)
     #: Space pressed and released without a drag: the window's Play/Pause.
     spaceTapped = Signal()
+    #: "Check gradients" chosen on a node's right-click menu (the node id).
+    gradientCheckRequested = Signal(str)
 
     def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -256,6 +258,8 @@ class CanvasView(QGraphicsView):
             output = menu.addAction(f"Run backward from {nid!r}")
             output.setEnabled(self.doc.output != nid)
             output.triggered.connect(lambda: self._set_output(nid))
+            check = menu.addAction(f"Check gradients of {nid!r}")
+            check.triggered.connect(lambda: self.gradientCheckRequested.emit(nid))
             menu.addSeparator()
             menu.addActions(self.node_actions)
             return menu

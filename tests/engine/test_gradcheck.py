@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from support import seed2_graph
 
 from engine import gradcheck
 from engine.errors import GraphError
@@ -14,6 +13,7 @@ from engine.fileformat import list_examples, load
 from engine.gradcheck import Status, check_graph, check_node, step_for
 from engine.graph import Graph
 from engine.ops import OPS
+from support import seed2_graph
 
 
 @pytest.mark.parametrize("path", [p for p, _ in list_examples()], ids=lambda p: p.stem)

@@ -1,0 +1,69 @@
+"""The Teach menu: gradient checks (and the other teaching modes) wired into the window.
+
+Kept out of :mod:`gui.main_window` so that module only assembles: the window makes
+one :class:`Teaching`, which adds its menu, its panel tab and its connections.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
+
+from engine.errors import GraphError
+from engine.gradcheck import GradCheck, check_graph, check_node
+
+from .panels.gradcheck import GradCheckPanel
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+
+class Teaching(QObject):
+    """Owns the Teach menu and the gradient-check tab of one window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.gradcheck_panel = GradCheckPanel()
+        window.tabs.addTab(self.gradcheck_panel, "Gradient check")
+        self.actions: dict[str, QAction] = {}
+        check = QAction("Check &Gradients", window)
+        check.setStatusTip("Compare every input's gradient with central finite differences")
+        check.triggered.connect(lambda _c=False: self.check(None))
+        window.addAction(check)
+        self.actions["check_gradients"] = check
+        self.menu = QMenu("&Teach", window)
+        self.menu.addAction(check)
+        bar = window.menuBar()
+        help_action = bar.actions()[-1] if bar.actions() else None
+        bar.insertMenu(help_action, self.menu)
+        window.canvas.gradientCheckRequested.connect(self.check)
+
+    def run_check(self, node: str | None) -> GradCheck:
+        """The engine's check for the whole graph (``node`` None), a leaf or an op node."""
+        doc = self.window.doc
+        graph = doc.graph
+        if node is not None and node in graph and not graph.nodes[node].is_leaf:
+            trace = doc.results.trace
+            upstream = trace.grads.get(node) if trace is not None else None
+            return check_node(graph, node, upstream)
+        if doc.output is None:
+            raise GraphError("choose an output to run backward from first")
+        return check_graph(graph, doc.output, doc.gradient, None if node is None else [node])
+
+    def check(self, node: str | None) -> GradCheck | None:
+        """Run a check and show it in the Gradient check tab; a refusal is one line."""
+        panel = self.gradcheck_panel
+        self.window.tabs.setCurrentWidget(panel)
+        try:
+            result = self.run_check(node)
+        except GraphError as exc:
+            panel.show_error(f"Cannot check gradients: {exc}")
+            self.window.show_status(str(exc))
+            return None
+        panel.show_result(result)
+        self.window.show_status(result.summary())
+        return result

@@ -1,0 +1,90 @@
+"""Teaching modes in the window: gradient checks from the Teach menu and the node menu."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from engine.fileformat import GraphFile
+from engine.gradcheck import Status
+from engine.graph import Graph
+from gui.app import create_window
+from gui.main_window import MainWindow, menu_of
+from gui.panels.gradcheck import status_color
+from gui.theme import THEME
+
+
+@pytest.fixture
+def window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
+    win = create_window()
+    qtbot.addWidget(win)
+    win.resize(1280, 720)
+    win.show()
+    qtbot.waitExposed(win)
+    QApplication.processEvents()
+    yield win
+    if win.presenting:
+        win.leave_presentation()
+    win.doc.undo_stack.clear()
+    win.close()
+    THEME.scale, THEME.high_contrast = 1.0, False
+
+
+def menu_action(win: MainWindow, menu: str, text: str):  # noqa: ANN201
+    found = [a for a in menu_of(win, menu).actions() if a.text().replace("&", "") == text]
+    assert found, f"no {text!r} in {menu}"
+    return found[0]
+
+
+def node_menu_action(win: MainWindow, node: str, prefix: str):  # noqa: ANN201
+    item = win.canvas.node_item(node)
+    pos = win.canvas.mapFromScene(item.sceneBoundingRect().center())
+    menu = win.canvas.context_menu(pos)
+    found = [a for a in menu.actions() if a.text().startswith(prefix)]
+    assert found, [a.text() for a in menu.actions()]
+    return found[0]
+
+
+def test_check_gradients_on_the_whole_graph(window, artifacts_dir) -> None:  # noqa: ANN001
+    menu_action(window, "Teach", "Check Gradients").trigger()
+    panel = window.teaching.gradcheck_panel
+    assert window.tabs.currentWidget() is panel
+    assert [panel.table.item(r, 0).text() for r in range(3)] == ["x1", "x2", "x3"]
+    assert [panel.table.item(r, 1).text() for r in range(3)] == ["1.1", "1.4", "1"]
+    assert set(panel.row_colors()) == {status_color(Status.OK).name()}
+    assert "3 of 3 elements agree" in panel.heading.text()
+    assert "6.1e-06" in panel.method.text()
+    QApplication.processEvents()
+    assert window.grab().save(os.path.join(artifacts_dir, "gradcheck_seed2.png"))
+
+
+def test_check_gradients_from_a_node_menu(window) -> None:  # noqa: ANN001
+    node_menu_action(window, "y1", "Check gradients").trigger()
+    panel = window.teaching.gradcheck_panel
+    assert panel.result is not None and panel.result.target == "y1"
+    # the upstream gradient at y1 is v[0] = 0.1: d(0.1·a·x3)/da = 0.3, /dx3 = 0.2
+    assert [panel.table.item(r, 1).text() for r in range(2)] == ["0.3", "0.2"]
+    node_menu_action(window, "x2", "Check gradients").trigger()
+    assert [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())] == ["x2"]
+
+
+def test_relu_at_zero_is_coloured_and_said(window) -> None:  # noqa: ANN001
+    g = Graph()
+    g.add_node("x", "input", value=[0.0, 2.0])
+    g.add_node("r", "relu", ["x"])
+    g.add_node("s", "sum", ["r"])
+    window.doc.load(GraphFile(graph=g, output="s"), None)
+    window.teaching.check(None)
+    panel = window.teaching.gradcheck_panel
+    assert panel.row_colors() == [status_color(Status.KINK).name(), status_color(Status.OK).name()]
+    assert "relu at 0" in panel.heading.text()
+    assert "not differentiable" in panel.table.item(0, 4).text()
+
+
+def test_a_refused_check_is_one_line(window) -> None:  # noqa: ANN001
+    window.doc.load(GraphFile(graph=Graph()), None)
+    window.teaching.check(None)
+    text = window.teaching.gradcheck_panel.heading.text()
+    assert text.startswith("Cannot check gradients") and "\n" not in text
