@@ -6,26 +6,38 @@ one :class:`Teaching`, which adds its menu, its panel tab and its connections.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget
 
 from engine.errors import GraphError
 from engine.gradcheck import GradCheck, check_graph, check_node
 
+from .document import GraphDocument
 from .panels.gradcheck import GradCheckPanel
 
-if TYPE_CHECKING:
-    from .main_window import MainWindow
+
+class Host(Protocol):
+    """What Teaching needs of the main window (a protocol: no import back into it)."""
+
+    doc: GraphDocument
+    tabs: QTabWidget
+    canvas: Any  # gui.canvas.view.CanvasView
+
+    def menuBar(self) -> QMenuBar: ...  # noqa: N802 - Qt API
+
+    def addAction(self, action: QAction) -> None: ...  # noqa: N802 - Qt API
+
+    def show_status(self, text: str) -> None: ...
 
 
 class Teaching(QObject):
     """Owns the Teach menu and the gradient-check tab of one window."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: Host) -> None:
+        super().__init__(window)  # type: ignore[arg-type]
         self.window = window
         self.gradcheck_panel = GradCheckPanel()
         window.tabs.addTab(self.gradcheck_panel, "Gradient check")

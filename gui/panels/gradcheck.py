@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from engine.gradcheck import GradCheck, Status
 
-from ..formatting import fmt_num
+from ..model.formatting import fmt_num
 from ..theme import THEME
 
 COLUMNS = ("element", "engine", "finite difference", "relative error", "verdict")
