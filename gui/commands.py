@@ -40,6 +40,91 @@ def push(doc: GraphDocument, cmd: EditCommand) -> GraphError | None:
     return None
 
 
+class Composite(EditCommand):
+    """Several edits as one undo step and one change: one recompute, one refresh.
+
+    A refused part refuses the whole (nothing is applied).
+    """
+
+    def __init__(self, doc: GraphDocument, text: str, parts: list[EditCommand]) -> None:
+        super().__init__(doc, text)
+        self.parts = parts
+
+    def check(self) -> None:
+        # The builders below make parts that touch distinct things, so checking each
+        # against the document as it is now is enough.
+        for part in self.parts:
+            part.check()
+
+    def redo(self) -> None:
+        with self.doc.edit():
+            for part in self.parts:
+                part.redo()
+
+    def undo(self) -> None:
+        with self.doc.edit():
+            for part in reversed(self.parts):
+                part.undo()
+
+
+def delete_selection(
+    doc: GraphDocument, ids: list[str], edges: list[tuple[str, str, int]]
+) -> EditCommand | None:
+    """Delete nodes and edges (edges touching a deleted node go with it): one undo step.
+
+    None when there is nothing to delete.
+    """
+    gone = set(ids)
+    edges = [k for k in edges if k[0] not in gone and k[1] not in gone]
+    parts: list[EditCommand] = [
+        Disconnect(doc, dst, index) for _src, dst, index in sorted(edges, key=lambda k: -k[2])
+    ]
+    if ids:
+        parts.append(RemoveNodes(doc, ids))
+    if len(parts) <= 1:
+        return parts[0] if parts else None
+    words = [f"{len(ids)} node{'s' * (len(ids) != 1)}"] if ids else []
+    words += [f"{len(edges)} edge{'s' * (len(edges) != 1)}"] if edges else []
+    return Composite(doc, "Delete " + " and ".join(words), parts)
+
+
+def move_edge(
+    doc: GraphDocument, dst: str, index: int, target: tuple[str, str, int] | None
+) -> EditCommand:
+    """Unplug operand port ``index`` of ``dst`` and, when ``target`` (operand, consumer,
+    index) is given, plug that link instead: one undo step."""
+    if target is None:
+        return Composite(doc, "Disconnect", [Disconnect(doc, dst, index)])
+    # Checking the connect with the old link still there is enough: a path from the
+    # target back to the operand never runs through the link being unplugged.
+    return Composite(doc, "Move edge", [Disconnect(doc, dst, index), Connect(doc, *target)])
+
+
+def set_output(doc: GraphDocument, nid: str) -> EditCommand:
+    """Make ``nid`` the backward output, keeping ``v`` only if its shape still fits."""
+    value = doc.results.forward.values.get(nid)
+    v = doc.gradient
+    keep = v is not None and value is not None and v.shape == value.shape
+    return SetBackward(doc, nid, v if keep else None)
+
+
+def auto_layout(
+    doc: GraphDocument, layout: dict[str, Point], corner: Point
+) -> EditCommand | None:
+    """Move every node to ``layout`` shifted so its top-left lands on ``corner`` (where the
+    graph's boxes start now): one undo step, "Auto-layout"; None if nothing moves."""
+    if not layout:
+        return None
+    x0 = min(x for x, _ in layout.values())
+    y0 = min(y for _, y in layout.values())
+    new = {
+        n: (float(round(x - x0 + corner[0])), float(round(y - y0 + corner[1])))
+        for n, (x, y) in layout.items()
+    }
+    old = {n: doc.positions.get(n, (0.0, 0.0)) for n in new}
+    return None if new == old else MoveNodes(doc, old, new, text="Auto-layout")
+
+
 class AddNode(EditCommand):
     def __init__(
         self,
@@ -81,12 +166,10 @@ class AddSubgraph(EditCommand):
                 raise GraphError("this id is already used", snap.removed.node.id)
 
     def redo(self) -> None:
-        for snap in self.snapshots:
-            self.doc.restore_node(snap)
+        self.doc.restore_nodes(self.snapshots)
 
     def undo(self) -> None:
-        for snap in reversed(self.snapshots):
-            self.doc.remove_node(snap.removed.node.id)
+        self.doc.remove_nodes([snap.removed.node.id for snap in reversed(self.snapshots)])
 
 
 class RemoveNodes(EditCommand):
@@ -98,13 +181,13 @@ class RemoveNodes(EditCommand):
 
     def redo(self) -> None:
         self.output = self.doc.output
-        self.snapshots = [self.doc.remove_node(i) for i in self.ids]
+        self.snapshots = self.doc.remove_nodes(self.ids)
 
     def undo(self) -> None:
-        for snap in reversed(self.snapshots):
-            self.doc.restore_node(snap)
-        if self.output != self.doc.output:
-            self.doc.set_backward(self.output, self.doc.gradient)
+        with self.doc.edit():
+            self.doc.restore_nodes(list(reversed(self.snapshots)))
+            if self.output != self.doc.output:
+                self.doc.set_backward(self.output, self.doc.gradient)
 
 
 class Connect(EditCommand):

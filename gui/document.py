@@ -8,7 +8,9 @@ all in ``engine``; this object only decides *when* to run it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,11 +39,25 @@ class NodeSnapshot:
     extra: dict[str, Any]
 
 
+@dataclass
+class _Pending:
+    """What a group of edits changed, announced once when the group ends."""
+
+    structure: bool = False
+    nodes: list[str] = field(default_factory=list)
+    backward: bool = False
+    recompute: bool = False
+
+
 class GraphDocument(QObject):
     """One open graph. Emits ``structureChanged`` for nodes/edges added or removed,
     ``nodeChanged(id)`` for an edited node, ``positionsChanged(ids)`` for moves,
     ``backwardChanged`` for the output/v, ``resultsChanged`` after every recompute,
-    and ``fileChanged`` when the path, title or modified flag changes."""
+    and ``fileChanged`` when the path, title or modified flag changes.
+
+    One command is one change: edits made inside :meth:`edit` (every bulk method
+    and every composite command uses it) emit each signal at most once and
+    recompute once, when the outermost group ends."""
 
     structureChanged = Signal()
     nodeChanged = Signal(str)
@@ -64,6 +80,9 @@ class GraphDocument(QObject):
         self.extra: dict[str, Any] = {}
         self.path: Path | None = None
         self.prior_grads: dict[str, np.ndarray] = {}
+        self._depth = 0
+        self._pending = _Pending()
+        self.recompute_count = 0  # how often the engine ran (one per command)
         self.results = Results(forward(self.graph))
         self.recompute()
 
@@ -160,9 +179,20 @@ class GraphDocument(QObject):
         )
         if self.output == id:
             self.output = None
-            self.backwardChanged.emit()
+            self._pending.backward = True
         self._structure_edited()
         return snap
+
+    def remove_nodes(self, ids: list[str]) -> list[NodeSnapshot]:
+        """Remove several nodes as one change (one recompute, one refresh)."""
+        with self.edit():
+            return [self.remove_node(i) for i in ids]
+
+    def restore_nodes(self, snaps: list[NodeSnapshot]) -> None:
+        """Put several nodes back (undo of a delete, paste, duplicate) as one change."""
+        with self.edit():
+            for snap in snaps:
+                self.restore_node(snap)
 
     def restore_node(self, snap: NodeSnapshot) -> None:
         self.graph.restore(snap.removed)
@@ -187,7 +217,7 @@ class GraphDocument(QObject):
                 table[new] = table.pop(old)
         if self.output == old:
             self.output = new
-            self.backwardChanged.emit()
+            self._pending.backward = True
         self._structure_edited()
 
     def set_value(self, id: str, value: Any) -> None:
@@ -210,7 +240,7 @@ class GraphDocument(QObject):
         self.output = output
         self.gradient = None if gradient is None else np.array(gradient, dtype=np.float64)
         self.prior_grads = {}
-        self.backwardChanged.emit()
+        self._pending.backward = True
         self.recompute()
 
     # ------------------------------------------------------------------ .grad accumulation
@@ -229,8 +259,42 @@ class GraphDocument(QObject):
 
     # ------------------------------------------------------------------ recompute
 
+    @contextmanager
+    def edit(self) -> Iterator[None]:
+        """Group edits into one change: signals and the recompute wait for the end.
+
+        Groups nest; the outermost one announces what changed (structure, edited
+        nodes, the backward choice) once each, then recomputes once.
+        """
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._flush()
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, _Pending()
+        if pending.structure:
+            self.structureChanged.emit()
+        for nid in dict.fromkeys(pending.nodes):
+            if nid in self.graph:
+                self.nodeChanged.emit(nid)
+        if pending.backward:
+            self.backwardChanged.emit()
+        if pending.recompute:
+            self._recompute_now()
+
     def recompute(self) -> None:
+        """Forward, then backward from the chosen output (once, at the end of a group)."""
+        self._pending.recompute = True
+        if self._depth == 0:
+            self._flush()
+
+    def _recompute_now(self) -> None:
         """Forward, then backward from the chosen output; results replace the old ones."""
+        self.recompute_count += 1
         fwd = forward(self.graph)
         results = Results(fwd)
         if self.output is None:
@@ -247,10 +311,10 @@ class GraphDocument(QObject):
 
     def _structure_edited(self) -> None:
         self.prior_grads = {}
-        self.structureChanged.emit()
+        self._pending.structure = True
         self.recompute()
 
     def _node_edited(self, id: str) -> None:
         self.prior_grads = {}
-        self.nodeChanged.emit(id)
+        self._pending.nodes.append(id)
         self.recompute()

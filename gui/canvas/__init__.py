@@ -8,6 +8,6 @@ commands and shows the player's frames.
 from __future__ import annotations
 
 from .scene import CanvasScene
-from .view import MIME_OP, CanvasView
+from .view import CanvasView
 
-__all__ = ["MIME_OP", "CanvasScene", "CanvasView"]
+__all__ = ["CanvasScene", "CanvasView"]

@@ -49,11 +49,12 @@ from engine.trace import Step
 from ..commands import (
     AddNode,
     Connect,
-    Disconnect,
     MoveNodes,
-    RemoveNodes,
-    SetBackward,
+    auto_layout,
+    delete_selection,
+    move_edge,
     push,
+    set_output,
 )
 from ..document import GraphDocument, Point
 from ..model.names import MIME_OP
@@ -64,8 +65,6 @@ from .node_item import NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
 from .scene import CanvasScene
-
-#: Mime type of palette drags; the data is the op name (utf-8).
 
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
@@ -278,11 +277,7 @@ class CanvasView(QGraphicsView):
         self.context_menu(event.pos()).exec(event.globalPos())
 
     def _set_output(self, nid: str) -> None:
-        """Make ``nid`` the backward output, keeping ``v`` only if it still fits."""
-        value = self.doc.results.forward.values.get(nid)
-        v = self.doc.gradient
-        keep = v is not None and value is not None and v.shape == value.shape
-        error = push(self.doc, SetBackward(self.doc, nid, v if keep else None))
+        error = push(self.doc, set_output(self.doc, nid))
         if error is not None:
             self.statusMessage.emit(str(error))
 
@@ -340,40 +335,18 @@ class CanvasView(QGraphicsView):
 
     def delete_selected(self) -> None:
         """Delete the selected nodes and edges: one undo step for the whole selection."""
-        ids = self.selected_ids()
-        gone = set(ids)
-        edges = [k for k in self.selected_edges() if k[0] not in gone and k[1] not in gone]
-        if not ids and not edges:
-            return
-        stack = self.doc.undo_stack
-        macro = len(edges) + (1 if ids else 0) > 1
-        if macro:
-            parts = [f"{len(ids)} node{'s' * (len(ids) != 1)}"] if ids else []
-            parts += [f"{len(edges)} edge{'s' * (len(edges) != 1)}"] if edges else []
-            stack.beginMacro("Delete " + " and ".join(parts))
-        try:
-            for _src, dst, index in sorted(edges, key=lambda k: -k[2]):
-                push(self.doc, Disconnect(self.doc, dst, index))
-            if ids:
-                push(self.doc, RemoveNodes(self.doc, ids))
-        finally:
-            if macro:
-                stack.endMacro()
+        cmd = delete_selection(self.doc, self.selected_ids(), self.selected_edges())
+        if cmd is not None:
+            push(self.doc, cmd)
 
     def auto_layout(self) -> None:
         """Lay the whole graph out in columns (one undo step, "Auto-layout"), then fit."""
         if not self.canvas.nodes:
             return
-        layout = self.canvas.layout_positions()
-        old_rect = self.canvas.nodes_rect()
-        x0 = min(x for x, _ in layout.values())
-        y0 = min(y for _, y in layout.values())
-        new = {n: (round(x - x0 + old_rect.left()), round(y - y0 + old_rect.top()))
-               for n, (x, y) in layout.items()}
-        old = {n: self.doc.positions.get(n, (0.0, 0.0)) for n in new}
-        new = {n: (float(x), float(y)) for n, (x, y) in new.items()}
-        if new != old:
-            push(self.doc, MoveNodes(self.doc, old, new, text="Auto-layout"))
+        corner = self.canvas.nodes_rect().topLeft()
+        cmd = auto_layout(self.doc, self.canvas.layout_positions(), (corner.x(), corner.y()))
+        if cmd is not None:
+            push(self.doc, cmd)
         self.fit_all()
 
     def open_quick_search(self, view_pos: QPoint | None = None) -> QuickSearch:
@@ -520,12 +493,8 @@ class CanvasView(QGraphicsView):
                 self.statusMessage.emit(f"Cannot connect: {reason}")
                 self._flash_refused(source, target)
                 return
-        stack = self.doc.undo_stack
-        stack.beginMacro("Disconnect" if target is None else "Move edge")
-        push(self.doc, Disconnect(self.doc, dst, index))
-        if target is not None:
-            push(self.doc, Connect(self.doc, source.node_id, target.node_id, target.index))
-        stack.endMacro()
+        link = None if target is None else (source.node_id, target.node_id, target.index)
+        push(self.doc, move_edge(self.doc, dst, index, link))
 
     def _cancel_connect(self) -> None:
         if self._temp_edge is not None:

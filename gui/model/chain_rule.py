@@ -12,8 +12,13 @@ from .end_to_end import EndToEnd
 from .timeline import Frame, Phase, Timeline
 
 
-def chain_rule_html(graph: Graph, tl: Timeline, frame: Frame,
-                    end_to_end: Callable[[], EndToEnd | None], base_pt: float) -> str:
+def chain_rule_html(
+    graph: Graph,
+    tl: Timeline,
+    frame: Frame,
+    end_to_end: Callable[[], EndToEnd | None],
+    base_pt: float,
+) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
     called only then: it is the expensive part)."""
@@ -21,36 +26,60 @@ def chain_rule_html(graph: Graph, tl: Timeline, frame: Frame,
     trace = results.trace
     body: list[str] = []
     if frame.phase in (Phase.NO_FORWARD, Phase.FORWARD):
-        body.append(labels.forward_html(frame.position, tl.forward_order,
-                                        results.forward.values, graph))
+        body.append(
+            labels.forward_html(frame.position, tl.forward_order, results.forward.values, graph)
+        )
     elif frame.phase is Phase.FORWARD_DONE and frame.active is None:
         if trace is None:
             reason = results.backward_error
             body.append(labels.h_para("Forward done.", bold=True, size="115%"))
-            body.append(labels.h_para(
-                "No backward pass to show: " + labels.esc(str(reason) if reason else "—"),
-                labels.GRAD_COLOR))
+            body.append(
+                labels.h_para(
+                    "No backward pass to show: " + labels.esc(str(reason) if reason else "—"),
+                    labels.GRAD_COLOR,
+                )
+            )
         else:
-            body.append(labels.start_html(
-                trace.output, trace.gradient,
-                labels.objective_name(trace.output, trace.gradient), frame.n))
+            body.append(
+                labels.start_html(
+                    trace.output,
+                    trace.gradient,
+                    labels.objective_name(trace.output, trace.gradient),
+                    frame.n,
+                )
+            )
     if frame.active is not None and trace is not None:
         step = frame.active
         contribution = tl.contribution(frame.k)
         senders = tl.senders(step.operand)
-        body.append(labels.step_html(
-            step, frame.k, frame.n,
-            labels.objective_name(trace.output, trace.gradient),
-            frame.fan_in.get(step.operand, 1), contribution, graph, trace.output, senders))
+        body.append(
+            labels.step_html(
+                step,
+                frame.k,
+                frame.n,
+                labels.objective_name(trace.output, trace.gradient),
+                frame.fan_in.get(step.operand, 1),
+                contribution,
+                graph,
+                trace.output,
+                senders,
+            )
+        )
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
-        body.append('<hr/>')
+        body.append("<hr/>")
         body.append(labels.h_para("Backward done", bold=True, size="115%"))
         if e2e is not None:
-            body.append(labels.end_to_end_html(
-                e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp))
+            body.append(
+                labels.end_to_end_html(
+                    e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp
+                )
+            )
         lines = labels.leaf_grad_lines(trace.leaf_grads)
-        body.append(labels.h_para(
-            "<br/>".join(labels.h_color(labels.esc(t), labels.GRAD_COLOR) for t in lines),
-            size="110%"))
+        body.append(
+            labels.h_para(
+                "<br/>".join(labels.h_color(labels.esc(t), labels.GRAD_COLOR) for t in lines),
+                size="110%",
+            )
+        )
     return labels.h_document("".join(body), base_pt)

@@ -226,8 +226,10 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str = TEXT_COLOR) -> str:
     """
     rows = len(cells)
     b = f"2px solid {TEXT_COLOR}"
-    bracket = (f'<td rowspan="{rows}" width="5" style="border-{{side}}:{b}; border-top:{b};'
-               f' border-bottom:{b}; padding:0px">&nbsp;</td>')
+    bracket = (
+        f'<td rowspan="{rows}" width="5" style="border-{{side}}:{b}; border-top:{b};'
+        f' border-bottom:{b}; padding:0px">&nbsp;</td>'
+    )
     out = ['<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">']
     for i, row in enumerate(cells):
         out.append("<tr>")
@@ -245,8 +247,9 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str = TEXT_COLOR) -> str:
     return "".join(out)
 
 
-def h_numbers(a: np.ndarray, color: str, as_row: bool = False,
-              max_vector: int = PANEL_MAX_VECTOR) -> str:
+def h_numbers(
+    a: np.ndarray, color: str, as_row: bool = False, max_vector: int = PANEL_MAX_VECTOR
+) -> str:
     """A tensor's numbers: a scalar plainly, a vector or matrix in brackets, big ones summarised.
 
     ``as_row`` reads the tensor as the flattened row vector that multiplies a Jacobian.
@@ -270,8 +273,7 @@ def h_jacobian(jac: np.ndarray) -> str:
 
 def h_equation(cells: Sequence[str]) -> str:
     """Cells laid out in one row, vertically centred: how fractions sit inline."""
-    tds = "".join(f'<td valign="middle" style="padding:0px 2px; {NOWRAP}">{c}</td>'
-                  for c in cells)
+    tds = "".join(f'<td valign="middle" style="padding:0px 2px; {NOWRAP}">{c}</td>' for c in cells)
     return f'<table cellspacing="2" cellpadding="0"><tr>{tds}</tr></table>'
 
 
@@ -282,7 +284,7 @@ def h_para(text: str, color: str = TEXT_COLOR, size: str = "100%", bold: bool = 
 
 def h_document(body: str, base_pt: float) -> str:
     return (
-        f'<html><body style="font-family:\'DejaVu Sans\'; font-size:{base_pt:.1f}pt;'
+        f"<html><body style=\"font-family:'DejaVu Sans'; font-size:{base_pt:.1f}pt;"
         f' color:{TEXT_COLOR}">{body}</body></html>'
     )
 
@@ -307,9 +309,17 @@ def _grad_symbol(A: str, node: str, index: str | None = None) -> str:
     return h_partial(A, h_name(node, index))
 
 
-def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribution: int,
-              graph: Any = None, output: str | None = None,
-              senders: Sequence[str] | None = None) -> str:
+def step_html(
+    step: Step,
+    k: int,
+    n: int,
+    objective: str,
+    fan_in: int,
+    contribution: int,
+    graph: Any = None,
+    output: str | None = None,
+    senders: Sequence[str] | None = None,
+) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
     ``contribution`` is which of the operand's ``fan_in`` incoming gradients this is;
@@ -321,10 +331,18 @@ def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribut
     j_idx = "j" if m_c > 1 else None
     parts: list[str] = []
     title = _op_title(graph, c)
-    parts.append(h_para(f"Step {k} of {n}: the gradient flows from {h_name(c)} back to "
-                        f"{h_name(o)}", bold=True, size="115%"))
-    parts.append(h_para(f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}.",
-                        MUTED_COLOR))
+    parts.append(
+        h_para(
+            f"Step {k} of {n}: the gradient flows from {h_name(c)} back to {h_name(o)}",
+            bold=True,
+            size="115%",
+        )
+    )
+    parts.append(
+        h_para(
+            f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}.", MUTED_COLOR
+        )
+    )
     accumulate = fan_in > 1 or step.before is not None
     eq = "+=" if accumulate else "="
 
@@ -345,14 +363,23 @@ def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribut
         num = [eq if not accumulate else "+=", up_html, "·", h_jacobian(jac), "=", vjp_html]
         parts.append(h_equation(["&nbsp;" * 6] + num))
         if jac.shape != (1, 1):
-            parts.append(h_para(
-                f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
-                f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
-                f"columns {h_name(o)}'s).", MUTED_COLOR, "90%"))
+            parts.append(
+                h_para(
+                    f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
+                    f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
+                    f"columns {h_name(o)}'s).",
+                    MUTED_COLOR,
+                    "90%",
+                )
+            )
     else:
-        parts.append(h_para(
-            f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries: "
-            f"<b>{esc(step.structure())}</b> (heatmap in the Jacobian view).", JAC_COLOR))
+        parts.append(
+            h_para(
+                f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries: "
+                f"<b>{esc(step.structure())}</b> (heatmap in the Jacobian view).",
+                JAC_COLOR,
+            )
+        )
         parts.append(h_equation(["&nbsp;" * 6, "upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
 
     # Accumulation at the operand: grad += vjp
@@ -362,17 +389,33 @@ def step_html(step: Step, k: int, n: int, objective: str, fan_in: int, contribut
     if step.before is None:
         acc = [gname, "=", after]
     else:
-        acc = [gname, "=", h_numbers(step.before, GRAD_COLOR), "+",
-               h_numbers(step.vjp, GRAD_COLOR), "=", after]
+        acc = [
+            gname,
+            "=",
+            h_numbers(step.before, GRAD_COLOR),
+            "+",
+            h_numbers(step.vjp, GRAD_COLOR),
+            "=",
+            after,
+        ]
     parts.append(h_equation(acc))
     if fan_in > 1:
-        parts.append(h_para(f"<b>Fan-out:</b> {fan_out_words(o, fan_in, senders)}, so its "
-                            f"gradient is the sum of {fan_in} terms; this is term "
-                            f"{contribution} of {fan_in}.", GRAD_COLOR))
+        parts.append(
+            h_para(
+                f"<b>Fan-out:</b> {fan_out_words(o, fan_in, senders)}, so its "
+                f"gradient is the sum of {fan_in} terms; this is term "
+                f"{contribution} of {fan_in}.",
+                GRAD_COLOR,
+            )
+        )
     elif step.before is not None:
-        parts.append(h_para(
-            f"{h_name(o)}.grad already held a gradient from an earlier backward call: "
-            "PyTorch adds into .grad.", GRAD_COLOR))
+        parts.append(
+            h_para(
+                f"{h_name(o)}.grad already held a gradient from an earlier backward call: "
+                "PyTorch adds into .grad.",
+                GRAD_COLOR,
+            )
+        )
     return "".join(parts)
 
 
@@ -381,37 +424,57 @@ def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str
     A, y = objective, output
     parts = [h_para("Forward done. Backward starts at the output.", bold=True, size="115%")]
     if A == y:
-        parts.append(h_para(
-            f"{h_name(y)} is a scalar, so {h_name(y)}.backward() starts from "
-            f"∂{h_name(y)}/∂{h_name(y)} = 1."))
+        parts.append(
+            h_para(
+                f"{h_name(y)} is a scalar, so {h_name(y)}.backward() starts from "
+                f"∂{h_name(y)}/∂{h_name(y)} = 1."
+            )
+        )
     else:
-        parts.append(h_para(
-            f"{h_name(y)}.backward(gradient=v): v = ∂{A}/∂{h_name(y)} is the gradient of some "
-            f"scalar {A} = f({h_name(y)}) that PyTorch never needs to know."))
-    parts.append(h_equation([_grad_symbol(A, y), "=", "v", "=",
-                             h_numbers(gradient, GRAD_COLOR)]))
-    parts.append(h_para(
-        f"Each of the {n} steps pulls the gradient back through one edge, consumer → operand:"))
-    parts.append(h_equation([
-        _grad_symbol(A, "operand"), "+=", _grad_symbol(A, "consumer"), "·",
-        h_partial("consumer", "operand")]))
-    parts.append(h_para("A node that feeds several consumers adds up what each sends back.",
-                        MUTED_COLOR))
+        parts.append(
+            h_para(
+                f"{h_name(y)}.backward(gradient=v): v = ∂{A}/∂{h_name(y)} is the gradient of some "
+                f"scalar {A} = f({h_name(y)}) that PyTorch never needs to know."
+            )
+        )
+    parts.append(h_equation([_grad_symbol(A, y), "=", "v", "=", h_numbers(gradient, GRAD_COLOR)]))
+    parts.append(
+        h_para(
+            f"Each of the {n} steps pulls the gradient back through one edge, consumer → operand:"
+        )
+    )
+    parts.append(
+        h_equation(
+            [
+                _grad_symbol(A, "operand"),
+                "+=",
+                _grad_symbol(A, "consumer"),
+                "·",
+                h_partial("consumer", "operand"),
+            ]
+        )
+    )
+    parts.append(
+        h_para("A node that feeds several consumers adds up what each sends back.", MUTED_COLOR)
+    )
     return "".join(parts)
 
 
-def forward_html(frame_position: int, forward_order: Sequence[str], values: Mapping[str, Any],
-                 graph: Any = None) -> str:
+def forward_html(
+    frame_position: int, forward_order: Sequence[str], values: Mapping[str, Any], graph: Any = None
+) -> str:
     """During the forward pass: which node was just computed, and its value."""
     if frame_position <= 0:
-        return (h_para("Forward pass not run yet.", bold=True, size="115%")
-                + h_para("Play forward computes the values node by node, from the inputs to "
-                         "the output; then backward sends gradients the other way."))
+        return h_para("Forward pass not run yet.", bold=True, size="115%") + h_para(
+            "Play forward computes the values node by node, from the inputs to "
+            "the output; then backward sends gradients the other way."
+        )
     node = forward_order[frame_position - 1]
     value = values.get(node)
     title = _op_title(graph, node)
-    parts = [h_para(f"Forward: node {frame_position} of {len(forward_order)}", bold=True,
-                    size="115%")]
+    parts = [
+        h_para(f"Forward: node {frame_position} of {len(forward_order)}", bold=True, size="115%")
+    ]
     rhs = [h_name(node), "="]
     if title != h_name(node):
         rhs += [title, "="]
@@ -428,9 +491,15 @@ def _grad_row(A: str, y: str, gradient: np.ndarray) -> str:
     return h_frac(f"∂{A}", f"∂{h_name(y)}")
 
 
-def end_to_end_html(output: str, objective: str, leaves: Sequence[str],
-                    jac: np.ndarray | None, gradient: np.ndarray,
-                    vjp: Sequence[np.ndarray], heading: bool = True) -> str:
+def end_to_end_html(
+    output: str,
+    objective: str,
+    leaves: Sequence[str],
+    jac: np.ndarray | None,
+    gradient: np.ndarray,
+    vjp: Sequence[np.ndarray],
+    heading: bool = True,
+) -> str:
     """The seeds' whole computation in one line: ``[∂A/∂x₁ …] = vᵀ · J = [...]``.
 
     ``jac`` is the end-to-end Jacobian (columns grouped by leaf, as the engine returns
@@ -439,18 +508,26 @@ def end_to_end_html(output: str, objective: str, leaves: Sequence[str],
     A, y = objective, output
     lhs_cells = [h_frac(f"∂{A}", f"∂{h_name(x)}") for x in leaves]
     lhs = h_matrix([lhs_cells]) if len(leaves) > 1 else lhs_cells[0] if lhs_cells else ""
-    parts = [h_para(f"End to end: {h_name(y)} with respect to the leaves", bold=True)
-             ] if heading else []
+    parts = (
+        [h_para(f"End to end: {h_name(y)} with respect to the leaves", bold=True)]
+        if heading
+        else []
+    )
     if jac is None or jac.size > PANEL_MAX_ENTRIES or jac.shape[0] > PANEL_MAX_VECTOR:
         size = "too large to print" if jac is None else f"{jac.shape[0]}×{jac.shape[1]}"
         parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
         return "".join(parts)
     flat = np.concatenate([np.ravel(g) for g in vjp]) if len(vjp) == len(leaves) and vjp else None
     # Two lines, as the seed writes it, so the formula fits a narrow panel.
-    parts.append(h_equation([lhs, "=", _grad_row(A, y, gradient), "·&nbsp;J",
-                             "&nbsp;=&nbsp;v<sup>T</sup>J"]))
-    row = ["&nbsp;&nbsp;=", h_numbers(gradient, GRAD_COLOR, as_row=True), "·",
-           h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), JAC_COLOR)]
+    parts.append(
+        h_equation([lhs, "=", _grad_row(A, y, gradient), "·&nbsp;J", "&nbsp;=&nbsp;v<sup>T</sup>J"])
+    )
+    row = [
+        "&nbsp;&nbsp;=",
+        h_numbers(gradient, GRAD_COLOR, as_row=True),
+        "·",
+        h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), JAC_COLOR),
+    ]
     if flat is not None:
         row += ["=", h_numbers(flat, GRAD_COLOR, as_row=True)]
     parts.append(h_equation(row))
@@ -460,20 +537,31 @@ def end_to_end_html(output: str, objective: str, leaves: Sequence[str],
 # --------------------------------------------------------------------------- summary
 
 
-def leaf_grads_html(leaves: Sequence[str], grads: Mapping[str, np.ndarray | None],
-                    status: str) -> str:
+def leaf_grads_html(
+    leaves: Sequence[str], grads: Mapping[str, np.ndarray | None], status: str
+) -> str:
     """The leaves' ``.grad`` in PyTorch's words, with where playback stands."""
-    lines = [f"{leaf}.grad = " + ("None" if grads.get(leaf) is None
-                                  else inline_tensor(grads.get(leaf), 64)) for leaf in leaves]
+    lines = [
+        f"{leaf}.grad = "
+        + ("None" if grads.get(leaf) is None else inline_tensor(grads.get(leaf), 64))
+        for leaf in leaves
+    ]
     body = "<br/>".join(h_color(esc(t), GRAD_COLOR) for t in lines) or "no leaf requires grad"
-    return (h_para("Leaf gradients", bold=True, size="115%")
-            + h_para(esc(status), MUTED_COLOR, "90%")
-            + f'<p style="margin:6px 0px; font-family:\'DejaVu Sans Mono\'; font-size:120%">'
-              f'{body}</p>')
+    return (
+        h_para("Leaf gradients", bold=True, size="115%")
+        + h_para(esc(status), MUTED_COLOR, "90%")
+        + f"<p style=\"margin:6px 0px; font-family:'DejaVu Sans Mono'; font-size:120%\">"
+        f"{body}</p>"
+    )
 
 
-def jacobian_table_html(output: str, output_shape: tuple[int, ...], leaves: Sequence[str],
-                        leaf_shapes: Sequence[tuple[int, ...]], jac: np.ndarray) -> str:
+def jacobian_table_html(
+    output: str,
+    output_shape: tuple[int, ...],
+    leaves: Sequence[str],
+    leaf_shapes: Sequence[tuple[int, ...]],
+    jac: np.ndarray,
+) -> str:
     """The end-to-end Jacobian as a grid: a column group per leaf, a row per output element."""
     border = "1px solid #c9ccd3"
     th = f'style="padding:3px 8px; border:{border}; background:#eef1f6"'
@@ -490,8 +578,11 @@ def jacobian_table_html(output: str, output_shape: tuple[int, ...], leaves: Sequ
         for shape in leaf_shapes:
             for idx in np.ndindex(*shape) if shape else [()]:
                 label = ",".join(str(i) for i in idx)
-                out.append(f'<th {th}><span style="font-size:80%">[{label}]</span></th>'
-                           if shape else f"<th {th}></th>")
+                out.append(
+                    f'<th {th}><span style="font-size:80%">[{label}]</span></th>'
+                    if shape
+                    else f"<th {th}></th>"
+                )
         out.append("</tr>")
     rows = list(np.ndindex(*output_shape)) if output_shape else [()]
     for r, idx in enumerate(rows):
@@ -534,17 +625,28 @@ def _paths(
     return found, counts.get(output, 0)
 
 
-def composition_html(steps: Sequence[Step], output: str, leaves: Sequence[str],
-                     sizes: Sequence[int], jac: np.ndarray | None, max_paths: int = 6) -> str:
+def composition_html(
+    steps: Sequence[Step],
+    output: str,
+    leaves: Sequence[str],
+    sizes: Sequence[int],
+    jac: np.ndarray | None,
+    max_paths: int = 6,
+) -> str:
     """Each leaf's block of J as the sum over paths of the product of edge Jacobians.
 
     ``∂y/∂x₁ = ∂y/∂y₁·∂y₁/∂a·∂a/∂x₁ + …`` and the same with the recorded edge
     Jacobians substituted; the total is the engine's end-to-end Jacobian block.
     """
-    parts = [h_para("J as the composition of the edge Jacobians", bold=True),
-             h_para("Each path from the output to a leaf multiplies its edge Jacobians; "
-                    "the paths add up (reverse mode does exactly this, edge by edge).",
-                    MUTED_COLOR, "90%")]
+    parts = [
+        h_para("J as the composition of the edge Jacobians", bold=True),
+        h_para(
+            "Each path from the output to a leaf multiplies its edge Jacobians; "
+            "the paths add up (reverse mode does exactly this, edge by edge).",
+            MUTED_COLOR,
+            "90%",
+        ),
+    ]
     col = 0
     mono = "font-family:'DejaVu Sans Mono'"
     for leaf, n in zip(leaves, sizes, strict=True):
@@ -556,8 +658,7 @@ def composition_html(steps: Sequence[Step], output: str, leaves: Sequence[str],
         sym_terms, num_terms = [], []
         numeric = True
         for chain in paths:
-            sym_terms.append("·".join(f"∂{h_name(s.consumer)}/∂{h_name(s.operand)}"
-                                      for s in chain))
+            sym_terms.append("·".join(f"∂{h_name(s.consumer)}/∂{h_name(s.operand)}" for s in chain))
             factors = []
             for s in chain:
                 j = small_jacobian(s)
@@ -571,11 +672,14 @@ def composition_html(steps: Sequence[Step], output: str, leaves: Sequence[str],
         parts.append(h_para(f"{lhs} = " + " + ".join(sym_terms) + more))
         total = ""
         if jac is not None and jac.shape[0] * n <= LABEL_MAX_ENTRIES:
-            total = h_color(esc(matrix_text(jac[:, col:col + n])).replace("\n", " "), JAC_COLOR)
+            total = h_color(esc(matrix_text(jac[:, col : col + n])).replace("\n", " "), JAC_COLOR)
         if numeric and not more:
             terms = " + ".join(h_color(t, JAC_COLOR) for t in num_terms)
-            parts.append(f'<p style="margin:0px 0px 8px 24px; {mono}">= {terms}'
-                         + (f" = {total}" if total else "") + "</p>")
+            parts.append(
+                f'<p style="margin:0px 0px 8px 24px; {mono}">= {terms}'
+                + (f" = {total}" if total else "")
+                + "</p>"
+            )
         elif total:
             parts.append(f'<p style="margin:0px 0px 8px 24px; {mono}">= {total}</p>')
         col += n

@@ -110,8 +110,9 @@ class NodeBoxes:
             out.setdefault(step.operand, []).append(text)
         return {k: _widest_and_tallest(v) for k, v in out.items()}
 
-    def content(self, graph: Graph, results: Results, output: str | None, nid: str,
-                frame: Frame | None) -> NodeContent:
+    def content(
+        self, graph: Graph, results: Results, output: str | None, nid: str, frame: Frame | None
+    ) -> NodeContent:
         """What node ``nid``'s box shows at ``frame`` (None: live, all values and final grads)."""
         node = graph.nodes[nid]
         fwd = results.forward

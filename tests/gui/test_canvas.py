@@ -12,9 +12,10 @@ from PySide6.QtGui import QDropEvent, QWheelEvent
 from PySide6.QtTest import QTest
 
 from engine.graph import Graph
-from gui.canvas import MIME_OP, CanvasView
+from gui.canvas import CanvasView
 from gui.commands import AddNode, Disconnect, push
 from gui.document import GraphDocument
+from gui.model.names import MIME_OP
 from gui.model.timeline import Timeline
 from support import seed2_graph
 

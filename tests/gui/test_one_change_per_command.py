@@ -1,0 +1,146 @@
+"""One user command = one structural change = one recompute = one refresh.
+
+Bulk edits (delete a selection, duplicate, paste, their undo and redo) used to
+call the document once per node, each call recomputing everything and refreshing
+every view. These tests count: the engine runs once per command and each
+document signal fires once, however many nodes the command touches.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from engine.graph import Graph
+from gui.canvas import CanvasView
+from gui.clipboard import Clipboard
+from gui.document import GraphDocument
+from gui.player import Player
+
+N = 60  # nodes in the test graph: enough that per-node refreshes would show
+
+
+def chain_graph(n: int = N) -> Graph:
+    """x -> tanh -> tanh ... with a few side branches (adds) so edges fan out."""
+    g = Graph()
+    g.add_node("x", "input", value=[0.5, -0.25])
+    prev = "x"
+    for i in range(1, n):
+        if i % 5 == 0:
+            g.add_node(f"n{i}", "add", [prev, "x"])
+        else:
+            g.add_node(f"n{i}", "tanh", [prev])
+        prev = f"n{i}"
+    return g
+
+
+class Counter:
+    """How often each document signal fired."""
+
+    def __init__(self, doc: GraphDocument) -> None:
+        self.doc = doc
+        self.counts = dict.fromkeys(("structure", "results", "backward", "node"), 0)
+        doc.structureChanged.connect(lambda: self._hit("structure"))
+        doc.resultsChanged.connect(lambda: self._hit("results"))
+        doc.backwardChanged.connect(lambda: self._hit("backward"))
+        doc.nodeChanged.connect(lambda _id: self._hit("node"))
+        self.recomputes0 = doc.recompute_count
+
+    def _hit(self, name: str) -> None:
+        self.counts[name] += 1
+
+    def reset(self) -> None:
+        self.counts = dict.fromkeys(self.counts, 0)
+        self.recomputes0 = self.doc.recompute_count
+
+    @property
+    def recomputes(self) -> int:
+        return self.doc.recompute_count - self.recomputes0
+
+
+@pytest.fixture
+def view(qtbot) -> CanvasView:  # noqa: ANN001
+    doc = GraphDocument()
+    g = chain_graph()
+    doc.load(
+        SimpleNamespace(
+            graph=g,
+            node_extra={},
+            output=f"n{N - 1}",
+            gradient=np.ones(2),
+            title="",
+            description="",
+            extra={},
+        ),
+        None,
+    )
+    v = CanvasView(doc)
+    v.animations_enabled = False
+    qtbot.addWidget(v)
+    v.resize(800, 600)
+    return v
+
+
+def assert_one_change(counter: Counter, structure: bool = True) -> None:
+    assert counter.recomputes == 1
+    assert counter.counts["results"] == 1
+    assert counter.counts["structure"] == (1 if structure else 0)
+
+
+def test_delete_all_undo_redo_each_recompute_once(view: CanvasView) -> None:
+    doc = view.doc
+    counter = Counter(doc)
+    view.select_all()
+    view.delete_selected()
+    assert len(doc.graph) == 0 and doc.output is None
+    assert_one_change(counter)
+    assert counter.counts["backward"] == 1  # the output went with its node, said once
+    counter.reset()
+    doc.undo_stack.undo()
+    assert len(doc.graph) == N and doc.output == f"n{N - 1}"
+    assert doc.results.trace is not None  # the backward is back too
+    assert_one_change(counter)
+    counter.reset()
+    doc.undo_stack.redo()
+    assert len(doc.graph) == 0
+    assert_one_change(counter)
+
+
+def test_mixed_delete_of_nodes_and_edges_recomputes_once(view: CanvasView) -> None:
+    doc = view.doc
+    counter = Counter(doc)
+    view.select_ids(["n10", "n11", "n12"])
+    view.select_edges([("x", "n5", 1), ("x", "n15", 1)], add=True)
+    view.delete_selected()
+    assert "n11" not in doc.graph and doc.graph.nodes["n5"].inputs == ["n4", None]
+    assert doc.undo_stack.count() == 1
+    assert_one_change(counter)
+    counter.reset()
+    doc.undo_stack.undo()
+    assert doc.graph.nodes["n5"].inputs == ["n4", "x"] and "n11" in doc.graph
+    assert_one_change(counter)
+
+
+def test_duplicate_and_its_undo_recompute_once(view: CanvasView) -> None:
+    doc = view.doc
+    counter = Counter(doc)
+    new = Clipboard().duplicate(doc, list(doc.graph.nodes))
+    assert isinstance(new, list) and len(new) == N and len(doc.graph) == 2 * N
+    assert_one_change(counter)
+    counter.reset()
+    doc.undo_stack.undo()
+    assert len(doc.graph) == N
+    assert_one_change(counter)
+
+
+def test_player_rebuilds_its_timeline_once_per_command(view: CanvasView) -> None:
+    doc = view.doc
+    player = Player(doc)
+    rebuilt: list[int] = []
+    player.timelineChanged.connect(lambda: rebuilt.append(1))
+    view.select_all()
+    view.delete_selected()
+    doc.undo_stack.undo()
+    assert len(rebuilt) == 2  # one per command, not one per node
