@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ArityError, GradientError, GraphError, ShapeError, shape_text
-from .graph import Graph, as_tensor
+from .graph import Graph, arity_problem, as_tensor
 from .ops import LEAF_OPS, OPS, OpShapeError
 from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace
 
@@ -41,18 +41,8 @@ class Forward:
 
 def _operand_error(graph: Graph, node_id: str) -> GraphError | None:
     node = graph.nodes[node_id]
-    arity = OPS[node.op].arity
-    missing = [i for i, s in enumerate(node.inputs) if s is None]
-    connected = len(node.inputs) - len(missing)
-    if arity is None and connected == 0:
-        return ArityError(f"{node.op} needs at least 1 operand, none connected", node_id)
-    if missing:
-        need = arity if arity is not None else len(node.inputs)
-        return ArityError(
-            f"{node.op} needs {need} operand{'s' if need != 1 else ''}, {connected} connected",
-            node_id,
-        )
-    return None
+    problem = arity_problem(node.op, node.inputs)
+    return None if problem is None else ArityError(problem, node_id)
 
 
 def forward(graph: Graph) -> Forward:

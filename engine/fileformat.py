@@ -27,21 +27,20 @@ from __future__ import annotations
 import json
 import math
 import os
-import secrets
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
+from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
 from .errors import GraphError, shape_text
-from .graph import Graph
-from .ops import LEAF_OPS, OP_NAMES, OPS, OpShapeError
+from .graph import Graph, arity_problem
+from .ops import LEAF_OPS, OPS, OpShapeError
+from .schema_validator import SchemaIssue, validate_schema
 
 FORMAT = "backprop-studio-graph"
 VERSION = 1
@@ -54,25 +53,6 @@ MAX_ELEMENTS = 10**7
 #: Nested lists deeper than this are not a tensor anyone means (numpy allows 64).
 MAX_NDIM = 32
 
-SCHEMA_PATH = Path(__file__).resolve().with_name("graph-format.schema.json")
-EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
-
-#: The teaching order of the shipped examples: the seeds' worked examples first.
-EXAMPLE_ORDER = (
-    "seed1_square_sum",
-    "seed2_stack_vjp",
-    "seed3_mean_of_square",
-    "seed4_weighted_v",
-    "seed4b_ones_v",
-    "fan_out",
-    "broadcasting",
-    "mean_vs_sum",
-    "matmul_chain",
-    "neuron_layer",
-    "logistic_loss",
-)
-
-NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 _TOP_KEYS = ("format", "version", "title", "description", "nodes", "backward")
 _NODE_KEYS = ("id", "op", "inputs", "attrs", "value", "requires_grad")
@@ -89,6 +69,11 @@ class FileFormatError(Exception):
     def __init__(self, message: str) -> None:
         # One line, always: a message built from numpy or OS text must not wrap.
         super().__init__(message.replace("\r", " ").replace("\n", " "))
+
+
+class ReadOnlyTarget(FileFormatError):
+    """Saving would replace a read-only file: the caller asks before passing
+    ``replace_read_only=True``."""
 
 
 @dataclass
@@ -203,152 +188,6 @@ def _check_header(doc: Any) -> None:
         raise FileFormatError(
             f"unsupported format version {_show(version)}: this program reads version {VERSION}"
         )
-
-
-# --------------------------------------------------------------------------- schema
-
-
-@cache
-def schema() -> dict[str, Any]:
-    """The format's JSON Schema (``graph-format.schema.json``), parsed once."""
-    with open(SCHEMA_PATH, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-@dataclass
-class SchemaIssue:
-    """One place where a document breaks the schema: where, which keyword, and why."""
-
-    path: tuple[str | int, ...]
-    keyword: str
-    title: str
-    instance: Any
-    detail: str = ""
-
-
-def validate_schema(instance: Any, sch: dict[str, Any] | None = None) -> SchemaIssue | None:
-    """The first schema violation in ``instance`` (None if it conforms).
-
-    Supports the keywords the format's schema uses: ``$ref`` (local), ``type``,
-    ``const``, ``enum``, ``minLength``, ``required``, ``properties``, ``items``,
-    ``anyOf``, ``allOf``, ``if``/``then``/``else`` and ``not``. Unknown keys are
-    allowed, as JSON Schema allows them by default.
-    """
-    root = schema() if sch is None else sch
-    return next(_issues(instance, root, root, (), ""), None)
-
-
-_TYPES = {
-    "null": lambda v: v is None,
-    "boolean": lambda v: isinstance(v, bool),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool))
-        or (isinstance(v, float) and v.is_integer())
-    ),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "string": lambda v: isinstance(v, str),
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-}
-
-
-def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
-    if not ref.startswith("#"):
-        raise ValueError(f"only local $ref is supported, not {ref!r}")
-    node: Any = root
-    for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    return a == b
-
-
-def _issues(
-    inst: Any, sch: dict[str, Any], root: dict[str, Any], path: tuple[str | int, ...], title: str
-) -> Iterator[SchemaIssue]:
-    """Yield violations, the most useful first; the caller takes only the first."""
-    title = sch.get("title", title)
-    if sch.get("$ref") == _TENSOR_REF and root is schema():
-        # The format's own tensors can hold 10^7 numbers; walking each through the
-        # generic keywords costs ~30 µs a number. Same verdict, same first issue.
-        issue = _tensor_issue(inst, path, _resolve(_TENSOR_REF, root).get("title", title))
-        if issue is not None:
-            yield issue
-        return
-    if "$ref" in sch:
-        yield from _issues(inst, _resolve(sch["$ref"], root), root, path, title)
-    if "type" in sch:
-        types = sch["type"] if isinstance(sch["type"], list) else [sch["type"]]
-        if not any(_TYPES[t](inst) for t in types):
-            yield SchemaIssue(path, "type", title, inst)
-            return
-    if "const" in sch and not _json_equal(inst, sch["const"]):
-        yield SchemaIssue(path, "const", title, inst)
-    if "enum" in sch and not any(_json_equal(inst, e) for e in sch["enum"]):
-        yield SchemaIssue(path, "enum", title, inst)
-    if "minLength" in sch and isinstance(inst, str) and len(inst) < sch["minLength"]:
-        yield SchemaIssue(path, "minLength", title, inst)
-    if isinstance(inst, dict):
-        for key in sch.get("required", []):
-            if key not in inst:
-                yield SchemaIssue(path, "required", title, inst, key)
-        for key, sub in sch.get("properties", {}).items():
-            if key in inst:
-                yield from _issues(inst[key], sub, root, (*path, key), "")
-    if isinstance(inst, list) and "items" in sch:
-        for i, item in enumerate(inst):
-            yield from _issues(item, sch["items"], root, (*path, i), "")
-    if "anyOf" in sch:
-        found = []
-        for sub in sch["anyOf"]:
-            first = next(_issues(inst, sub, root, path, ""), None)
-            if first is None:
-                break
-            found.append(first)
-        else:
-            # Report the branch that got furthest into the value: for a list
-            # holding one bad number, that is the number, not the whole list.
-            deepest = max(found, key=lambda i: len(i.path))
-            if len(deepest.path) > len(path):
-                yield deepest
-            else:
-                yield SchemaIssue(path, "anyOf", title, inst)
-    for sub in sch.get("allOf", []):
-        yield from _issues(inst, sub, root, path, title)
-    if "if" in sch:
-        ok = next(_issues(inst, sch["if"], root, path, ""), None) is None
-        branch = sch.get("then" if ok else "else")
-        if branch is not None:
-            yield from _issues(inst, branch, root, path, title)
-    if "not" in sch and next(_issues(inst, sch["not"], root, path, ""), None) is None:
-        yield SchemaIssue(path, "not", title, inst)
-
-
-_TENSOR_REF = "#/$defs/tensor"
-_PLAIN_NUMBER = (int, float)  # exact types: JSON's true/false are bool, which is excluded
-_NUMBER_TYPES = frozenset(_PLAIN_NUMBER)
-
-
-def _tensor_issue(inst: Any, path: tuple[str | int, ...], title: str) -> SchemaIssue | None:
-    """``#/$defs/tensor`` checked directly: the first element (depth first) that is
-    neither a number, "NaN"/"Infinity"/"-Infinity", nor a list, as the generic walk
-    through ``anyOf`` would report it."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(inst, path)]
-    while stack:
-        value, at = stack.pop()
-        if isinstance(value, list):
-            if _NUMBER_TYPES.issuperset(map(type, value)):  # C speed for the common case
-                continue
-            stack.extend((value[i], (*at, i)) for i in reversed(range(len(value))))
-        elif type(value) not in _PLAIN_NUMBER and not (
-            isinstance(value, str) and value in NONFINITE
-        ):
-            return SchemaIssue(at, "anyOf", title, value)
-    return None
 
 
 def _check_schema(doc: dict[str, Any]) -> None:
@@ -575,24 +414,9 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
 
 
 def _check_arity(nid: str, op: str, ins: list[str | None], partial: bool) -> None:
-    arity = OPS[op].arity
-    if arity is not None and len(ins) > arity:
-        raise FileFormatError(
-            f"node {nid!r}: {op} takes {_plural(arity, 'operand')}, the file gives {len(ins)}"
-        )
-    if partial:
-        return
-    connected = sum(1 for s in ins if s is not None)
-    if arity is None:
-        if connected == 0:
-            raise FileFormatError(f"node {nid!r}: {op} needs at least 1 operand, none given")
-    elif len(ins) < arity:
-        raise FileFormatError(
-            f"node {nid!r}: {op} needs {_plural(arity, 'operand')}, the file gives {len(ins)}"
-        )
-    if connected < len(ins):
-        empty = next(i for i, s in enumerate(ins) if s is None)
-        raise FileFormatError(f"node {nid!r}: operand {empty} of {op} is not connected (null)")
+    problem = arity_problem(op, ins, complete=not partial)
+    if problem is not None:
+        raise FileFormatError(f"node {nid!r}: {problem}")
 
 
 def _topological(
@@ -756,92 +580,35 @@ def dumps(gf: GraphFile) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-def save(path: str | os.PathLike[str], gf: GraphFile) -> None:
-    """Write ``gf`` atomically: a temporary file beside ``path``, then a rename.
+def save(path: str | os.PathLike[str], gf: GraphFile, *, replace_read_only: bool = False) -> None:
+    """Write ``gf`` atomically (see :func:`engine.atomic_write.write_atomic`).
 
-    If anything fails (the JSON, the disk), the previous file is untouched and the
-    temporary file is removed; the error is a :class:`FileFormatError`.
+    If anything fails (the JSON, the disk), the previous file is untouched; the error
+    is a :class:`FileFormatError`, or :class:`ReadOnlyTarget` when ``path`` is a
+    read-only file and ``replace_read_only`` is False (the GUI asks first).
     """
     target = Path(path)
     data = dumps(gf).encode("utf-8")  # fails before the disk is touched
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    if not replace_read_only and is_read_only(target):
+        raise ReadOnlyTarget(f"cannot save {target}: the file is read-only")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        write_atomic(target, data)
     except OSError as exc:
         raise FileFormatError(f"cannot save {target}: {exc.strerror or exc}") from None
-    try:
-        try:
-            if hasattr(os, "fchmod") and target.exists():
-                os.fchmod(fd, stat.S_IMODE(target.stat().st_mode))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise FileFormatError(f"cannot save {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(target.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable where the OS allows it (best effort)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-# =========================================================================== examples
-
-
-def list_examples() -> list[tuple[Path, str]]:
-    """The shipped examples as (path, title), seeds first, then in teaching order."""
-    if not EXAMPLES_DIR.is_dir():
-        return []
-    files = {p.stem: p for p in EXAMPLES_DIR.glob(f"*{SUFFIX}") if p.is_file()}
-    ordered = [files.pop(stem) for stem in EXAMPLE_ORDER if stem in files]
-    ordered += [files[stem] for stem in sorted(files)]
-    return [(p, _title_of(p)) for p in ordered]
-
-
-def _title_of(path: Path) -> str:
-    try:
-        title = json.loads(path.read_text(encoding="utf-8-sig")).get("title")
-    except (OSError, ValueError, AttributeError):
-        title = None
-    return title if isinstance(title, str) and title else path.stem
 
 
 __all__ = [
-    "EXAMPLES_DIR",
     "FORMAT",
     "MAX_ELEMENTS",
     "MAX_FILE_BYTES",
-    "NONFINITE",
-    "OP_NAMES",
-    "SCHEMA_PATH",
     "SUFFIX",
     "VERSION",
     "FileFormatError",
     "GraphFile",
+    "ReadOnlyTarget",
     "dumps",
-    "list_examples",
     "load",
     "loads",
     "save",
-    "schema",
     "tensor_to_json",
-    "validate_schema",
 ]

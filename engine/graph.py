@@ -8,6 +8,7 @@ cycle checks and topological order are one library call each.
 from __future__ import annotations
 
 import copy
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,45 @@ import numpy as np
 
 from .errors import AttrError, CycleError, GraphError
 from .ops import LEAF_OPS, OP_NAMES, OPS, validate_attrs
+
+
+def arity_problem(op: str, inputs: list[str | None], *, complete: bool = True) -> str | None:
+    """What is wrong with ``op``'s operand list, in words, or None if nothing is.
+
+    The one copy of the rule: the forward pass badges a node with it, and the file
+    loader refuses a file with it. ``complete=False`` (a graph still being built)
+    only refuses more operands than the op has ports.
+    """
+    arity = OPS[op].arity
+    connected = sum(1 for s in inputs if s is not None)
+    if arity is not None and len(inputs) > arity:
+        return f"{op} takes {_plural(arity, 'operand')}, {len(inputs)} given"
+    if not complete:
+        return None
+    if arity is None and connected == 0:
+        return f"{op} needs at least 1 operand, none connected"
+    need = arity if arity is not None else len(inputs)
+    if connected < need:
+        empty = next((i for i, s in enumerate(inputs) if s is None), None)
+        port = "" if empty is None else f" (operand {empty} is empty)"
+        return f"{op} needs {_plural(need, 'operand')}, {connected} connected{port}"
+    return None
+
+
+def fresh_id(base: str, taken: Container[str]) -> str:
+    """``base`` if free, else ``base2``, ``base3``, ... (names users can read)."""
+    base = base or "n"
+    if base not in taken:
+        return base
+    stem = base.rstrip("0123456789") or base
+    k = 2
+    while f"{stem}{k}" in taken:
+        k += 1
+    return f"{stem}{k}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 @dataclass

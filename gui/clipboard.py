@@ -20,7 +20,7 @@ from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
 
 from engine.errors import GraphError
-from engine.graph import Node, Removed
+from engine.graph import Node, Removed, fresh_id
 from engine.ops import OPS
 
 from .commands import AddSubgraph, RemoveNodes, push
@@ -52,16 +52,6 @@ def snapshot_selection(doc: GraphDocument, ids: list[str]) -> list[NodeSnapshot]
     return snaps
 
 
-def _fresh_id(base: str, taken: set[str]) -> str:
-    if base not in taken:
-        return base
-    stem = base.rstrip("0123456789") or base
-    k = 2
-    while f"{stem}{k}" in taken:
-        k += 1
-    return f"{stem}{k}"
-
-
 def renamed_copy(
     doc: GraphDocument, snaps: list[NodeSnapshot], offset: Point
 ) -> tuple[list[NodeSnapshot], dict[str, str]]:
@@ -72,7 +62,7 @@ def renamed_copy(
     taken = set(doc.graph.nodes)
     mapping: dict[str, str] = {}
     for snap in snaps:
-        new = _fresh_id(snap.removed.node.id, taken)
+        new = fresh_id(snap.removed.node.id, taken)
         mapping[snap.removed.node.id] = new
         taken.add(new)
     out = []

@@ -102,10 +102,7 @@ def move_edge(
 
 def set_output(doc: GraphDocument, nid: str) -> EditCommand:
     """Make ``nid`` the backward output, keeping ``v`` only if its shape still fits."""
-    value = doc.results.forward.values.get(nid)
-    v = doc.gradient
-    keep = v is not None and value is not None and v.shape == value.shape
-    return SetBackward(doc, nid, v if keep else None)
+    return SetBackward(doc, nid, doc.gradient_fitting(nid))
 
 
 def auto_layout(

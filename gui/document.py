@@ -20,7 +20,7 @@ from PySide6.QtGui import QUndoStack
 
 from engine.autodiff import backward, forward
 from engine.errors import GraphError
-from engine.graph import Graph, Node, Removed
+from engine.graph import Graph, Node, Removed, fresh_id
 
 from .model.results import Results
 
@@ -146,14 +146,19 @@ class GraphDocument(QObject):
 
     def unique_id(self, base: str) -> str:
         """``base`` if free, else ``base2``, ``base3``, ... (names users can read)."""
-        base = base or "n"
-        if base not in self.graph:
-            return base
-        stem = base.rstrip("0123456789") or base
-        k = 2
-        while f"{stem}{k}" in self.graph:
-            k += 1
-        return f"{stem}{k}"
+        return fresh_id(base, self.graph)
+
+    def gradient_fitting(self, output: str | None) -> np.ndarray | None:
+        """The current ``v`` if it still fits ``output``'s shape, else None.
+
+        Choosing another output keeps ``v`` only then: a ``v`` for another shape
+        means nothing there.
+        """
+        value = self.results.forward.values.get(output) if output else None
+        v = self.gradient
+        if v is None or value is None or v.shape != value.shape:
+            return None
+        return v
 
     # ------------------------------------------------------------------ edits (commands only)
 

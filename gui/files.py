@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
+from engine.atomic_write import pid_alive
+
 from .document import GraphDocument
 
 if TYPE_CHECKING:
@@ -45,6 +47,10 @@ class FileHost(Protocol):
 
     def ask_save_path(self, suggested: str) -> str | None: ...
 
+    def ask_replace_read_only(self, name: str) -> bool:
+        """Whether saving may replace ``name``, a read-only file."""
+        ...
+
     def ask_open_path(self) -> str | None: ...
 
     def view_state(self) -> dict[str, Any] | None: ...
@@ -56,20 +62,6 @@ def autosave_dir() -> Path:
     """``<AppDataLocation>/autosave``: per user, outside any project folder."""
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return Path(base or Path.home() / ".backprop-studio") / "autosave"
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    if os.name != "posix" or pid <= 0:
-        return False  # cannot tell cheaply: treat the autosave as orphaned
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 class FileController(QObject):
@@ -162,7 +154,7 @@ class FileController(QObject):
         return None
 
     def _apply(self, gf: GraphFile, p: Path, example: bool) -> None:
-        from engine.fileformat import EXAMPLES_DIR
+        from engine.examples import EXAMPLES_DIR
 
         # A shipped example always opens as a copy, so Save never overwrites it.
         example = example or p.resolve().parent == Path(EXAMPLES_DIR).resolve()
@@ -194,14 +186,19 @@ class FileController(QObject):
         return self.save_to(p)
 
     def save_to(self, path: Path) -> bool:
-        from engine.fileformat import save
+        from engine.fileformat import ReadOnlyTarget, save
 
         gf = self.doc.to_file()
         view = self.host.view_state()
         if view:
             gf.extra["view"] = view
         try:
-            save(path, gf)
+            try:
+                save(path, gf)
+            except ReadOnlyTarget:
+                if not self.host.ask_replace_read_only(path.name):
+                    return False
+                save(path, gf, replace_read_only=True)
         except Exception as exc:  # FileFormatError or OSError: one line, doc untouched
             self.host.show_error(f"Cannot save {path.name}: {exc}".splitlines()[0])
             return False
@@ -323,7 +320,7 @@ class FileController(QObject):
             except Exception:
                 continue  # unreadable: leave it for a human, never crash on it
             pid = info.get("pid")
-            if isinstance(pid, int) and _pid_alive(pid):
+            if isinstance(pid, int) and pid_alive(pid):
                 continue  # a running window's own copy
             source = Path(info["source"]) if info.get("source") else None
             stamp = file.stat().st_mtime

@@ -303,7 +303,7 @@ class MainWindow(QMainWindow):
     def _fill_examples(self) -> None:
         self.examples_menu.clear()
         try:
-            from engine.fileformat import list_examples
+            from engine.examples import list_examples
 
             examples = list_examples()
         except Exception:  # a missing examples folder must not stop the app
@@ -429,7 +429,7 @@ class MainWindow(QMainWindow):
     def open_default_example(self) -> bool:
         """Seed example 2 (the stack of three scalars with v = [0.1, 0.2, 0.3])."""
         try:
-            from engine.fileformat import EXAMPLES_DIR
+            from engine.examples import EXAMPLES_DIR
         except ImportError:
             return False
         path = Path(EXAMPLES_DIR) / DEFAULT_EXAMPLE
@@ -480,6 +480,13 @@ class MainWindow(QMainWindow):
         SB = QMessageBox.StandardButton
         answer = QMessageBox.question(self, "Recover unsaved work?", text, SB.Yes | SB.No,
                                       SB.Yes)
+        return answer == SB.Yes
+
+    def ask_replace_read_only(self, name: str) -> bool:
+        SB = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self, APP_NAME, f"{name} is read-only. Replace it anyway?", SB.Yes | SB.No, SB.No
+        )
         return answer == SB.Yes
 
     def ask_open_path(self) -> str | None:

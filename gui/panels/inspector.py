@@ -534,11 +534,7 @@ class BackwardSection(_Section):
         output = None if text == self.NONE else text
         if output == self.doc.output:
             return
-        gradient = self.doc.gradient
-        value = self.doc.results.forward.values.get(output) if output else None
-        if gradient is not None and (value is None or gradient.shape != value.shape):
-            gradient = None  # a v for another shape means nothing here
-        self._set(output, gradient)
+        self._set(output, self.doc.gradient_fitting(output))
 
     def _implicit_toggled(self, flag: bool) -> None:
         if flag:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from engine import cli
-from engine.fileformat import EXAMPLES_DIR
+from engine.examples import EXAMPLES_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED1 = EXAMPLES_DIR / "seed1_square_sum.bpgraph"

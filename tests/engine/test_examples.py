@@ -17,7 +17,8 @@ import pytest
 
 from engine import cli
 from engine.autodiff import end_to_end_jacobian, forward
-from engine.fileformat import EXAMPLES_DIR, SUFFIX, GraphFile, load
+from engine.examples import EXAMPLES_DIR
+from engine.fileformat import SUFFIX, GraphFile, load
 from support import close, torch_op
 
 EXAMPLES = sorted(EXAMPLES_DIR.glob(f"*{SUFFIX}"))

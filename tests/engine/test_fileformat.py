@@ -17,21 +17,20 @@ import jsonschema
 import numpy as np
 import pytest
 
-from engine import fileformat
+from engine import fileformat, schema_validator
+from engine.examples import EXAMPLES_DIR, list_examples
 from engine.fileformat import (
-    EXAMPLES_DIR,
     SUFFIX,
     FileFormatError,
     GraphFile,
     dumps,
-    list_examples,
     load,
     loads,
     save,
-    validate_schema,
 )
 from engine.graph import Graph
 from engine.ops import OP_NAMES
+from engine.schema_validator import validate_schema
 
 ISSUE_EXAMPLE = """
 {"format": "backprop-studio-graph", "version": 1, "title": "optional",
@@ -212,7 +211,7 @@ def test_partial_accepts_a_graph_being_built() -> None:
     assert gf.graph.nodes["m"].inputs == [None, None]
     # ... and saving it keeps the empty port.
     assert json.loads(dumps(gf))["nodes"][2]["inputs"] == ["x", None]
-    assert "operand 1 of add is not connected" in error_of(text)
+    assert "node 'a': add needs 2 operands, 1 connected" in error_of(text)
 
 
 def test_partial_still_refuses_structural_errors() -> None:
@@ -228,14 +227,14 @@ def test_partial_still_refuses_structural_errors() -> None:
 
 
 def test_schema_op_names_are_the_engines() -> None:
-    names = fileformat.schema()["$defs"]["opName"]["enum"]
+    names = schema_validator.schema()["$defs"]["opName"]["enum"]
     assert sorted(names) == sorted(OP_NAMES) and len(names) == len(set(names))
 
 
 def test_schema_file_is_package_data_json() -> None:
-    assert fileformat.SCHEMA_PATH.parent == Path(fileformat.__file__).resolve().parent
-    assert fileformat.SCHEMA_PATH.name.endswith(".json")  # pyproject: engine = ["*.json"]
-    d = json.loads(fileformat.SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert schema_validator.SCHEMA_PATH.parent == Path(fileformat.__file__).resolve().parent
+    assert schema_validator.SCHEMA_PATH.name.endswith(".json")  # pyproject: engine = ["*.json"]
+    d = json.loads(schema_validator.SCHEMA_PATH.read_text(encoding="utf-8"))
     assert d["$schema"].startswith("https://json-schema.org/")
 
 
@@ -267,9 +266,9 @@ def test_the_validator_agrees_with_jsonschema(change: dict[str, Any]) -> None:
     assert validate_schema(d) is not None
     with pytest.raises(FileFormatError):
         loads(json.dumps(d))
-    assert not jsonschema.Draft202012Validator(fileformat.schema()).is_valid(d)
+    assert not jsonschema.Draft202012Validator(schema_validator.schema()).is_valid(d)
     for path in EXAMPLES_DIR.glob(f"*{SUFFIX}"):
-        jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), fileformat.schema())
+        jsonschema.validate(json.loads(path.read_text(encoding="utf-8")), schema_validator.schema())
 
 
 # --------------------------------------------------------------------------- errors
@@ -311,7 +310,7 @@ ERRORS = [
     ("too few operands", doc([X, op("y", "add", "x")]), "node 'y': add needs 2 operands"),
     ("too many operands", doc([X, op("y", "neg", "x", "x")]), "node 'y': neg takes 1 operand"),
     ("no operands", doc([op("y", "stack")]), "node 'y': stack needs at least 1 operand"),
-    ("empty port", doc([X, op("y", "mul", None, "x")]), "node 'y': operand 0 of mul"),
+    ("empty port", doc([X, op("y", "mul", None, "x")]), "1 connected (operand 0 is empty)"),
     (
         "leaf with operands",
         doc([X, {**inp("w", 1.0), "inputs": ["x"]}]),

@@ -18,17 +18,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.autodiff import backward, forward
+from engine.examples import EXAMPLES_DIR
 from engine.fileformat import (
-    EXAMPLES_DIR,
     SUFFIX,
     FileFormatError,
     GraphFile,
     dumps,
     loads,
-    schema,
-    validate_schema,
 )
 from engine.ops import OP_NAMES
+from engine.schema_validator import schema, validate_schema
 
 FUZZ = settings(
     max_examples=100,

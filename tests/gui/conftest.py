@@ -53,7 +53,8 @@ def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
     """
     from gui.main_window import MainWindow
 
-    record: dict = {"errors": [], "asked": [], "discard": "discard", "recover": False}
+    record: dict = {"errors": [], "asked": [], "discard": "discard", "recover": False,
+                    "replace_read_only": False}
 
     def confirm_discard(self) -> str:  # noqa: ANN001
         record["asked"].append("discard")
@@ -63,7 +64,12 @@ def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
         record["asked"].append("recover")
         return record["recover"]
 
+    def ask_replace_read_only(self, name: str) -> bool:  # noqa: ANN001
+        record["asked"].append("replace_read_only")
+        return record["replace_read_only"]
+
     monkeypatch.setattr(MainWindow, "confirm_discard", confirm_discard)
+    monkeypatch.setattr(MainWindow, "ask_replace_read_only", ask_replace_read_only)
     monkeypatch.setattr(MainWindow, "ask_recover", ask_recover)
     monkeypatch.setattr(MainWindow, "show_error",
                         lambda self, text: record["errors"].append(text))

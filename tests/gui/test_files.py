@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.fileformat import EXAMPLES_DIR
+from engine.examples import EXAMPLES_DIR
 from gui.commands import AddNode, Connect, MoveNodes, SetBackward, SetValue, push
 from gui.document import GraphDocument
 from gui.files import MAX_RECENT, FileController, autosave_dir
@@ -22,6 +22,7 @@ class FakeHost:
     def __init__(self) -> None:
         self.discard_answer = "discard"
         self.recover_answer = True
+        self.replace_read_only_answer = False
         self.save_path: str | None = None
         self.errors: list[str] = []
         self.asked: list[str] = []
@@ -41,6 +42,10 @@ class FakeHost:
 
     def ask_save_path(self, suggested: str) -> str | None:
         return self.save_path
+
+    def ask_replace_read_only(self, name: str) -> bool:
+        self.asked.append("replace_read_only")
+        return self.replace_read_only_answer
 
     def ask_open_path(self) -> str | None:
         return None
@@ -231,3 +236,17 @@ def test_autosave_follows_modified_state(qtbot, setup) -> None:
     assert not doc.modified and not path.exists()  # back to clean: nothing to keep
     assert push(doc, MoveNodes(doc, {}, {})) is None
     assert files.write_autosave() is not None
+
+
+def test_saving_over_a_read_only_file_asks_first(setup, tmp_path: Path) -> None:  # noqa: ANN001
+    doc, host, files = setup
+    build(doc)
+    target = tmp_path / "ro.bpgraph"
+    target.write_text("keep me")
+    target.chmod(0o444)
+    assert not files.save_as(target)
+    assert host.asked == ["replace_read_only"] and target.read_text() == "keep me"
+    assert doc.modified
+    host.replace_read_only_answer = True
+    assert files.save_as(target)
+    assert not doc.modified and "keep me" not in target.read_text()

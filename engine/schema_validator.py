@@ -1,0 +1,170 @@
+"""The format's JSON Schema and the small validator that checks a document against it.
+
+The engine keeps numpy + networkx as its only dependencies, so instead of the
+``jsonschema`` package this module implements the subset of draft 2020-12 that
+``graph-format.schema.json`` uses. It reports the *first* violation with its path,
+so the loader can phrase it around the node it is in (see ``engine.fileformat``).
+Tensors get a fast path: a file may hold 10^7 numbers, and walking each through the
+generic keywords would take minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+SCHEMA_PATH = Path(__file__).resolve().with_name("graph-format.schema.json")
+
+#: How the format spells the numbers JSON cannot (read back as these floats).
+NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The format's JSON Schema (``graph-format.schema.json``), parsed once."""
+    with open(SCHEMA_PATH, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@dataclass
+class SchemaIssue:
+    """One place where a document breaks the schema: where, which keyword, and why."""
+
+    path: tuple[str | int, ...]
+    keyword: str
+    title: str
+    instance: Any
+    detail: str = ""
+
+
+def validate_schema(instance: Any, sch: dict[str, Any] | None = None) -> SchemaIssue | None:
+    """The first schema violation in ``instance`` (None if it conforms).
+
+    Supports the keywords the format's schema uses: ``$ref`` (local), ``type``,
+    ``const``, ``enum``, ``minLength``, ``required``, ``properties``, ``items``,
+    ``anyOf``, ``allOf``, ``if``/``then``/``else`` and ``not``. Unknown keys are
+    allowed, as JSON Schema allows them by default.
+    """
+    root = schema() if sch is None else sch
+    return next(_issues(instance, root, root, (), ""), None)
+
+
+_TYPES = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
+    if not ref.startswith("#"):
+        raise ValueError(f"only local $ref is supported, not {ref!r}")
+    node: Any = root
+    for part in ref[1:].split("/")[1:] if ref != "#" else []:
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def _issues(
+    inst: Any, sch: dict[str, Any], root: dict[str, Any], path: tuple[str | int, ...], title: str
+) -> Iterator[SchemaIssue]:
+    """Yield violations, the most useful first; the caller takes only the first."""
+    title = sch.get("title", title)
+    if sch.get("$ref") == _TENSOR_REF and root is schema():
+        # The format's own tensors can hold 10^7 numbers; walking each through the
+        # generic keywords costs ~30 µs a number. Same verdict, same first issue.
+        issue = _tensor_issue(inst, path, _resolve(_TENSOR_REF, root).get("title", title))
+        if issue is not None:
+            yield issue
+        return
+    if "$ref" in sch:
+        yield from _issues(inst, _resolve(sch["$ref"], root), root, path, title)
+    if "type" in sch:
+        types = sch["type"] if isinstance(sch["type"], list) else [sch["type"]]
+        if not any(_TYPES[t](inst) for t in types):
+            yield SchemaIssue(path, "type", title, inst)
+            return
+    if "const" in sch and not _json_equal(inst, sch["const"]):
+        yield SchemaIssue(path, "const", title, inst)
+    if "enum" in sch and not any(_json_equal(inst, e) for e in sch["enum"]):
+        yield SchemaIssue(path, "enum", title, inst)
+    if "minLength" in sch and isinstance(inst, str) and len(inst) < sch["minLength"]:
+        yield SchemaIssue(path, "minLength", title, inst)
+    if isinstance(inst, dict):
+        for key in sch.get("required", []):
+            if key not in inst:
+                yield SchemaIssue(path, "required", title, inst, key)
+        for key, sub in sch.get("properties", {}).items():
+            if key in inst:
+                yield from _issues(inst[key], sub, root, (*path, key), "")
+    if isinstance(inst, list) and "items" in sch:
+        for i, item in enumerate(inst):
+            yield from _issues(item, sch["items"], root, (*path, i), "")
+    if "anyOf" in sch:
+        found = []
+        for sub in sch["anyOf"]:
+            first = next(_issues(inst, sub, root, path, ""), None)
+            if first is None:
+                break
+            found.append(first)
+        else:
+            # Report the branch that got furthest into the value: for a list
+            # holding one bad number, that is the number, not the whole list.
+            deepest = max(found, key=lambda i: len(i.path))
+            if len(deepest.path) > len(path):
+                yield deepest
+            else:
+                yield SchemaIssue(path, "anyOf", title, inst)
+    for sub in sch.get("allOf", []):
+        yield from _issues(inst, sub, root, path, title)
+    if "if" in sch:
+        ok = next(_issues(inst, sch["if"], root, path, ""), None) is None
+        branch = sch.get("then" if ok else "else")
+        if branch is not None:
+            yield from _issues(inst, branch, root, path, title)
+    if "not" in sch and next(_issues(inst, sch["not"], root, path, ""), None) is None:
+        yield SchemaIssue(path, "not", title, inst)
+
+
+_TENSOR_REF = "#/$defs/tensor"
+_PLAIN_NUMBER = (int, float)  # exact types: JSON's true/false are bool, which is excluded
+_NUMBER_TYPES = frozenset(_PLAIN_NUMBER)
+
+
+def _tensor_issue(inst: Any, path: tuple[str | int, ...], title: str) -> SchemaIssue | None:
+    """``#/$defs/tensor`` checked directly: the first element (depth first) that is
+    neither a number, "NaN"/"Infinity"/"-Infinity", nor a list, as the generic walk
+    through ``anyOf`` would report it."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(inst, path)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, list):
+            if _NUMBER_TYPES.issuperset(map(type, value)):  # C speed for the common case
+                continue
+            stack.extend((value[i], (*at, i)) for i in reversed(range(len(value))))
+        elif type(value) not in _PLAIN_NUMBER and not (
+            isinstance(value, str) and value in NONFINITE
+        ):
+            return SchemaIssue(at, "anyOf", title, value)
+    return None
+
+
+__all__ = ["NONFINITE", "SCHEMA_PATH", "SchemaIssue", "schema", "validate_schema"]
