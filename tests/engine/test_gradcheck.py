@@ -9,7 +9,8 @@ import pytest
 
 from engine import gradcheck
 from engine.errors import GraphError
-from engine.fileformat import list_examples, load
+from engine.examples import list_examples
+from engine.fileformat import load
 from engine.gradcheck import Status, check_graph, check_node, step_for
 from engine.graph import Graph
 from engine.ops import OPS

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import fileformat
+from engine import schema_validator
 from engine.ops import ATTR_KINDS, OPS, schema_defs, validate_attrs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_schema_file_says_what_the_table_says() -> None:
     # If this fails after adding an op: copy schema_defs()'s opName/opAttrs into
     # engine/graph-format.schema.json.
-    defs = json.loads(fileformat.SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"]
+    defs = json.loads(schema_validator.SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"]
     derived = schema_defs()
     assert defs["opName"] == derived["opName"]
     assert defs["opAttrs"] == derived["opAttrs"]
@@ -59,7 +59,7 @@ def test_the_schema_refuses_a_wrong_attribute_type(op: str) -> None:
         "version": 1,
         "nodes": [{"id": "y", "op": op, "inputs": ["x"], "attrs": {attr.name: "text"}}],
     }
-    issue = fileformat.validate_schema(doc)
+    issue = schema_validator.validate_schema(doc)
     assert issue is not None and issue.path == ("nodes", 0, "attrs", attr.name)
     assert issue.title == ATTR_KINDS[attr.kind].want
 
