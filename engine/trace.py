@@ -8,9 +8,10 @@ produced the propagated gradient (row ``r`` is the pull-back of basis vector
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,6 +33,33 @@ class EdgeContext:
     def pullback(self, index: int, g: np.ndarray) -> np.ndarray:
         return np.asarray(OPS[self.op].vjp(index, g, self.xs, self.out, self.attrs))
 
+    def jacobian(self, index: int, upstream_shape: tuple[int, ...]) -> np.ndarray | None:
+        """Row ``r`` is the pull-back of basis vector ``e_r`` into operand ``index``."""
+        m = math.prod(upstream_shape)
+        rows = []
+        basis = np.zeros(m)
+        with np.errstate(all="ignore"):  # as in the backward pass: inf/NaN are values here
+            for r in range(m):
+                basis[r] = 1.0
+                rows.append(self.pullback(index, basis.reshape(upstream_shape)).ravel().copy())
+                basis[r] = 0.0
+        return np.array(rows).reshape(m, -1) if rows else np.empty((0, 0))
+
+    def describe(self, index: int) -> str:
+        shapes = [x.shape for x in self.xs]
+        return OPS[self.op].jacobian_words(index, shapes, self.out.shape, self.attrs)
+
+
+class StepContext(Protocol):
+    """What a step needs from whoever computed it: the engine's op table
+    (:class:`EdgeContext`), PyTorch's own autograd node, or a saved trace."""
+
+    def pullback(self, index: int, g: np.ndarray) -> np.ndarray: ...
+
+    def jacobian(self, index: int, upstream_shape: tuple[int, ...]) -> np.ndarray | None: ...
+
+    def describe(self, index: int) -> str: ...
+
 
 @dataclass(slots=True)
 class Step:
@@ -49,7 +77,7 @@ class Step:
     vjp: np.ndarray
     before: np.ndarray | None
     accumulated: np.ndarray
-    context: EdgeContext
+    context: StepContext
 
     @property
     def jacobian_size(self) -> int:
@@ -58,27 +86,16 @@ class Step:
     def jacobian(self, limit: int = JACOBIAN_LIMIT, force: bool = False) -> np.ndarray | None:
         """d(consumer)/d(operand) as a 2-D matrix (rows: consumer elements, row-major).
 
-        Returns None when it would exceed ``limit`` entries, unless ``force``.
+        Returns None when it would exceed ``limit`` entries, unless ``force``, or when
+        the context cannot build it (a saved trace keeps only the small ones).
         """
-        m, n = int(self.upstream.size), int(self.vjp.size)
-        if m * n > limit and not force:
+        if self.jacobian_size > limit and not force:
             return None
-        jac = np.empty((m, n))
-        basis = np.zeros(m)
-        shape = self.upstream.shape
-        with np.errstate(all="ignore"):  # as in the backward pass: inf/NaN are values here
-            for r in range(m):
-                basis[r] = 1.0
-                jac[r] = self.context.pullback(self.operand_index, basis.reshape(shape)).ravel()
-                basis[r] = 0.0
-        return jac
+        return self.context.jacobian(self.operand_index, self.upstream.shape)
 
     def structure(self) -> str:
         """The Jacobian's structure in words, for when it is too big to print."""
-        shapes = [x.shape for x in self.context.xs]
-        return OPS[self.context.op].jacobian_words(
-            self.operand_index, shapes, self.context.out.shape, self.context.attrs
-        )
+        return self.context.describe(self.operand_index)
 
 
 @dataclass

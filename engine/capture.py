@@ -1,0 +1,375 @@
+"""Capture a real PyTorch backward pass as the engine's own steps.
+
+    from engine.capture import capture, recording
+    trace = capture(loss, names=model)        # runs loss.backward() once, recording it
+    trace.save("mlp.bptrace"); trace.show()
+
+    with recording(names=model) as traces:    # whatever backward() runs in here
+        loss.backward()
+
+PyTorch does all the computing; nothing is recomputed here. At backward time
+the autograd graph is walked from ``output.grad_fn`` over ``next_functions``
+(iteratively: deep models must not hit the recursion limit; in-place ops and
+views have already swapped their ``grad_fn`` by then), a hook goes on every node
+for one real ``backward``, and every hook is removed in ``finally``. A node's
+hook sees the gradients it received (``grad_outputs``) and sent to each operand
+(``grad_inputs``): one :class:`~engine.trace.Step` per edge, in the order
+PyTorch ran them. AccumulateGrad's hook sees no ``grad_inputs``, so the vjp of
+each edge into a leaf comes from its consumer.
+
+A step's local Jacobian is built only when asked, by pulling basis vectors
+through that node's own backward (``torch.func.vmap`` where it works, a loop
+where not), reduced to the operand's shape with ``sum_to_size`` as PyTorch's
+engine does; that needs the graph, which ``capture`` keeps by default.
+
+PyTorch is optional (the ``torch`` extra) and imported only when capturing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
+from .trace import Step
+
+INSTALL_HINT = 'capturing needs PyTorch: pip install "backprop-studio[torch]"'
+
+_SUFFIXES = ("Backward0", "Backward1", "Backward")
+
+
+class CaptureError(Exception):
+    """Something to capture that cannot be; ``str`` is one line."""
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise CaptureError(INSTALL_HINT) from None
+    return torch
+
+
+def _numpy(t: Any) -> np.ndarray:
+    """A detached float64 copy (``create_graph=True`` gradients carry a grad_fn)."""
+    return np.array(t.detach().cpu().double().numpy(), dtype=np.float64)
+
+
+def _kind(node: Any) -> str:
+    name = type(node).__name__
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+@dataclass(slots=True)
+class TorchContext:
+    """A step's context that pulls back through PyTorch's own node (kept alive here)."""
+
+    node: Any  # torch.autograd.graph.Node
+    info: CapturedNode
+    dtypes: list[Any]
+    operand_shape: Shape
+
+    def _pull(self, flat: Any, index: int) -> Any:
+        torch = _torch()
+        grads, start = [], 0
+        for shape, dtype in zip(self.info.shapes, self.dtypes, strict=True):
+            n = math.prod(shape)
+            grads.append(flat[start : start + n].reshape(shape).to(dtype))
+            start += n
+        out = self.node(*grads)
+        result = out[index] if isinstance(out, tuple) else out
+        if result is None:  # the node sends nothing this way: a zero row
+            return torch.zeros(self.operand_shape, dtype=torch.float64)
+        return result.sum_to_size(self.operand_shape).double()
+
+    def pullback(self, index: int, g: np.ndarray) -> np.ndarray:
+        torch = _torch()
+        with torch.no_grad():
+            flat = torch.as_tensor(np.ravel(g), dtype=torch.float64)
+            return _numpy(self._pull(flat, index)).reshape(self.operand_shape)
+
+    def jacobian(self, index: int, upstream_shape: Shape) -> np.ndarray | None:
+        """Rows are the pull-backs of the basis vectors, all at once where vmap can."""
+        torch = _torch()
+        m, n = math.prod(upstream_shape), math.prod(self.operand_shape)
+        with torch.no_grad():
+            basis = torch.eye(m, dtype=torch.float64)
+            try:
+                rows = torch.func.vmap(lambda e: self._pull(e, index))(basis)
+            except Exception:  # a node vmap cannot batch: one row at a time
+                try:
+                    rows = torch.stack([self._pull(e, index) for e in basis])
+                except RuntimeError:  # the graph was freed (retain_graph=False)
+                    return None
+            return _numpy(rows).reshape(m, n)
+
+    def describe(self, index: int) -> str:
+        return jacobian_words(self.info, self.operand_shape)
+
+
+def _parameter_names(names: Any) -> dict[int, str]:
+    """id(tensor) -> name, from an ``nn.Module`` or a ``{name: tensor}`` mapping."""
+    if names is None:
+        return {}
+    if hasattr(names, "named_parameters"):
+        return {id(p): n for n, p in names.named_parameters()}
+    if isinstance(names, Mapping):
+        return {id(t): str(n) for n, t in names.items()}
+    raise CaptureError("names must be an nn.Module or a {name: tensor} mapping")
+
+
+def _walk(root: Any) -> list[Any]:
+    """Every node reachable from ``root`` over ``next_functions``, without recursion."""
+    seen = {root}
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for nxt, _slot in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return order
+
+
+def _forward_order(nodes: list[Any]) -> list[Any]:
+    """The order the forward pass made the nodes (PyTorch numbers them as it creates
+    them, so operands come before consumers), each leaf just before its first user."""
+    order: list[Any] = []
+    placed: set[Any] = set()
+    for n in sorted((n for n in nodes if not hasattr(n, "variable")), key=_sequence):
+        for src, _slot in n.next_functions:
+            if src is not None and hasattr(src, "variable") and src not in placed:
+                placed.add(src)
+                order.append(src)
+        order.append(n)
+    return order
+
+
+def _sequence(node: Any) -> int:
+    return node._sequence_nr()
+
+
+def _name_nodes(order: list[Any], params: dict[int, str]) -> dict[Any, str]:
+    """Leaves by parameter name, the rest by kind plus a number in forward order."""
+    ids: dict[Any, str] = {}
+    taken: set[str] = set()
+
+    def unique(base: str) -> str:
+        name, k = base, 1
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        taken.add(name)
+        return name
+
+    for n in order:
+        if hasattr(n, "variable") and id(n.variable) in params:
+            ids[n] = unique(params[id(n.variable)])
+    counts: dict[str, int] = {}
+    for n in order:
+        if n not in ids:
+            kind = "leaf" if hasattr(n, "variable") else _kind(n)
+            counts[kind] = counts.get(kind, 0) + 1
+            ids[n] = unique(f"{kind}{counts[kind]}")
+    return ids
+
+
+def _modules(infos: dict[str, CapturedNode], order: list[str]) -> None:
+    """Module paths: a parameter's module; a node built from parameters only (``T`` of a
+    weight) takes theirs; any other node the one module its parameter operands share."""
+    from_params: set[str] = set()
+    for nid in order:
+        info = infos[nid]
+        if info.is_leaf:
+            if info.module:
+                from_params.add(nid)
+            continue
+        ops = [src for src, _ in filter(None, info.inputs)]
+        mods = {infos[s].module for s in ops if s in from_params}
+        if len(mods) == 1:
+            info.module = mods.pop()
+            if ops and all(s in from_params for s in ops):
+                from_params.add(nid)
+
+
+class _Recorder:
+    """Hooks on every node of one graph, removed in ``finally``; the records after."""
+
+    def __init__(self, root: Any, names: Any) -> None:
+        self.nodes = _forward_order(_walk(root))
+        self.root = root
+        self.ids = _name_nodes(self.nodes, _parameter_names(names))
+        self.records: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
+        self.prior = {
+            n: _numpy(n.variable.grad)
+            for n in self.nodes
+            if hasattr(n, "variable") and n.variable.grad is not None
+        }
+
+    @contextmanager
+    def hooked(self) -> Iterator[None]:
+        records = self.records
+
+        def make(node: Any) -> Callable[[tuple[Any, ...], tuple[Any, ...]], None]:
+            def hook(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
+                # Keep the tensors themselves: a detached alias could let PyTorch's input
+                # buffer accumulate into them in place. Returning None changes nothing.
+                records.append((node, grad_inputs, grad_outputs))
+
+            return hook
+
+        handles = []
+        try:
+            for n in self.nodes:
+                if not hasattr(n, "variable"):
+                    handles.append(n.register_hook(make(n)))
+            yield
+        finally:
+            for h in handles:
+                h.remove()
+
+    def trace(self, gradient: np.ndarray) -> CapturedTrace:
+        ids = self.ids
+        infos: dict[str, CapturedNode] = {}
+        dtypes: dict[Any, list[Any]] = {}
+        for n in self.nodes:
+            meta = n._input_metadata
+            dtypes[n] = [m.dtype for m in meta]
+            leaf = hasattr(n, "variable")
+            infos[ids[n]] = CapturedNode(
+                id=ids[n],
+                kind=_kind(n),
+                shapes=[tuple(n.variable.shape)] if leaf else [tuple(m.shape) for m in meta],
+                inputs=[
+                    (ids[src], slot) if src is not None else None for src, slot in n.next_functions
+                ],
+                module=ids[n].rpartition(".")[0] if leaf else "",
+            )
+        _modules(infos, list(infos))
+        root_id = ids[self.root]
+        trace = CapturedTrace(output=root_id, gradient=gradient, nodes=infos)
+        sums: dict[tuple[str, int], np.ndarray] = {(ids[n], 0): g for n, g in self.prior.items()}
+        for node, grad_inputs, grad_outputs in self.records:
+            info = infos[ids[node]]
+            parts = [
+                _numpy(g) if g is not None else np.zeros(s)
+                for g, s in zip(grad_outputs, info.shapes, strict=True)
+            ]
+            upstream = parts[0] if len(parts) == 1 else np.concatenate([p.ravel() for p in parts])
+            trace.grads[info.id] = upstream
+            for i, (src, g) in enumerate(zip(node.next_functions, grad_inputs, strict=True)):
+                if src[0] is None or g is None:
+                    continue
+                vjp = _numpy(g)
+                key = (ids[src[0]], src[1])
+                before = sums.get(key)
+                after = vjp if before is None else before + vjp
+                sums[key] = after
+                ctx = TorchContext(node, info, dtypes[node], vjp.shape)
+                trace.steps.append(Step(info.id, key[0], i, upstream, vjp, before, after, ctx))
+        for n in self.nodes:
+            if hasattr(n, "variable"):
+                leaf = ids[n]
+                trace.leaves.append(leaf)
+                grad = n.variable.grad
+                trace.grads[leaf] = _numpy(grad) if grad is not None else None
+        return trace
+
+
+def _root(output: Any) -> Any:
+    torch = _torch()
+    if not isinstance(output, torch.Tensor):
+        raise CaptureError(f"capture needs a tensor, not {type(output).__name__}")
+    if output.grad_fn is None:
+        raise CaptureError(
+            "the output has no grad_fn: it does not depend on anything that requires grad"
+        )
+    return output.grad_fn
+
+
+def _seed(output: Any, gradient: Any) -> np.ndarray:
+    if gradient is None:
+        return np.ones(tuple(output.shape))
+    return _numpy(_torch().as_tensor(gradient))
+
+
+def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any) -> CapturedTrace:
+    recorder = _Recorder(_root(output), names)
+    with recorder.hooked():
+        backward()
+    return recorder.trace(_seed(output, gradient))
+
+
+def capture(
+    output: Any, gradient: Any = None, names: Any = None, *, keep_graph: bool = True
+) -> CapturedTrace:
+    """Run ``output.backward(gradient)`` once and return it as a trace.
+
+    ``names`` (an ``nn.Module`` or ``{name: tensor}``) names the leaves; gradients
+    accumulate into ``.grad`` as with any backward. ``keep_graph`` retains the graph
+    so Jacobians can be built later by pulling back through PyTorch's nodes.
+    """
+    torch = _torch()
+    return _record(
+        lambda: torch.autograd.backward(output, gradient, retain_graph=keep_graph),
+        output,
+        gradient,
+        names,
+    )
+
+
+@contextmanager
+def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[CapturedTrace]]:
+    """Capture every ``backward()`` run inside; yields the list the traces go into.
+
+    ``Tensor.backward`` calls ``torch.autograd.backward``, which is wrapped for the
+    duration (the graph is retained unless ``keep_graph=False``).
+    """
+    torch = _torch()
+    traces: list[CapturedTrace] = []
+    original = torch.autograd.backward
+
+    def backward(
+        tensors: Any,
+        grad_tensors: Any = None,
+        retain_graph: Any = None,
+        create_graph: bool = False,
+        grad_variables: Any = None,
+        inputs: Any = None,
+    ) -> None:
+        output, gradient = _single(torch, tensors, grad_tensors)
+        retain = retain_graph if retain_graph is not None else (keep_graph or create_graph)
+        traces.append(
+            _record(
+                lambda: original(
+                    tensors, grad_tensors, retain, create_graph, grad_variables, inputs=inputs
+                ),
+                output,
+                gradient,
+                names,
+            )
+        )
+
+    torch.autograd.backward = backward
+    try:
+        yield traces
+    finally:
+        torch.autograd.backward = original
+
+
+def _single(torch: Any, tensors: Any, grads: Any) -> tuple[Any, Any]:
+    if isinstance(tensors, torch.Tensor):
+        return tensors, grads[0] if isinstance(grads, (tuple, list)) else grads
+    if len(tensors) != 1:
+        raise CaptureError(f"capture one output at a time, not {len(tensors)}")
+    g = grads[0] if isinstance(grads, (tuple, list)) else grads
+    return tensors[0], g
