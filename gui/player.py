@@ -59,6 +59,8 @@ class Player(QObject):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
         self._end_to_end: EndToEnd | None = None
+        #: Quiz mode sets this: every frame passes through it before it is shown.
+        self.frame_filter: Callable[[Frame], Frame] | None = None
         self._timeline = Timeline(doc.results)
         self._position = self._timeline.end
         self._frame = self._timeline.frame(self._position)
@@ -179,7 +181,15 @@ class Player(QObject):
         if p == self._position:
             return
         self._position = p
-        self._frame = self._timeline.frame(p)
+        self._frame = self._filtered(self._timeline.frame(p))
+        self.frameChanged.emit(self._frame)
+
+    def _filtered(self, frame: Frame) -> Frame:
+        return frame if self.frame_filter is None else self.frame_filter(frame)
+
+    def refresh_frame(self) -> None:
+        """Show the current position again (after ``frame_filter`` or its state changed)."""
+        self._frame = self._filtered(self._timeline.frame(self._position))
         self.frameChanged.emit(self._frame)
 
     def _tick(self) -> None:
@@ -195,7 +205,7 @@ class Player(QObject):
         self._end_to_end = None
         self._timeline = Timeline(self.doc.results)
         self._position = self._timeline.end
-        self._frame = self._timeline.frame(self._position)
+        self._frame = self._filtered(self._timeline.frame(self._position))
         self.timelineChanged.emit()
         self.frameChanged.emit(self._frame)
 

@@ -16,13 +16,16 @@ from engine.errors import GraphError
 from engine.gradcheck import GradCheck, check_graph, check_node
 
 from .document import GraphDocument
+from .model import labels
 from .panels.gradcheck import GradCheckPanel
+from .panels.quiz import QuizPanel
 
 
 class Host(Protocol):
     """What Teaching needs of the main window (a protocol: no import back into it)."""
 
     doc: GraphDocument
+    player: Any  # gui.player.Player
     tabs: QTabWidget
     canvas: Any  # gui.canvas.view.CanvasView
 
@@ -41,18 +44,56 @@ class Teaching(QObject):
         self.window = window
         self.gradcheck_panel = GradCheckPanel()
         window.tabs.addTab(self.gradcheck_panel, "Gradient check")
+        self.quiz_panel = QuizPanel(window.player)
+        window.tabs.addTab(self.quiz_panel, "Quiz")
         self.actions: dict[str, QAction] = {}
-        check = QAction("Check &Gradients", window)
-        check.setStatusTip("Compare every input's gradient with central finite differences")
-        check.triggered.connect(lambda _c=False: self.check(None))
-        window.addAction(check)
-        self.actions["check_gradients"] = check
+        quiz = self._action(
+            "&Quiz Mode",
+            "Ctrl+Shift+Q",
+            "Hide each vjp until the student predicts it",
+            self.quiz_panel.set_active,
+        )
+        quiz.setCheckable(True)
+        self.quiz_panel.modeChanged.connect(self._quiz_mode_changed)
+        self._action(
+            "&Reveal",
+            "R",
+            "Quiz mode: show the hidden number (works in presentation mode)",
+            self.quiz_panel.reveal,
+        )
+        self._action(
+            "Check &Gradients",
+            None,
+            "Compare every input's gradient with central finite differences",
+            lambda: self.check(None),
+        )
         self.menu = QMenu("&Teach", window)
-        self.menu.addAction(check)
+        self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
+        self.menu.addSeparator()
+        self.menu.addAction(self.actions["check_gradients"])
         bar = window.menuBar()
         help_action = bar.actions()[-1] if bar.actions() else None
         bar.insertMenu(help_action, self.menu)
         window.canvas.gradientCheckRequested.connect(self.check)
+
+    def _action(self, text: str, keys: str | None, tip: str, slot: Any) -> QAction:
+        act = QAction(text, self.window)  # type: ignore[call-overload]
+        if keys:
+            act.setShortcut(keys)
+        act.setStatusTip(tip)
+        act.triggered.connect(lambda checked=False: slot(checked) if act.isCheckable() else slot())
+        self.window.addAction(act)  # works with the menu bar hidden (presentation mode)
+        name = text.replace("&", "").lower().replace(" ", "_")
+        self.actions[name] = act
+        return act
+
+    def _quiz_mode_changed(self, on: bool) -> None:
+        self.actions["quiz_mode"].setChecked(on)
+        canvas = self.window.canvas
+        canvas.edge_label_provider = self.quiz_panel.edge_label if on else labels.edge_label
+        if on:
+            self.window.tabs.setCurrentWidget(self.quiz_panel)
+        self.window.player.refresh_frame()
 
     def run_check(self, node: str | None) -> GradCheck:
         """The engine's check for the whole graph (``node`` None), a leaf or an op node."""

@@ -48,7 +48,9 @@ def chain_rule_html(
                     frame.n,
                 )
             )
-    if frame.active is not None and trace is not None:
+    if frame.question:
+        body.append(labels.h_para(labels.esc(frame.question) + "?", bold=True, size="115%"))
+    elif frame.active is not None and trace is not None:
         step = frame.active
         contribution = tl.contribution(frame.k)
         senders = tl.senders(step.operand)

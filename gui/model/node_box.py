@@ -139,7 +139,11 @@ class NodeBoxes:
         active = frame.active if frame is not None else None
         grad_active, fan_in = False, 0
         if active is not None and active.operand == nid:
-            grad = self._change_text(active.before, active.accumulated)
+            if frame is not None and frame.hidden & {"vjp", "accumulated"}:
+                before = "0" if active.before is None else self._fmt(active.before)
+                grad = side_by_side(before, " → ", "?")
+            else:
+                grad = self._change_text(active.before, active.accumulated)
             grad_active, fan_in = True, frame.fan_in.get(nid, 0) if frame else 0
         else:
             if frame is None:

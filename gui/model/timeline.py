@@ -48,6 +48,11 @@ class Frame:
     active: Step | None = None  # the step applied last (highlighted), if in backward
     done_edges: frozenset[EdgeKey] = frozenset()
     fan_in: Mapping[str, int] = field(default_factory=dict)
+    #: Quiz mode: quantities of the active step (or forward node) still to be predicted
+    #: ("jacobian", "vjp", "accumulated", "forward"; gui.model.quiz.Hidden values) and
+    #: the question asked. Views show "?" for those and the question instead of the numbers.
+    hidden: frozenset[str] = frozenset()
+    question: str = ""
 
     @property
     def active_edge(self) -> EdgeKey | None:

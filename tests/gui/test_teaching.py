@@ -12,6 +12,7 @@ from engine.gradcheck import Status
 from engine.graph import Graph
 from gui.app import create_window
 from gui.main_window import MainWindow, menu_of
+from gui.model.quiz import Hidden
 from gui.panels.gradcheck import status_color
 from gui.theme import THEME
 
@@ -88,3 +89,64 @@ def test_a_refused_check_is_one_line(window) -> None:  # noqa: ANN001
     window.teaching.check(None)
     text = window.teaching.gradcheck_panel.heading.text()
     assert text.startswith("Cannot check gradients") and "\n" not in text
+
+
+# --------------------------------------------------------------------------- quiz mode
+
+
+def test_quiz_hides_the_vjp_until_predicted(window, qtbot, artifacts_dir) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    panel = window.teaching.quiz_panel
+    menu_action(window, "Teach", "Quiz Mode").trigger()
+    assert panel.active and window.tabs.currentWidget() is panel
+    player = window.player
+    assert player.frame.k == 1 and player.frame.hidden == {"vjp", "accumulated"}
+    assert "· J = ?" in window.canvas.canvas.label.text
+    assert "Predict step 1" in window.chain_rule.text()
+    assert panel.question.text().endswith("[0.1, 0.2, 0.3] · J?")
+    QApplication.processEvents()
+    assert window.grab().save(os.path.join(artifacts_dir, "quiz_seed2.png"))
+    # a wrong vjp does not score; the right one does and shows the number
+    qtbot.keyClicks(panel.answer, "0.2")
+    qtbot.keyClick(panel.answer, Qt.Key.Key_Return)
+    assert panel.quiz.score == 0 and "not quite" in panel.verdict.text()
+    panel.answer.clear()
+    qtbot.keyClicks(panel.answer, "0.1")
+    qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
+    assert panel.quiz.score == 1 and panel.verdict.text() == "right"
+    assert "· J = 0.1" in window.canvas.canvas.label.text
+    assert player.frame.hidden == {"accumulated"}
+    # Reveal (the R key, as in presentation mode) shows the engine's value, no point
+    window.teaching.actions["reveal"].trigger()
+    assert "the engine says 0.1" in panel.verdict.text() and panel.quiz.score == 1
+    assert not player.frame.hidden and "score 1 of 2" in panel.score.text()
+    # switching off shows everything again
+    menu_action(window, "Teach", "Quiz Mode").trigger()
+    assert not panel.active and player.frame_filter is None
+
+
+def test_quiz_in_presentation_mode_a_key_reveals(window, qtbot, artifacts_dir) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    window.teaching.quiz_panel.set_active(True)
+    window.enter_presentation()
+    qtbot.wait(300)
+    assert "Predict step 1" in window.chain_rule.text()
+    assert window.grab().save(os.path.join(artifacts_dir, "quiz_presentation.png"))
+    window.canvas.setFocus()
+    qtbot.keyClick(window.canvas, Qt.Key.Key_R)
+    qtbot.keyClick(window.canvas, Qt.Key.Key_R)
+    assert not window.player.frame.hidden
+    assert "Predict" not in window.chain_rule.text()
+
+
+def test_quiz_teacher_chooses_jacobians(window) -> None:  # noqa: ANN001
+    panel = window.teaching.quiz_panel
+    panel.set_hidden(frozenset({Hidden.JACOBIAN}))
+    panel.set_active(True)
+    assert window.player.frame.hidden == {"jacobian"}
+    assert "∂y/∂y1 = ?" in window.canvas.canvas.label.text
+    panel.answer.setText("[1, 0, 0]")
+    panel.check()
+    assert panel.quiz.score == 1 and not window.player.frame.hidden

@@ -1,0 +1,226 @@
+"""The quiz widget beside the player: the question, an answer field, Check, Reveal, score.
+
+All state lives in :class:`gui.model.quiz.Quiz` (no Qt); this widget turns quiz
+mode on and off, lets the teacher choose what is hidden, and installs the quiz's
+mask as the player's frame filter so every view hides the same numbers. Playing
+stops at each open question; stepping on skips it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.trace import Step
+
+from ..model import labels
+from ..model.quiz import DEFAULT_HIDDEN, TOLERANCE_TEXT, Hidden, Quiz
+from ..model.timeline import Frame
+from ..player import Player
+from ..theme import THEME
+
+RIGHT_COLOR, WRONG_COLOR = "#2e7d32", "#b3261e"
+
+
+class QuizPanel(QWidget):
+    """Quiz mode for one player; ``modeChanged(bool)`` when it is switched on or off."""
+
+    modeChanged = Signal(bool)
+
+    def __init__(self, player: Player, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("QuizPanel")
+        self.player = player
+        self.quiz: Quiz | None = None
+
+        self.enabled_box = QCheckBox("Quiz mode: predict each number before it is shown")
+        self.enabled_box.setObjectName("QuizEnabled")
+        self.enabled_box.toggled.connect(self.set_active)
+        self.hide_boxes: dict[Hidden, QCheckBox] = {}
+        hide_row = QHBoxLayout()
+        hide_row.addWidget(QLabel("Hide:"))
+        for kind in Hidden:
+            box = QCheckBox(kind.words)
+            box.setChecked(kind in DEFAULT_HIDDEN)
+            box.toggled.connect(self._hidden_changed)
+            self.hide_boxes[kind] = box
+            hide_row.addWidget(box)
+        hide_row.addStretch(1)
+
+        self.question = QLabel()
+        self.question.setObjectName("QuizQuestion")
+        self.question.setWordWrap(True)
+        self.answer = QLineEdit()
+        self.answer.setObjectName("QuizAnswer")
+        self.answer.setPlaceholderText("a number (1.1, 1/3) or a list ([0.1, 0.2])")
+        self.answer.returnPressed.connect(self.check)
+        self.check_button = QPushButton("Check")
+        self.check_button.clicked.connect(self.check)
+        self.reveal_button = QPushButton("Reveal (R)")
+        self.reveal_button.clicked.connect(self.reveal)
+        self.verdict = QLabel()
+        self.verdict.setObjectName("QuizVerdict")
+        self.score = QLabel()
+        self.score.setObjectName("QuizScore")
+        tolerance = QLabel(TOLERANCE_TEXT)
+        tolerance.setStyleSheet("color: #5b6270;")
+
+        grid = QGridLayout()
+        grid.addWidget(self.answer, 0, 0)
+        grid.addWidget(self.check_button, 0, 1)
+        grid.addWidget(self.reveal_button, 0, 2)
+        grid.setColumnStretch(0, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.addWidget(self.enabled_box)
+        layout.addLayout(hide_row)
+        layout.addWidget(self.question)
+        layout.addLayout(grid)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.score)
+        layout.addWidget(tolerance)
+        layout.addStretch(1)
+
+        player.timelineChanged.connect(self._timeline_changed)
+        player.frameChanged.connect(self._frame_changed)
+        self.apply_theme()
+        self._refresh()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def active(self) -> bool:
+        return self.quiz is not None
+
+    def hidden(self) -> frozenset[Hidden]:
+        """What the teacher chose to hide (also what a worksheet export should hide)."""
+        return frozenset(k for k, box in self.hide_boxes.items() if box.isChecked())
+
+    def set_hidden(self, hidden: frozenset[Hidden]) -> None:
+        for kind, box in self.hide_boxes.items():
+            box.blockSignals(True)
+            box.setChecked(kind in hidden)
+            box.blockSignals(False)
+        self._hidden_changed()
+
+    def set_active(self, on: bool) -> None:
+        """Switch quiz mode on (from the first question) or off (everything shown)."""
+        if self.enabled_box.isChecked() != on:
+            self.enabled_box.setChecked(on)  # comes back here through toggled
+            return
+        if on == self.active:
+            return
+        player = self.player
+        if on:
+            self._build()
+            player.frame_filter = self._mask
+            first = self.quiz.questions[0].position if self.quiz.questions else None
+            player.pause()
+            if first is not None:
+                player.seek(first)
+        else:
+            self.quiz = None
+            player.frame_filter = None
+        player.refresh_frame()
+        self.modeChanged.emit(on)
+        self._refresh()
+
+    def _build(self) -> None:
+        doc = self.player.doc
+        self.quiz = Quiz(doc.graph, self.player.timeline, self.hidden())
+        self.verdict.clear()
+
+    def _mask(self, frame: Frame) -> Frame:
+        quiz = self.quiz
+        if quiz is None or quiz.timeline is not self.player.timeline:
+            return frame
+        return quiz.mask(frame)
+
+    def edge_label(self, step: Step) -> str:
+        """The canvas's edge label: the quiz's, with hidden parts as ``?``."""
+        if self.quiz is None:
+            return labels.edge_label(step)
+        return self.quiz.edge_label(step, self.player.frame.hidden)
+
+    # ------------------------------------------------------------------ answering
+
+    def open_question(self) -> int | None:
+        if self.quiz is None or self.quiz.timeline is not self.player.timeline:
+            return None
+        return self.quiz.open_at(self.player.position)
+
+    def check(self) -> None:
+        index = self.open_question()
+        if index is None:
+            return
+        verdict = self.quiz.check(index, self.answer.text())
+        self._say(verdict.message, RIGHT_COLOR if verdict.correct else WRONG_COLOR)
+        if verdict.correct:
+            self.answer.clear()
+            self.player.refresh_frame()
+        self._refresh()
+
+    def reveal(self) -> None:
+        index = self.open_question()
+        if index is None:
+            return
+        text = self.quiz.reveal(index)
+        self._say(f"the engine says {text}", WRONG_COLOR if self.answer.text() else "#1d2230")
+        self.answer.clear()
+        self.player.refresh_frame()
+        self._refresh()
+
+    def _say(self, text: str, color: str) -> None:
+        self.verdict.setText(text)
+        self.verdict.setStyleSheet(f"color: {color}; font-weight: bold;")
+
+    # ------------------------------------------------------------------ refresh
+
+    def apply_theme(self) -> None:
+        self.question.setFont(THEME.font(12, bold=True))
+        self.answer.setFont(THEME.font(12, mono=True))
+        self.score.setFont(THEME.font(11))
+
+    def _hidden_changed(self, *_args: object) -> None:
+        if self.active:
+            self._build()
+            self.player.refresh_frame()
+        self._refresh()
+
+    def _timeline_changed(self) -> None:
+        if self.active:
+            self._build()  # new results: new questions, a fresh score
+            self.player.refresh_frame()
+
+    def _frame_changed(self, frame: Frame) -> None:
+        if frame.question and self.player.playing:
+            self.player.pause()  # stop at each question: predict first
+        self._refresh()
+
+    def _refresh(self) -> None:
+        quiz = self.quiz
+        index = self.open_question()
+        asking = index is not None
+        self.answer.setEnabled(asking)
+        self.check_button.setEnabled(asking)
+        self.reveal_button.setEnabled(asking)
+        if quiz is None:
+            self.question.setText("Quiz mode is off.")
+            self.score.clear()
+            return
+        if asking:
+            self.question.setText(self.player.frame.question + "?")
+        elif not quiz.questions:
+            self.question.setText("Nothing to ask: no backward pass (or nothing hidden).")
+        else:
+            self.question.setText("No open question here: step on (→).")
+        self.score.setText(quiz.score_text())
