@@ -7,7 +7,8 @@ import pytest
 
 from engine.autodiff import backward, end_to_end_jacobian, forward
 from engine.errors import GraphError
-from engine.fileformat import list_examples, load
+from engine.examples import list_examples
+from engine.fileformat import load
 from engine.forward_mode import jvp, one_hot, ones, pass_counts, tangent_inputs
 from engine.graph import Graph
 from support import close, seed2_graph, torch, torch_op
