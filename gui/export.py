@@ -7,8 +7,11 @@ frame cannot disagree with the screen. The pulse rests at mid-edge since a still
 image has no animation. SVG goes through QtSvg's QSvgGenerator (part of
 PySide6-Essentials), so the canvas and the formulas stay vector graphics.
 
-    python main.py export FILE --step K --out frame.png [--size 1280x720]
+    python main.py export FILE --step K --out frame.png [--size 1280x720] [--view slide|canvas]
 
+``--view slide`` (the default) shows the canvas beside the chain-rule text under a
+header; ``--view canvas`` the canvas alone. Either way the canvas camera follows
+the step (:mod:`gui.model.camera`), as presentation mode does.
 ``K`` counts backward steps: 0 is "forward done, nothing propagated yet", ``end``
 is "backward done". Bad input exits with status 2 and one line on stderr,
 ``error: FILE: ...``, never a traceback.
@@ -34,7 +37,9 @@ from .document import GraphDocument
 from .theme import THEME
 
 PROG = "main.py export"
-USAGE = "usage: main.py export FILE --step K --out frame.png [--size 1280x720]"
+USAGE = ("usage: main.py export FILE --step K --out frame.png [--size 1280x720] "
+         "[--view slide|canvas]")
+VIEWS = ("slide", "canvas")
 DEFAULT_SIZE = (1280, 720)
 MIN_SIDE, MAX_SIDE = 200, 8192
 #: Where the pulse sits on the active edge in a still image.
@@ -67,7 +72,8 @@ class _FrameSheet(QWidget):
     thrown away after painting.
     """
 
-    def __init__(self, doc: GraphDocument, position: int | None, size: tuple[int, int]) -> None:
+    def __init__(self, doc: GraphDocument, position: int | None, size: tuple[int, int],
+                 view: str = "slide") -> None:
         super().__init__()
         from .canvas.view import CanvasView
         from .panels.chain_rule import ChainRulePanel
@@ -84,6 +90,7 @@ class _FrameSheet(QWidget):
             self.player.seek(position)
         self.canvas = CanvasView(doc)
         self.canvas.animations_enabled = False
+        self.canvas.follow_step = True
         connect_canvas(self.player, self.canvas)
         self.panel = ChainRulePanel(self.player)
         self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -98,23 +105,28 @@ class _FrameSheet(QWidget):
         self.header.setWordWrap(True)  # a long title must not widen the image
         self.header.setStyleSheet("background:#eef1f6; color:#1d2230;")
 
-        landscape = w >= h
-        body = QBoxLayout(QBoxLayout.Direction.LeftToRight if landscape
-                          else QBoxLayout.Direction.TopToBottom)
-        body.setContentsMargins(0, 0, 0, 0)
-        body.setSpacing(1)
-        body.addWidget(self.canvas, int(round(100 * (1 - PANEL_SHARE))))
-        body.addWidget(self.panel, int(round(100 * PANEL_SHARE)))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        outer.addWidget(self.header)
-        outer.addLayout(body, 1)
+        if view == "canvas":
+            self.header.hide()
+            self.panel.hide()
+            outer.addWidget(self.canvas, 1)
+        else:
+            landscape = w >= h
+            body = QBoxLayout(QBoxLayout.Direction.LeftToRight if landscape
+                              else QBoxLayout.Direction.TopToBottom)
+            body.setContentsMargins(0, 0, 0, 0)
+            body.setSpacing(1)
+            body.addWidget(self.canvas, int(round(100 * (1 - PANEL_SHARE))))
+            body.addWidget(self.panel, int(round(100 * PANEL_SHARE)))
+            outer.addWidget(self.header)
+            outer.addLayout(body, 1)
         self.setFixedSize(w, h)
         self.show()
         outer.activate()
         _app().processEvents()
-        self.canvas.fit_all()
+        self.canvas.frame_step(animate=False)
         self.canvas.set_pulse_progress(STILL_PULSE)
 
     def paint_into(self, painter: QPainter) -> None:
@@ -126,14 +138,14 @@ class _FrameSheet(QWidget):
 
 
 @contextmanager
-def _frame_sheet(doc: GraphDocument, position: int | None,
-                 size: tuple[int, int]) -> Iterator[_FrameSheet]:
+def _frame_sheet(doc: GraphDocument, position: int | None, size: tuple[int, int],
+                 view: str = "slide") -> Iterator[_FrameSheet]:
     """A sheet for one painting, thrown away after the ``with`` block.
 
     Needs (and if missing creates) a QApplication.
     """
     _app()
-    sheet = _FrameSheet(doc, position, size)
+    sheet = _FrameSheet(doc, position, size, view)
     try:
         yield sheet
     finally:
@@ -142,12 +154,13 @@ def _frame_sheet(doc: GraphDocument, position: int | None,
 
 
 def render_frame(doc: GraphDocument, position: int | None,
-                 size: tuple[int, int] = DEFAULT_SIZE) -> QImage:
+                 size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide") -> QImage:
     """The frame at timeline ``position`` (None: backward done, everything live) as an image.
 
-    ``size`` is (width, height) in pixels. Needs (and if missing creates) a QApplication.
+    ``size`` is (width, height) in pixels; ``view`` is ``slide`` (canvas, chain rule,
+    header) or ``canvas`` (the canvas alone). Needs (and if missing creates) a QApplication.
     """
-    with _frame_sheet(doc, position, size) as sheet:
+    with _frame_sheet(doc, position, size, view) as sheet:
         image = QImage(QSize(*size), QImage.Format.Format_ARGB32_Premultiplied)
         image.fill(QColor("#ffffff"))
         painter = QPainter(image)
@@ -158,7 +171,7 @@ def render_frame(doc: GraphDocument, position: int | None,
 
 
 def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike[str],
-               size: tuple[int, int] = DEFAULT_SIZE) -> None:
+               size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide") -> None:
     """Save the frame at ``position`` as PNG or SVG (chosen by the suffix).
 
     Raises ExportError for an unknown suffix or a file that cannot be written.
@@ -168,7 +181,7 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
     if suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
 
-        with _frame_sheet(doc, position, size) as sheet:
+        with _frame_sheet(doc, position, size, view) as sheet:
             gen = QSvgGenerator()
             gen.setFileName(str(p))
             gen.setSize(QSize(*size))
@@ -185,7 +198,7 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
         return
     if suffix != ".png":
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
-    image = render_frame(doc, position, size)
+    image = render_frame(doc, position, size, view)
     if not image.save(str(p), "PNG"):
         raise ExportError(f"cannot write {p}")
 
@@ -207,6 +220,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", required=True, metavar="PATH", help="a .png or .svg file")
     parser.add_argument("--size", default=None, metavar="WxH",
                         help="image size in pixels (default 1280x720)")
+    parser.add_argument("--view", default="slide", choices=VIEWS,
+                        help="slide: canvas and chain-rule text (default); canvas: the canvas "
+                             "alone")
     return parser
 
 
@@ -255,7 +271,7 @@ def main(argv: list[str]) -> int:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
         return 2
     try:
-        return _export(args.file, step, out, size)
+        return _export(args.file, step, out, size, args.view)
     except ExportError as exc:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -271,7 +287,7 @@ def _file_argument(argv: list[str]) -> str:
     for a in argv:
         if skip:
             skip = False
-        elif a in ("--step", "--out", "--size"):
+        elif a in ("--step", "--out", "--size", "--view"):
             skip = True
         elif not a.startswith("-"):
             return a
@@ -289,7 +305,8 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _export(file: str, step: int | None, out: Path, size: tuple[int, int]) -> int:
+def _export(file: str, step: int | None, out: Path, size: tuple[int, int],
+            view: str = "slide") -> int:
     from engine.fileformat import FileFormatError, load
 
     try:
@@ -316,7 +333,7 @@ def _export(file: str, step: int | None, out: Path, size: tuple[int, int]) -> in
     else:
         position = timeline.position_of_step(step)
     try:
-        save_frame(doc, position, out, size)
+        save_frame(doc, position, out, size, view)
     except ExportError:
         raise
     except OSError as exc:

@@ -235,8 +235,11 @@ class MainWindow(QMainWindow):
                         "Delete the selected nodes and edges", CANVAS_SCOPE),
             "select_all": a("Select &All", self.canvas.select_all, SK.SelectAll,
                             "Select every node", CANVAS_SCOPE),
-            "fit": a("&Fit All", self.canvas.fit_all, "F", "Zoom to show the whole graph",
+            "fit": a("&Fit All", self.canvas.user_fit_all, "F", "Zoom to show the whole graph",
                      CANVAS_SCOPE),
+            "follow": a("Follow &Step", self.toggle_follow, "Shift+F",
+                        "During playback the canvas frames each step's edge; your own pan "
+                        "or zoom pauses it until the next play", CANVAS_SCOPE),
             "layout": a("Auto-&layout", self.canvas.auto_layout, "Ctrl+L",
                         "Arrange the nodes from inputs (left) to output (right)"),
             "present": a("&Presentation Mode", self.toggle_presentation, "F5",
@@ -255,6 +258,9 @@ class MainWindow(QMainWindow):
         self.addActions([undo, redo])
         self.actions["undo"], self.actions["redo"] = undo, redo
         self.actions["present"].setCheckable(True)
+        self.actions["follow"].setCheckable(True)
+        self.actions["follow"].setChecked(self.canvas.follow_step)
+        self.canvas.followChanged.connect(self.actions["follow"].setChecked)
         act = self.actions
         self.canvas.node_actions = [act[n] for n in ("cut", "copy", "duplicate", "delete")]
         self.canvas.canvas_actions = [act[n] for n in ("paste", "select_all", "fit", "layout")]
@@ -285,7 +291,7 @@ class MainWindow(QMainWindow):
         edit.addAction(act["select_all"])
 
         view = bar.addMenu("&View")
-        view.addActions([act["fit"], act["layout"]])
+        view.addActions([act["fit"], act["follow"], act["layout"]])
         view.addSeparator()
         view.addActions([act["present"], act["font_scale"]])
         view.addSeparator()
@@ -527,7 +533,7 @@ class MainWindow(QMainWindow):
                 self.canvas.scale(zoom, zoom)
                 self.canvas.centerOn(x, y)
                 return
-        self.canvas.fit_all()
+        self.canvas.refit()
 
     # ------------------------------------------------------------------ window events
 
@@ -540,7 +546,7 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         if self._refit_on_resize:
-            QTimer.singleShot(0, self.canvas.fit_all)
+            QTimer.singleShot(0, self.canvas.refit)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         if not self.files.maybe_save():
@@ -567,6 +573,9 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ presentation mode
 
+    def toggle_follow(self) -> None:
+        self.canvas.follow_step = not self.canvas.follow_step
+
     def toggle_presentation(self) -> None:
         if self.presenting:
             self.leave_presentation()
@@ -581,6 +590,8 @@ class MainWindow(QMainWindow):
         self._saved_state = self.saveState()
         self._was_maximized = self.isMaximized()
         self._saved_view = self.view_state_raw()
+        self._was_following = self.canvas.follow_step
+        self.canvas.follow_step = True  # the class reads the step being explained
         self.palette_dock.hide()
         self.inspector_dock.hide()
         self.panels_dock.show()
@@ -595,9 +606,9 @@ class MainWindow(QMainWindow):
         self.actions["present"].setChecked(True)
         self.actions["leave"].setEnabled(True)
         self.showFullScreen()
-        self.resizeDocks([self.panels_dock], [int(170 * THEME.scale)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.panels_dock], [int(150 * THEME.scale)], Qt.Orientation.Vertical)
         self._refit_on_resize = True  # the full-screen size arrives later: fit then too
-        QTimer.singleShot(0, self.canvas.fit_all)
+        QTimer.singleShot(0, self.canvas.refit)
         self.canvas.setFocus()
 
     def leave_presentation(self) -> None:
@@ -607,6 +618,7 @@ class MainWindow(QMainWindow):
         self._refit_on_resize = False
         THEME.scale = 1.0
         THEME.high_contrast = False
+        self.canvas.follow_step = self._was_following
         self.menuBar().show()
         self.statusBar().show()
         self.tabs.tabBar().show()

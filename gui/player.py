@@ -218,6 +218,7 @@ def connect_canvas(player: Player, canvas: Any) -> None:
     """
     canvas.edge_label_provider = labels.edge_label
     player.frameChanged.connect(canvas.show_frame)
+    player.playingChanged.connect(lambda playing: playing and canvas.resume_follow())
     canvas.show_frame(player.frame)
 
 

@@ -58,5 +58,9 @@ class Theme:
 #: The app's single theme; presentation mode changes ``scale`` and ``high_contrast``.
 THEME = Theme()
 
+#: Point size of the chain-rule panel's text before ``THEME.scale``: the canvas camera
+#: zooms so box text is at least this large on screen.
+CHAIN_RULE_PT = 12.0
+
 #: The font scale used in presentation mode unless the user chose another (persisted).
 PRESENTATION_SCALE = 1.6

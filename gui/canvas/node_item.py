@@ -34,6 +34,8 @@ from ..model.node_box import NodeContent
 from ..theme import THEME
 from .port_item import UNIT, PortItem, cfont, cline, port_style
 
+#: Point size of a box's values and gradients (its main text) at zoom 1.
+BOX_PT = 10.0
 #: Below this zoom level text is unreadable anyway: draw boxes and bands only.
 TEXT_LOD = 0.33
 #: Below this, a box is a few pixels: no shadow, no rounded corners, no ports.
@@ -66,7 +68,7 @@ def fonts() -> _Fonts:
     if _fonts_cache and _fonts_cache[0].scale == UNIT:
         return _fonts_cache[0]
     title, pill = cfont(10.5, bold=True), cfont(7.5, bold=True)
-    mono, small = cfont(10.0, mono=True), cfont(8.5)
+    mono, small = cfont(BOX_PT, mono=True), cfont(8.5)
     f = _Fonts(
         UNIT, title, pill, mono, small,
         QFontMetricsF(title), QFontMetricsF(pill), QFontMetricsF(mono), QFontMetricsF(small),

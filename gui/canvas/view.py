@@ -37,6 +37,7 @@ from PySide6.QtGui import (
     QKeySequence,
     QMouseEvent,
     QPainter,
+    QResizeEvent,
     QShowEvent,
     QWheelEvent,
 )
@@ -59,9 +60,10 @@ from ..commands import (
 from ..document import GraphDocument, Point
 from ..model.names import MIME_OP
 from ..model.timeline import EdgeKey, Frame
-from ..theme import THEME
+from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
+from ..theme import CHAIN_RULE_PT, THEME
 from .edge_item import EdgeItem, TempEdgeItem
-from .node_item import NodeItem
+from .node_item import BOX_PT, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
 from .scene import CanvasScene
@@ -70,6 +72,8 @@ MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
 STATIC_PULSE = 0.8
 PULSE_MS = 600
+#: The camera's glide from one step's framing to the next: short, never a jump.
+CAMERA_MS = 450
 #: How far (pixels on screen) from a port's centre a press still grabs it.
 PORT_GRAB_PX = 11.0
 
@@ -84,6 +88,8 @@ class CanvasView(QGraphicsView):
     spaceTapped = Signal()
     #: "Check gradients" chosen on a node's right-click menu (the node id).
     gradientCheckRequested = Signal(str)
+    #: Follow step was switched on or off (the window's checkable action follows it).
+    followChanged = Signal(bool)
 
     def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,6 +121,17 @@ class CanvasView(QGraphicsView):
         self._pulse_anim.setDuration(PULSE_MS)
         self._pulse_anim.setEasingCurve(QEasingCurve.Type.InOutSine)
         self._pulse_anim.valueChanged.connect(lambda v: self.set_pulse_progress(float(v)))
+
+        self._follow = False
+        self._follow_paused = False  # the user moved the camera: wait for the next play
+        self._camera_from: CameraTarget | None = None
+        self._camera_to: CameraTarget | None = None
+        self._camera_anim = QVariantAnimation(self)
+        self._camera_anim.setStartValue(0.0)
+        self._camera_anim.setEndValue(1.0)
+        self._camera_anim.setDuration(CAMERA_MS)
+        self._camera_anim.setEasingCurve(QEasingCurve.Type.InOutCubic)
+        self._camera_anim.valueChanged.connect(lambda t: self._camera_step(float(t)))
 
         self._drag_port: PortItem | None = None
         self._picked: EdgeKey | None = None  # an edge lifted off its operand port
@@ -158,6 +175,8 @@ class CanvasView(QGraphicsView):
         """Show one moment of the playback; None: live (values and final gradients)."""
         previous = self.canvas.frame.active if self.canvas.frame is not None else None
         self.canvas.apply_frame(frame)
+        if self.following:
+            self.frame_step(animate=self.animations_enabled)
         active = frame.active if frame is not None else None
         if active is None:
             self._pulse_anim.stop()
@@ -168,6 +187,87 @@ class CanvasView(QGraphicsView):
             self._pulse_anim.stop()
             self.set_pulse_progress(0.0)
             self._pulse_anim.start()
+
+    # ------------------------------------------------------------------ camera
+
+    @property
+    def follow_step(self) -> bool:
+        """Follow step: the camera frames each step's edge (see :mod:`gui.model.camera`)."""
+        return self._follow
+
+    @follow_step.setter
+    def follow_step(self, on: bool) -> None:
+        on = bool(on)
+        self._follow_paused = False
+        if on != self._follow:
+            self._follow = on
+            self.followChanged.emit(on)
+        if on:
+            self.frame_step(animate=self.animations_enabled)
+        else:
+            self._camera_anim.stop()
+
+    @property
+    def following(self) -> bool:
+        """Follow step is on and the user has not taken the camera since the last play."""
+        return self._follow and not self._follow_paused
+
+    def resume_follow(self) -> None:
+        """Playback (re)started: follow again after the user's own pan or zoom."""
+        if self._follow and self._follow_paused:
+            self._follow_paused = False
+            self.frame_step(animate=self.animations_enabled)
+
+    def _user_took_camera(self) -> None:
+        """A pan, zoom or fit by the user pauses following until the next play."""
+        self._camera_anim.stop()
+        if self._follow:
+            self._follow_paused = True
+
+    def readable_zoom(self) -> float:
+        """The zoom at which box text is as large as the chain-rule panel's text."""
+        return readable_zoom(CHAIN_RULE_PT * THEME.scale, BOX_PT)
+
+    def camera_target(self, frame: Frame | None = None) -> CameraTarget | None:
+        """Where the camera looks for ``frame`` (default: the frame shown) in this
+        viewport: the pure :func:`gui.model.camera.camera_target` fed with the boxes."""
+        frame = self.canvas.frame if frame is None else frame
+        boxes = {nid: rect_tuple(item.scene_rect()) for nid, item in self.canvas.nodes.items()}
+        edges = [(a, b) for a, b, _i in self.canvas.edges]
+        active = frame.active_edge if frame is not None else None
+        extra = []
+        if active is not None and self.canvas.label.isVisible():
+            extra.append(rect_tuple(self.canvas.label.sceneBoundingRect()))
+        size = self.viewport().size()
+        return camera_target(boxes, edges, None if active is None else active[:2],
+                             (size.width(), size.height()), self.readable_zoom(), extra)
+
+    def frame_step(self, animate: bool = True) -> None:
+        """Move the camera to the current frame's target (gliding when ``animate``)."""
+        target = self.camera_target()
+        if target is None:
+            return
+        self._fitted = True
+        self._camera_anim.stop()
+        if not animate or not self.isVisible():
+            self._look_at(target.center, target.zoom)
+            return
+        centre = self.mapToScene(self.viewport().rect().center())
+        self._camera_from = CameraTarget((centre.x(), centre.y()), self.zoom(), ())
+        self._camera_to = target
+        self._camera_anim.start()
+
+    def _camera_step(self, t: float) -> None:
+        if self._camera_from is None or self._camera_to is None:
+            return
+        centre, zoom = interpolate(self._camera_from, self._camera_to, t)
+        self._look_at(centre, zoom)
+
+    def _look_at(self, centre: tuple[float, float], zoom: float) -> None:
+        zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+        self.resetTransform()
+        self.scale(zoom, zoom)
+        self.centerOn(QPointF(*centre))
 
     def set_pulse_progress(self, t: float) -> None:
         """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
@@ -191,6 +291,18 @@ class CanvasView(QGraphicsView):
             self.resetTransform()
             self.scale(z, z)
         self.centerOn(rect.center())
+
+    def refit(self) -> None:
+        """After a resize or a new document: frame the step when following, else fit all."""
+        if self.following:
+            self.frame_step(animate=False)
+        else:
+            self.fit_all()
+
+    def user_fit_all(self) -> None:
+        """Fit All chosen by the user: also pauses Follow step until the next play."""
+        self._user_took_camera()
+        self.fit_all()
 
     def zoom(self) -> float:
         return self.transform().m11()
@@ -533,6 +645,7 @@ class CanvasView(QGraphicsView):
         ):
             self._pan_last = pos
             self._space_panned = self._space
+            self._user_took_camera()
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             event.accept()
             return
@@ -627,6 +740,7 @@ class CanvasView(QGraphicsView):
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
         steps = event.angleDelta().y() / 120.0
         if steps:
+            self._user_took_camera()
             self.zoom_by(1.15 ** steps, event.position().toPoint())
         event.accept()
 
@@ -656,7 +770,7 @@ class CanvasView(QGraphicsView):
         if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
             self.delete_selected()
         elif key == Qt.Key.Key_F and not event.modifiers():
-            self.fit_all()
+            self.user_fit_all()
         elif key == Qt.Key.Key_Tab:
             self.open_quick_search()
         elif key == Qt.Key.Key_Space:
@@ -713,15 +827,27 @@ class CanvasView(QGraphicsView):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
-        if not self._fitted:
+        if self.following:
+            self.frame_step(animate=False)
+        elif not self._fitted:
             self.fit_all()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.following and self.isVisible():
+            self.frame_step(animate=False)  # a maximised or full-screen window re-frames
 
     def _document_replaced(self) -> None:
         if self.isVisible():
-            self.fit_all()
+            self.refit()
         else:
             self._fitted = False
 
     def _selection_changed(self) -> None:
         if not self._selecting:
             self.selectionChangedIds.emit(self.selected_ids())
+
+
+def rect_tuple(r: QRectF) -> tuple[float, float, float, float]:
+    """A QRectF as the camera's plain ``(x, y, w, h)``."""
+    return (r.x(), r.y(), r.width(), r.height())

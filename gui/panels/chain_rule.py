@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import chain_rule_html
 from ..player import Player
-from ..theme import THEME
+from ..theme import CHAIN_RULE_PT, THEME
 
 #: Base font size (points) before the presentation scale.
-BASE_PT = 12.0
+BASE_PT = CHAIN_RULE_PT
 
 
 class ChainRulePanel(QWidget):
