@@ -58,9 +58,9 @@ from ..commands import (
     set_output,
 )
 from ..document import GraphDocument, Point
+from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
 from ..model.names import MIME_OP
 from ..model.timeline import EdgeKey, Frame
-from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
 from ..theme import CHAIN_RULE_PT, THEME
 from .edge_item import EdgeItem, TempEdgeItem
 from .node_item import BOX_PT, NodeItem
