@@ -41,9 +41,13 @@ class FakeCanvas:
     def __init__(self) -> None:
         self.frames: list[object] = []
         self.edge_label_provider = None
+        self.resumed = 0
 
     def show_frame(self, frame: object) -> None:
         self.frames.append(frame)
+
+    def resume_follow(self) -> None:
+        self.resumed += 1
 
 
 def grads_in(text: str) -> dict[str, float]:
@@ -216,6 +220,7 @@ def test_timer_playback_runs_to_the_end(setup, qtbot) -> None:  # noqa: ANN001
     player.play()  # from the end: restarts at forward done
     assert player.playing and player.frame.k == 0
     assert bar.actions["play"].text() == "Pause"
+    assert canvas.resumed == 1  # a play resumes Follow step after the user's own pan
     qtbot.waitUntil(lambda: not player.playing, timeout=5000)
     assert player.frame.phase is Phase.BACKWARD_DONE
     ks = [f.k for f in canvas.frames]
