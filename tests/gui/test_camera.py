@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
-from engine.fileformat import list_examples
+from engine.examples import list_examples
 from gui.app import create_window
 from gui.canvas.node_item import fonts
 from gui.canvas.view import rect_tuple
