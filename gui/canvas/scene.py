@@ -12,7 +12,7 @@ laid out again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
@@ -304,11 +304,27 @@ class CanvasScene(QGraphicsScene):
             self.documentReplaced.emit()
 
     def apply_frame(self, frame: Frame | None) -> None:
-        """Show one moment of the playback (None: live, all values and final grads)."""
-        self.frame = frame
+        """Show one moment of the playback (None: live, all values and final grads).
+
+        Stepping to another frame of the same timeline redraws only the nodes and edges
+        that differ (``Timeline.changes``); the same frame again redraws everything
+        (new results, a new theme).
+        """
+        previous, self.frame = self.frame, frame
+        changes = None
+        if previous is not None and frame is not None and previous is not frame:
+            timeline = frame.timeline
+            changes = timeline.changes(previous, frame) if timeline is not None else None
+        if changes is None:
+            node_ids: Iterable[str] = self.nodes
+            edge_keys: Iterable[EdgeKey] = self.edges
+        else:
+            node_ids = [n for n in changes.nodes if n in self.nodes]
+            edge_keys = [k for k in changes.edges if k in self.edges]
         active = frame.active if frame is not None else None
         resized = []
-        for nid, item in self.nodes.items():
+        for nid in node_ids:
+            item = self.nodes[nid]
             before = item.size
             item.set_content(self._content(nid, frame))
             item.set_consumer_highlight(active is not None and active.consumer == nid)
@@ -319,8 +335,9 @@ class CanvasScene(QGraphicsScene):
             self._end_batch()
         done = frame.done_edges if frame is not None else frozenset()
         self._active_key = frame.active_edge if frame is not None else None
-        for key, edge in self.edges.items():
-            edge.set_state(ACTIVE if key == self._active_key else DONE if key in done else NORMAL)
+        for key in edge_keys:
+            state = ACTIVE if key == self._active_key else DONE if key in done else NORMAL
+            self.edges[key].set_state(state)
         self._update_overlay(replace_label=True)
 
     def _update_overlay(self, replace_label: bool) -> None:

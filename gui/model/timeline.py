@@ -8,13 +8,22 @@ The timeline has ``len(forward order) + len(trace) + 1`` positions:
 - 0: forward not run (no values shown);
 - 1..F: the forward pass, values appearing node by node (F: forward done);
 - F + k for k in 1..n: backward step k of n has just been applied (F + n: backward done).
+
+Building a frame costs O(1): its values, gradients and finished edges are views
+onto indexes the timeline builds once (a lookup is a binary search), not copies
+of everything so far, so playing a trace of n steps is O(n), not O(n²).
+:meth:`Timeline.changes` says which nodes and edges differ between two frames,
+so a view redraws only those.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
@@ -43,21 +52,76 @@ class Frame:
     status: str  # the state in words, as the player's toolbar and exports show it
     k: int  # backward steps applied
     n: int  # backward steps in all
-    shown_values: frozenset[str]
+    shown_values: AbstractSet[str]
     grads: Mapping[str, np.ndarray] = field(default_factory=dict)
     active: Step | None = None  # the step applied last (highlighted), if in backward
-    done_edges: frozenset[EdgeKey] = frozenset()
+    done_edges: AbstractSet[EdgeKey] = frozenset()
     fan_in: Mapping[str, int] = field(default_factory=dict)
     #: Quiz mode: quantities of the active step (or forward node) still to be predicted
     #: ("jacobian", "vjp", "accumulated", "forward"; gui.model.quiz.Hidden values) and
     #: the question asked. Views show "?" for those and the question instead of the numbers.
     hidden: frozenset[str] = frozenset()
     question: str = ""
+    timeline: Timeline | None = field(default=None, compare=False, repr=False)
 
     @property
     def active_edge(self) -> EdgeKey | None:
         s = self.active
         return None if s is None else (s.operand, s.consumer, s.operand_index)
+
+
+class _Prefix(AbstractSet[Any]):
+    """The first ``count`` items of an ordered sequence, as a set (no copy)."""
+
+    def __init__(self, items: Sequence[Any], index: Mapping[Any, int], count: int) -> None:
+        self._items, self._index, self._count = items, index, count
+
+    def __contains__(self, item: object) -> bool:
+        i = self._index.get(item)
+        return i is not None and i < self._count
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items[: self._count])
+
+    def __len__(self) -> int:
+        return self._count
+
+    @classmethod
+    def _from_iterable(cls, it: Any) -> frozenset[Any]:
+        return frozenset(it)
+
+
+class _GradsAt(Mapping[str, np.ndarray]):
+    """Every node's gradient after ``k`` backward steps, looked up on demand (no copy)."""
+
+    def __init__(self, timeline: Timeline, k: int) -> None:
+        self._tl, self._k = timeline, k
+
+    def __getitem__(self, nid: str) -> np.ndarray:
+        tl = self._tl
+        updates = tl._updates.get(nid)
+        if updates:
+            j = bisect_right(updates, self._k - 1)
+            if j:
+                return tl.steps[updates[j - 1]].accumulated
+        return tl.start_grads[nid]
+
+    def __iter__(self) -> Iterator[str]:
+        tl = self._tl
+        return iter(
+            {n: None for n in tl.start_grads} | {s.operand: None for s in tl.steps[: self._k]}
+        )
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What differs between two frames of one timeline: the views redraw only these."""
+
+    nodes: frozenset[str]
+    edges: frozenset[EdgeKey]
 
 
 class Timeline:
@@ -78,6 +142,14 @@ class Timeline:
             senders = self._senders.setdefault(s.operand, [])
             senders.append(s.consumer)
             self._contribution.append(len(senders))
+        self._forward_index = {n: i for i, n in enumerate(self.forward_order)}
+        self._edge_keys: list[EdgeKey] = [
+            (s.operand, s.consumer, s.operand_index) for s in self.steps
+        ]
+        self._edge_index = {key: i for i, key in enumerate(self._edge_keys)}
+        self._updates: dict[str, list[int]] = {}  # operand -> indexes of its steps
+        for i, s in enumerate(self.steps):
+            self._updates.setdefault(s.operand, []).append(i)
         self.start_grads: dict[str, np.ndarray] = {}
         if trace is not None:
             self.start_grads[trace.output] = trace.grads[trace.output]
@@ -117,11 +189,11 @@ class Timeline:
         return "forward done; no backward: " + (str(error) if error else "nothing to do")
 
     def frame(self, position: int) -> Frame:
+        """The frame at ``position`` (clamped); O(1), whatever the position."""
         p = max(0, min(position, self.end))
         F, n = self.forward_length, len(self.steps)
-        has_backward = self.results.trace is not None
-        if p < F or (p == F and not has_backward):
-            shown = frozenset(self.forward_order[:p])
+        if self._in_forward(p):
+            shown = _Prefix(self.forward_order, self._forward_index, p)
             if p == 0:
                 phase, status = Phase.NO_FORWARD, "forward not run"
             elif p < F:
@@ -129,13 +201,10 @@ class Timeline:
                 status = f"forward: node {p} of {F} ({self.forward_order[p - 1]})"
             else:
                 phase, status = Phase.FORWARD_DONE, self._no_backward_text()
-            return Frame(p, self.length, phase, status, 0, n, shown, fan_in=self.fan_in)
+            return Frame(
+                p, self.length, phase, status, 0, n, shown, fan_in=self.fan_in, timeline=self
+            )
         k = p - F
-        grads = dict(self.start_grads)
-        done: set[EdgeKey] = set()
-        for s in self.steps[:k]:
-            grads[s.operand] = s.accumulated
-            done.add((s.operand, s.consumer, s.operand_index))
         if k == 0:
             phase, status = Phase.FORWARD_DONE, f"forward done; backward 0 of {n} steps"
         elif k < n:
@@ -150,9 +219,35 @@ class Timeline:
             status=status,
             k=k,
             n=n,
-            shown_values=frozenset(self.forward_order),
-            grads=grads,
+            shown_values=_Prefix(self.forward_order, self._forward_index, F),
+            grads=_GradsAt(self, k),
             active=self.steps[k - 1] if k else None,
-            done_edges=frozenset(done),
+            done_edges=_Prefix(self._edge_keys, self._edge_index, k),
             fan_in=self.fan_in,
+            timeline=self,
         )
+
+    def _in_forward(self, p: int) -> bool:
+        F = self.forward_length
+        return p < F or (p == F and self.results.trace is None)
+
+    def changes(self, a: Frame, b: Frame) -> Changes | None:
+        """The nodes and edges whose drawing differs between frames ``a`` and ``b`` of this
+        timeline; None when everything may differ (another timeline, forward <-> backward)."""
+        if a.timeline is not self or b.timeline is not self:
+            return None
+        fa, fb = self._in_forward(a.position), self._in_forward(b.position)
+        if fa != fb:
+            return None
+        lo, hi = sorted((a.position, b.position))
+        if fa:
+            return Changes(frozenset(self.forward_order[lo:hi]), frozenset())
+        F = self.forward_length
+        steps = self.steps[lo - F : hi - F]
+        nodes = {s.operand for s in steps}
+        edges = set(self._edge_keys[lo - F : hi - F])
+        for f in (a, b):
+            if f.active is not None:
+                nodes.update((f.active.operand, f.active.consumer))
+                edges.add(self._edge_keys[f.k - 1])
+        return Changes(frozenset(nodes), frozenset(edges))

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 from ..model.chain_rule import chain_rule_html
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
+from .follow import FollowPlayer
 
 #: Base font size (points) before the presentation scale.
 BASE_PT = CHAIN_RULE_PT
@@ -33,8 +34,7 @@ class ChainRulePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
-        player.frameChanged.connect(self.refresh)
-        player.timelineChanged.connect(self.refresh)
+        self.follow = FollowPlayer(self, player, self._render)
         self.refresh()
 
     def apply_theme(self) -> None:
@@ -49,7 +49,12 @@ class ChainRulePanel(QWidget):
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
+        self.follow.flush()
         return self.browser.toPlainText()
 
     def refresh(self, *_args: object) -> None:
+        """Re-render for the player's frame; deferred while the panel is hidden."""
+        self.follow.request()
+
+    def _render(self) -> None:
         self.browser.setHtml(self.html())

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.trace import Step
@@ -22,6 +21,7 @@ from ..model import labels
 from ..model.formatting import fmt_num, fmt_shape
 from ..player import Player
 from ..theme import THEME
+from .follow import FollowPlayer
 
 #: Largest Jacobian drawn (entries); above, the view gives its structure in words.
 MAX_ENTRIES = 250_000
@@ -62,7 +62,6 @@ class JacobianView(QWidget):
         self.setObjectName("JacobianView")
         self.player = player
         self._cache: dict[int, np.ndarray | None] = {}
-        self._dirty = True
         self._jac: np.ndarray | None = None
         self._texts: list[tuple[pg.PlotItem, pg.TextItem]] = []
 
@@ -128,8 +127,7 @@ class JacobianView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.plots, 1)
         layout.addWidget(self.info)
-        player.frameChanged.connect(self.refresh)
-        player.timelineChanged.connect(self._new_timeline)
+        self.follow = FollowPlayer(self, player, self._render, self._cache.clear)
         self.apply_theme()
 
     # ------------------------------------------------------------------ public
@@ -149,22 +147,13 @@ class JacobianView(QWidget):
         return self._jac
 
     def refresh(self, *_args: object) -> None:
-        if not self.isVisible():
-            self._dirty = True
-            return
-        self._dirty = False
+        """Re-render for the player's frame; deferred while the panel is hidden."""
+        self.follow.request()
+
+    def _render(self) -> None:
         self._show(self.player.frame.active)
 
     # ------------------------------------------------------------------ internals
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        super().showEvent(event)
-        if self._dirty:
-            self.refresh()
-
-    def _new_timeline(self) -> None:
-        self._cache.clear()
-        self.refresh()
 
     def _jacobian_of(self, step: Step) -> np.ndarray | None:
         key = id(step)

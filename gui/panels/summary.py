@@ -10,7 +10,6 @@ accumulates into ``.grad`` exactly as PyTorch does.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..document import GraphDocument
@@ -19,6 +18,7 @@ from ..model.end_to_end import END_TO_END_LIMIT
 from ..model.timeline import Phase
 from ..player import Player
 from ..theme import THEME
+from .follow import FollowPlayer
 
 BASE_PT = 11.0
 
@@ -52,9 +52,7 @@ class SummaryPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.browser)
         self._static: str | None = None  # the end-to-end part: changes with the results only
-        self._dirty = True
-        player.frameChanged.connect(self.refresh)
-        player.timelineChanged.connect(self._new_results)
+        self.follow = FollowPlayer(self, player, self._render, self._new_results)
         self.apply_theme()
 
     def apply_theme(self) -> None:
@@ -67,26 +65,17 @@ class SummaryPanel(QWidget):
 
     def text(self) -> str:
         """What the panel says now, as plain text (rendered first if it was deferred)."""
-        if self._dirty:
-            self._dirty = False
-            self.browser.setHtml(self.html())
+        self.follow.flush()
         return self.browser.toPlainText()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        super().showEvent(event)
-        if self._dirty:
-            self.refresh()
-
     def _new_results(self) -> None:
-        self._static = None
-        self.refresh()
+        self._static = None  # the frame change that follows renders
 
     def refresh(self, *_args: object) -> None:
         """Re-render for the player's frame; deferred while the panel is hidden."""
-        if not self.isVisible():
-            self._dirty = True
-            return
-        self._dirty = False
+        self.follow.request()
+
+    def _render(self) -> None:
         trace = self.doc.results.trace
         self.backward_again_button.setEnabled(trace is not None)
         self.zero_grad_button.setEnabled(bool(self.doc.prior_grads))

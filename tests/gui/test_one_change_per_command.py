@@ -144,3 +144,75 @@ def test_player_rebuilds_its_timeline_once_per_command(view: CanvasView) -> None
     view.delete_selected()
     doc.undo_stack.undo()
     assert len(rebuilt) == 2  # one per command, not one per node
+
+
+# --------------------------------------------------------------------------- frames and panels
+
+
+def test_a_player_step_redraws_only_the_boxes_it_changes(view, monkeypatch) -> None:  # noqa: ANN001
+    from gui.canvas.node_item import NodeItem
+
+    player = Player(view.doc)
+    view.canvas.apply_frame(player.frame)
+    touched: list[str] = []
+    original = NodeItem.set_content
+
+    def counting(self, content):  # noqa: ANN001, ANN202
+        touched.append(self.node_id)
+        return original(self, content)
+
+    monkeypatch.setattr(NodeItem, "set_content", counting)
+    player.frameChanged.connect(view.show_frame)
+    player.to_start()  # a jump back over every step: may redraw everything
+    for _ in range(5):
+        touched.clear()
+        player.step_forward()
+        step = player.frame.active
+        assert step is not None
+        assert set(touched) <= {step.operand, step.consumer} | prev_touch(player)
+        assert len(touched) <= 4  # of N boxes
+
+
+def prev_touch(player: Player) -> set[str]:
+    """The previous step's operand and consumer (their highlight goes away)."""
+    k = player.frame.k
+    if k < 2:
+        return set()
+    s = player.timeline.steps[k - 2]
+    return {s.operand, s.consumer}
+
+
+def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) -> None:  # noqa: ANN001
+    from gui.panels.chain_rule import ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(
+        SimpleNamespace(
+            graph=chain_graph(12),
+            node_extra={},
+            output="n11",
+            gradient=np.ones(2),
+            title="",
+            description="",
+            extra={},
+        ),
+        None,
+    )
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    follow = panel.follow
+    before = follow.renders
+    player.step_back()
+    assert follow.renders == before + 1
+    doc.set_backward("n10", np.ones(2))  # new results: timeline and frame change together
+    assert follow.renders == before + 2
+    panel.hide()
+    for _ in range(3):
+        player.step_back()
+    assert follow.renders == before + 2  # hidden: nothing rendered
+    panel.show()
+    assert follow.renders == before + 3  # shown again: rendered once, up to date
+    assert f"Step {player.frame.k} of" in panel.text()

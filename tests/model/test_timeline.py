@@ -1,0 +1,78 @@
+"""The timeline's frames are views, not copies, and say what changed between them.
+
+Headless (no Qt): gui.model is the Qt-free view model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.autodiff import backward, forward
+from gui.model.results import Results
+from gui.model.timeline import Phase, Timeline
+from support import seed2_graph
+
+
+def seed2_timeline() -> Timeline:
+    g = seed2_graph()
+    fwd = forward(g)
+    return Timeline(Results(fwd, backward(g, fwd, "y", np.array([0.1, 0.2, 0.3]))))
+
+
+def naive_frame(tl: Timeline, k: int) -> tuple[dict[str, np.ndarray], set]:
+    """What frame k must show, rebuilt the slow way (every step so far replayed)."""
+    grads = dict(tl.start_grads)
+    done = set()
+    for s in tl.steps[:k]:
+        grads[s.operand] = s.accumulated
+        done.add((s.operand, s.consumer, s.operand_index))
+    return grads, done
+
+
+def test_every_frame_matches_replaying_the_steps() -> None:
+    tl = seed2_timeline()
+    F = tl.forward_length
+    for p in range(tl.length):
+        f = tl.frame(p)
+        if p < F:
+            assert set(f.shown_values) == set(tl.forward_order[:p]) and not f.grads
+            continue
+        grads, done = naive_frame(tl, p - F)
+        assert set(f.grads) == set(grads)
+        for nid, g in grads.items():
+            assert f.grads.get(nid) is g
+        assert set(f.done_edges) == done and len(f.done_edges) == len(done)
+        assert all(key in f.done_edges for key in done)
+        assert f.done_edges - done == frozenset()
+        assert set(f.shown_values) == set(tl.forward_order)
+    assert tl.frame(tl.end).phase is Phase.BACKWARD_DONE
+
+
+def test_a_step_changes_only_the_nodes_and_edges_it_touches() -> None:
+    tl = seed2_timeline()
+    F = tl.forward_length
+    for k in range(1, len(tl.steps)):
+        a, b = tl.frame(F + k), tl.frame(F + k + 1)
+        change = tl.changes(a, b)
+        prev, step = tl.steps[k - 1], tl.steps[k]
+        assert change is not None
+        assert change.nodes == {prev.operand, prev.consumer, step.operand, step.consumer}
+        assert change.edges == {(s.operand, s.consumer, s.operand_index) for s in (prev, step)}
+    # a forward step shows one more value and nothing else
+    change = tl.changes(tl.frame(2), tl.frame(3))
+    assert change is not None and change.nodes == {tl.forward_order[2]} and not change.edges
+
+
+def test_changes_across_phases_or_timelines_mean_everything() -> None:
+    tl, other = seed2_timeline(), seed2_timeline()
+    F = tl.forward_length
+    assert tl.changes(tl.frame(F - 1), tl.frame(F + 1)) is None
+    assert tl.changes(tl.frame(F + 1), other.frame(F + 2)) is None
+
+
+def test_step_contributions_and_senders_are_indexed() -> None:
+    tl = seed2_timeline()
+    for k, s in enumerate(tl.steps, start=1):
+        earlier = [t for t in tl.steps[:k] if t.operand == s.operand]
+        assert tl.contribution(k) == len(earlier)
+        assert tl.senders(s.operand) == [t.consumer for t in tl.steps if t.operand == s.operand]
