@@ -1,8 +1,11 @@
-"""``main.py import SNIPPET.py --out FILE.bpgraph``: PyTorch code to a graph file, headless.
+"""``main.py import`` and ``main.py export-torch``: PyTorch code in and out, headless.
 
-The snippet is read, never run (see :mod:`engine.pytorch_import`). A refusal is one
-line on stderr, ``error: SNIPPET.py: line L, column C: ...``, with exit status 2;
-warnings (skipped statements, seeded random numbers) are one line each.
+``import SNIPPET.py --out FILE.bpgraph`` reads a snippet, never runs it (see
+:mod:`engine.pytorch_import`); ``export-torch FILE [--out script.py] [--retain-grads]``
+writes a graph file as a runnable script (see :mod:`engine.pytorch_export`). A
+refusal is one line on stderr, ``error: NAME: ...`` (``line L, column C: ...`` for
+code), with exit status 2; warnings (skipped statements, seeded random numbers)
+are one line each.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from .fileformat import FileFormatError, dumps, save
+from .fileformat import FileFormatError, dumps, load, save
+from .pytorch_export import export_script
 from .pytorch_import import MAX_SOURCE_CHARS, CodeError, import_code
 
 
@@ -71,4 +75,38 @@ def import_main(argv: list[str]) -> int:
     return 0
 
 
-__all__ = ["import_main", "read_source"]
+def export_main(argv: list[str]) -> int:
+    """Entry point of ``main.py export-torch``; 0 ok, 2 when the file cannot be loaded."""
+    usage = "main.py export-torch FILE [--out script.py] [--retain-grads]"
+    parser = _parser("main.py export-torch", usage)
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--out", metavar="script.py", help="where to write (default: stdout)")
+    parser.add_argument(
+        "--retain-grads",
+        action="store_true",
+        help="also keep and print the .grad of every non-leaf that requires grad",
+    )
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    name = args.file.replace("\n", "\\n")
+    try:
+        gf = load(args.file)
+        script = export_script(
+            gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title
+        )
+        if args.out:
+            Path(args.out).write_text(script, encoding="utf-8")
+        else:
+            sys.stdout.write(script)
+    except FileFormatError as exc:
+        print(f"error: {name}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+__all__ = ["export_main", "import_main", "read_source"]

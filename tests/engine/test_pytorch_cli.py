@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.autodiff import backward, forward
-from engine.fileformat import load
+from engine.fileformat import EXAMPLES_DIR, load
 from main import main
 
 
@@ -51,3 +51,25 @@ def test_import_refusal_is_one_line_with_status_2(tmp_path: Path, capsys, text, 
 def test_import_of_a_missing_file(tmp_path: Path, capsys) -> None:
     assert main(["import", str(tmp_path / "nope.py")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_export_torch_writes_a_script_that_imports_back(tmp_path: Path, capsys) -> None:
+    script = tmp_path / "seed2.py"
+    src = EXAMPLES_DIR / "seed2_stack_vjp.bpgraph"
+    assert main(["export-torch", str(src), "--out", str(script), "--retain-grads"]) == 0
+    text = script.read_text()
+    assert "y.retain_grad()" in text and 'print("x1.grad =", x1.grad)' in text
+    assert "y.backward(gradient=torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64))" in text
+    back = tmp_path / "back.bpgraph"
+    assert main(["import", str(script), "--out", str(back)]) == 0
+    assert list(load(back).graph.nodes) == list(load(src).graph.nodes)
+    assert main(["export-torch", str(src)]) == 0
+    assert capsys.readouterr().out.startswith("# Seed 2")
+
+
+def test_export_torch_of_a_bad_file_is_one_line(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.bpgraph"
+    bad.write_text("{not json")
+    assert main(["export-torch", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {bad}: ")
