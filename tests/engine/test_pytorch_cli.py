@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from engine.autodiff import backward, forward
-from engine.fileformat import EXAMPLES_DIR, load
+from engine.examples import EXAMPLES_DIR
+from engine.fileformat import load
 from main import main
 
 

@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 from test_random_graphs import random_graph
 
 from engine.autodiff import backward, forward
-from engine.fileformat import list_examples, load
+from engine.examples import list_examples
+from engine.fileformat import load
 from engine.graph import Graph
+from engine.pytorch_check import TorchCheckError, compare_with_torch, run_with_torch
 from engine.pytorch_export import export_script, python_names
 from engine.pytorch_import import import_code
 from support import torch
@@ -140,3 +142,26 @@ def test_an_unconnected_port_is_written_as_a_comment() -> None:
     g.add_node("y", "add", ["x", None])
     script = export_script(g, None, None)
     assert "# y = add(...): an operand port is not connected" in script
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
+def test_check_with_torch_runs_a_separate_process_and_agrees_on_seed2() -> None:
+    gf = load(EXAMPLES[[p.stem for p in EXAMPLES].index("seed2_stack_vjp")])
+    rows = compare_with_torch(gf.graph, gf.output, gf.gradient)
+    by_node = {r.node: r for r in rows}
+    assert set(by_node) == set(gf.graph.nodes)
+    assert all(r.agree for r in rows)
+    np.testing.assert_allclose(by_node["x1"].theirs, 1.1, rtol=1e-12)
+    # A wrong gradient on our side is caught: PyTorch's numbers are really compared.
+    gf.graph.set_value("x3", 4.0)
+    theirs = run_with_torch(gf.graph, gf.output, gf.gradient)
+    assert not np.allclose(theirs["x1"], 1.1)
+
+
+def test_check_with_torch_reports_a_failing_script_in_one_line() -> None:
+    g = Graph()
+    g.add_node("x", "input", value=[1.0, 2.0])
+    g.add_node("y", "sum", ["x"])
+    with pytest.raises(TorchCheckError) as info:
+        run_with_torch(g, "y", np.ones(3))  # v of the wrong shape: PyTorch refuses it
+    assert "\n" not in str(info.value) and str(info.value)
