@@ -24,7 +24,7 @@ from .ops import LEAF_OPS, OPS
 #: Names the script itself uses, so no node may take them.
 RESERVED = frozenset({"torch", "print", "float"})
 
-_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "matmul": "@"}
+_INFIX = ("+", "-", "*", "/", "**", "@")
 _FLOAT64 = "dtype=torch.float64"
 
 
@@ -117,32 +117,35 @@ def _leaf_line(node: Node) -> str:
 
 
 def _op_expression(node: Node, args: list[str]) -> str:
-    op, attrs = node.op, node.attrs
-    if op in _OPERATORS:
-        return f"{args[0]} {_OPERATORS[op]} {args[1]}"
-    if op == "neg":
+    """The node as PyTorch writes it, in the op table's preferred readable spelling:
+    an operator where the table lists one, else its first ``torch.*`` function."""
+    spec = OPS[node.op]
+    spellings = spec.torch
+    if len(args) == 2 and any(s in _INFIX for s in spellings):
+        sym = next(s for s in spellings if s in _INFIX)
+        return f"{args[0]} {sym} {args[1]}"
+    if spec.arity == 1 and "-" in spellings:
         return f"-{args[0]}"
-    if op in ("sum", "mean"):
-        extra = ""
-        if attrs.get("dim") is not None or attrs.get("keepdim"):  # torch wants dim with keepdim
-            extra += f", dim={attrs.get('dim')!r}"
-        if attrs.get("keepdim"):
-            extra += ", keepdim=True"
-        return f"torch.{op}({args[0]}{extra})"
-    if op == "transpose":
-        return f"{args[0]}.t()"
-    if op == "stack":
-        return f"torch.stack([{', '.join(args)}], dim={attrs.get('dim', 0)})"
-    if op == "select":
-        dim, index = attrs.get("dim", 0), attrs.get("index", 0)
-        if dim >= 0:
-            return f"{args[0]}[{':, ' * dim}{index}]"
-        return f"{args[0]}.select({dim}, {index})"
-    if op == "reshape":
-        shape = attrs.get("shape", [])
-        return f"{args[0]}.reshape({', '.join(str(d) for d in shape) if shape else '()'})"
+    if "[]" in spellings and node.attrs.get("dim", 0) >= 0:
+        dim, index = node.attrs.get("dim", 0), node.attrs.get("index", 0)
+        return f"{args[0]}[{':, ' * dim}{index}]"
+    attrs = _written_attrs(spec.attrs, node.attrs)
     keywords = "".join(f", {k}={v!r}" for k, v in attrs.items())
-    return f"torch.{op}({', '.join(args)}{keywords})"
+    function = next((s for s in spellings if s.startswith("torch.")), None)
+    if function is None:
+        method = next(s for s in spellings if s.startswith("Tensor."))
+        return f"{args[0]}.{method.removeprefix('Tensor.')}({keywords.removeprefix(', ')})"
+    operands = f"[{', '.join(args)}]" if spec.arity is None else ", ".join(args)
+    return f"{function}({operands}{keywords})"
+
+
+def _written_attrs(specs: tuple, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Attributes worth writing: all but trailing ones left at a None/False default
+    (``torch.sum(x, dim=None, keepdim=True)``: PyTorch wants dim with keepdim)."""
+    names = [a.name for a in specs]
+    quiet = {a.name for a in specs if a.default in (None, False) and attrs.get(a.name) is a.default}
+    last = max((k for k, n in enumerate(names) if n not in quiet), default=-1)
+    return {n: attrs.get(n) for n in names[: last + 1]}
 
 
 def export_script(

@@ -635,8 +635,8 @@ class _Walker:
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
         value = self.expr(node.operand)
         if isinstance(node.op, ast.USub):
-            if isinstance(value, _T):
-                return self.add("neg", [value], None, node)
+            if isinstance(value, _T) and ("-", 1) in _SYMBOLS:
+                return self.add(_SYMBOLS["-", 1], [value], None, node)
             if _is_number(value):
                 return -value
         if isinstance(node.op, ast.UAdd) and (_is_number(value) or isinstance(value, _T)):
@@ -649,7 +649,7 @@ class _Walker:
         return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
 
     def binop(self, op: ast.operator, a: Any, b: Any, where: ast.AST) -> Any:
-        name = _BINOPS.get(type(op))
+        name = _SYMBOLS.get((_OPERATOR_TEXT.get(type(op), ""), 2))
         if isinstance(a, _T) or isinstance(b, _T):
             if name is None:
                 self.refuse(
@@ -802,24 +802,27 @@ class _Walker:
             args, kwargs = self.arguments(node)
             return _BUILTIN_FUNCTIONS[path](self, args, kwargs, node)
         module, _, name = path.rpartition(".")
-        if module in ("torch", "torch.nn.functional", "torch.special"):
-            if name in _FACTORIES:
-                args, kwargs = self.arguments(node)
-                return self.factory(name, args, kwargs, node)
-            if name in ("manual_seed",):
-                self.refuse(node, "torch.manual_seed(...) belongs on a line of its own")
+        if module == "torch" and name in _FACTORIES:
             args, kwargs = self.arguments(node)
-            if name == "stack":
-                return self.stack(args, kwargs, node)
-            if not args or not isinstance(args[0], _T):
-                self.refuse(node, f"{path}(...) needs a tensor as its first argument")
-            return self.call_method(args[0], name, args[1:], kwargs, node, path)
+            return self.factory(name, args, kwargs, node)
         if path in ("torch.autograd.Variable", "torch.autograd.variable.Variable"):
             args, kwargs = self.arguments(node)
             return self.variable(args, kwargs, node)
+        if path == "torch.manual_seed":
+            self.refuse(node, "torch.manual_seed(...) belongs on a line of its own")
         if path == "torch.autograd.grad":
             self.refuse(node, "torch.autograd.grad is outside the supported subset; use backward")
-        self.refuse(node, f"{path}(...) is outside the supported subset")
+        if module not in ("torch", "torch.nn.functional", "torch.special"):
+            self.refuse(node, f"{path}(...) is outside the supported subset")
+        args, kwargs = self.arguments(node)
+        op = _FUNCTIONS.get(path)
+        if op == "stack":
+            return self.stack(args, kwargs, node)
+        if not args or not isinstance(args[0], _T):
+            self.refuse(node, f"{path}(...) needs a tensor as its first argument")
+        if op is None:
+            return self.fallback(name, args[0], args[1:], kwargs, node, f"{path}(...)")
+        return self.apply(op, args[0], args[1:], kwargs, node)
 
     def call_method(
         self,
@@ -828,20 +831,38 @@ class _Walker:
         args: list[Any],
         kwargs: dict[str, Any],
         node: ast.Call,
-        spelled: str | None = None,
     ) -> Any:
-        spelled = spelled or f".{name}()"
-        name = _ALIASES.get(name, name)
-        handler = _HANDLERS.get(name)
+        op = _METHODS.get(name)
+        if op is None:
+            return self.fallback(name, target, args, kwargs, node, f".{name}()")
+        return self.apply(op, target, args, kwargs, node)
+
+    def apply(
+        self, op: str, target: _T, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        """An op of the table, its arguments read by its own handler or the generic one."""
+        handler = _HANDLERS.get(op)
         if handler is not None:
             return handler(self, target, args, kwargs, node)
-        if name in _COMPOSITES and name not in OPS:
+        return self.generic(op, target, args, kwargs, node)
+
+    def fallback(
+        self,
+        name: str,
+        target: _T,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        node: ast.Call,
+        spelled: str,
+    ) -> Any:
+        """A spelling the table lacks: a composite of its ops, a pass-through, or a refusal."""
+        if name in _COMPOSITES:
             return _COMPOSITES[name](self, target, args, kwargs, node)
-        if name in OPS and name not in LEAF_OPS:
-            return self.generic(name, target, args, kwargs, node)
-        if name.endswith("_") and name[:-1] in OPS:
+        if name in _PASS_THROUGH:
+            return _PASS_THROUGH[name](self, target, args, kwargs, node)
+        if name.endswith("_") and name[:-1] in _METHODS:
             self.refuse(node, f"in-place {spelled} inside an expression is outside the subset")
-        self.refuse(node, f"{spelled}: there is no {name!r} in the op table")
+        self.refuse(node, f"{spelled}: the op table has no such op")
 
     def generic(
         self, op: str, target: _T, args: list[Any], kwargs: dict[str, Any], node: ast.Call
@@ -855,7 +876,7 @@ class _Walker:
             operands.append(self.as_tensor(rest.pop(0), node))
         if len(operands) < arity:
             self.refuse(node, f"{op} needs {arity} tensors, got {len(operands)}")
-        names = list(spec.attrs)
+        names = [a.name for a in spec.attrs]
         if len(rest) > len(names):
             self.refuse(node, f"{op}: too many arguments")
         attrs = dict(zip(names, rest, strict=False))
@@ -1269,7 +1290,7 @@ class _Walker:
         if name == "zero":
             self.check_not_grad_leaf(target, call, f".{func.attr}()")
             self.refuse(call, f".{func.attr}() is outside the supported subset")
-        if name not in ("add", "sub", "mul", "div", "pow") and name not in OPS:
+        if name not in _METHODS:
             self.refuse(call, f".{func.attr}() is outside the supported subset")
         self.check_not_grad_leaf(target, call, f"in-place .{func.attr}()")
         if not isinstance(func.value, ast.Name):
@@ -1337,14 +1358,6 @@ _STATEMENT_METHODS: dict[str, Callable[[_Walker, _T, ast.Call], None]] = {
 # =========================================================================== op spellings
 
 
-_BINOPS: dict[type, str] = {
-    ast.Add: "add",
-    ast.Sub: "sub",
-    ast.Mult: "mul",
-    ast.Div: "div",
-    ast.Pow: "pow",
-    ast.MatMult: "matmul",
-}
 _OPERATOR_TEXT: dict[type, str] = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -1361,26 +1374,46 @@ _OPERATOR_TEXT: dict[type, str] = {
     ast.BitXor: "^",
 }
 
-#: Other PyTorch spellings of the op table's names.
-_ALIASES = {
-    "mm": "matmul",
-    "mv": "matmul",
-    "dot": "matmul",
-    "multiply": "mul",
-    "subtract": "sub",
-    "divide": "div",
-    "true_divide": "div",
-    "negative": "neg",
-    "float": "_identity",
-    "double": "_identity",
-    "clone": "_identity",
-    "contiguous": "_identity",
-    "view": "reshape",
-    "to": "_identity",
-    "cpu": "_identity",
-    "t": "_transpose",
-    "transpose": "_transpose",
+#: Spellings PyTorch also accepts that the op table does not list.
+_EXTRA_SPELLINGS = {
+    "torch.mm": "matmul",
+    "Tensor.mm": "matmul",
+    "torch.mv": "matmul",
+    "Tensor.mv": "matmul",
+    "torch.dot": "matmul",
+    "Tensor.dot": "matmul",
+    "torch.multiply": "mul",
+    "Tensor.multiply": "mul",
+    "torch.subtract": "sub",
+    "Tensor.subtract": "sub",
+    "torch.divide": "div",
+    "Tensor.divide": "div",
+    "torch.true_divide": "div",
+    "torch.negative": "neg",
+    "Tensor.negative": "neg",
+    "torch.transpose": "transpose",
+    "Tensor.transpose": "transpose",
 }
+
+
+def _spellings() -> tuple[dict[str, str], dict[str, str], dict[tuple[str, int], str]]:
+    """The op table's PyTorch spellings, split into functions, methods and operators."""
+    functions: dict[str, str] = {}
+    methods: dict[str, str] = {}
+    symbols: dict[tuple[str, int], str] = {}
+    spelled = [(s, op.name, op.arity) for op in OPS.values() if op.arity != 0 for s in op.torch]
+    spelled += [(s, name, OPS[name].arity) for s, name in _EXTRA_SPELLINGS.items() if name in OPS]
+    for spelling, name, arity in spelled:
+        if spelling.startswith("torch."):
+            functions.setdefault(spelling, name)
+        elif spelling.startswith("Tensor."):
+            methods.setdefault(spelling.removeprefix("Tensor."), name)
+        else:
+            symbols.setdefault((spelling, arity or 1), name)
+    return functions, methods, symbols
+
+
+_FUNCTIONS, _METHODS, _SYMBOLS = _spellings()
 
 _FACTORIES = {
     "tensor",
@@ -1479,21 +1512,25 @@ def _shape_after(w: _Walker, t: _T, op: str, args: list, kwargs: dict, node: ast
 
 
 def _reshaping(op: str) -> Callable[[_Walker, _T, list, dict, ast.Call], _T]:
+    """squeeze/unsqueeze/flatten as a reshape, for when the table has no op of that name."""
+
     def handler(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) -> _T:
-        if op in OPS:
-            return w.generic(op, t, args, kwargs, node)
         return w.reshape_to(t, _shape_after(w, t, op, args, kwargs, node), node, op)
 
     return handler
 
 
 _HANDLERS: dict[str, Callable[[_Walker, _T, list, dict, ast.Call], Any]] = {
-    "_identity": _identity,
-    "_transpose": _transpose_handler,
+    "transpose": _transpose_handler,
     "select": _select_handler,
     "sum": lambda w, t, a, k, n: w.reduction("sum", t, a, k, n),
     "mean": lambda w, t, a, k, n: w.reduction("mean", t, a, k, n),
     "reshape": lambda w, t, a, k, n: w.reshape(t, a, k, n),
+}
+
+#: Methods that change nothing the graph records (dtype, device, copies), and detach.
+_PASS_THROUGH: dict[str, Callable[[_Walker, _T, list, dict, ast.Call], Any]] = {
+    **{m: _identity for m in ("float", "double", "clone", "contiguous", "to", "cpu")},
     "detach": lambda w, t, a, k, n: w.detach(t, n),
     "squeeze": _reshaping("squeeze"),
     "unsqueeze": _reshaping("unsqueeze"),
@@ -1715,7 +1752,7 @@ def _math(fn: Callable[[float], float]) -> Callable[[_Walker, list, dict, ast.Ca
 def _tensor_builtin(op: str) -> Callable[[_Walker, list, dict, ast.Call], Any]:
     def call(w: _Walker, args: list, kwargs: dict, node: ast.Call) -> Any:
         if len(args) == 1 and isinstance(args[0], _T):
-            return w.call_method(args[0], op, [], kwargs, node, f"{op}(...)")
+            return w.call_method(args[0], op, [], kwargs, node)
         w.refuse(node, f"{op}(...) takes one tensor here")
 
     return call
