@@ -28,19 +28,13 @@ PyTorch is optional (the ``torch`` extra) and imported only when capturing.
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import tracefile
 from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
 from .trace import Step
 
@@ -119,23 +113,6 @@ class TorchContext:
 
     def describe(self, index: int) -> str:
         return jacobian_words(self.info, self.operand_shape)
-
-
-@dataclass
-class TorchTrace(CapturedTrace):
-    """What :func:`capture` returns: a captured trace to save, show or read."""
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write a ``.bptrace`` file (it replays without PyTorch)."""
-        tracefile.save(path, self)
-
-    def show(self) -> subprocess.Popen[bytes]:
-        """Open the app on this trace in a separate process (this one carries on)."""
-        fd, name = tempfile.mkstemp(suffix=tracefile.SUFFIX, prefix="capture-")
-        os.close(fd)
-        self.save(name)
-        main = Path(__file__).resolve().parent.parent / "main.py"
-        return subprocess.Popen([sys.executable, str(main), name])
 
 
 def _parameter_names(names: Any) -> dict[int, str]:
@@ -260,7 +237,7 @@ class _Recorder:
             for h in handles:
                 h.remove()
 
-    def trace(self, gradient: np.ndarray) -> TorchTrace:
+    def trace(self, gradient: np.ndarray) -> CapturedTrace:
         ids = self.ids
         infos: dict[str, CapturedNode] = {}
         dtypes: dict[Any, list[Any]] = {}
@@ -279,7 +256,7 @@ class _Recorder:
             )
         _modules(infos, list(infos))
         root_id = ids[self.root]
-        trace = TorchTrace(output=root_id, gradient=gradient, nodes=infos)
+        trace = CapturedTrace(output=root_id, gradient=gradient, nodes=infos)
         sums: dict[tuple[str, int], np.ndarray] = {(ids[n], 0): g for n, g in self.prior.items()}
         for node, grad_inputs, grad_outputs in self.records:
             info = infos[ids[node]]
@@ -325,7 +302,7 @@ def _seed(output: Any, gradient: Any) -> np.ndarray:
     return _numpy(_torch().as_tensor(gradient))
 
 
-def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any) -> TorchTrace:
+def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any) -> CapturedTrace:
     recorder = _Recorder(_root(output), names)
     with recorder.hooked():
         backward()
@@ -334,7 +311,7 @@ def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any
 
 def capture(
     output: Any, gradient: Any = None, names: Any = None, *, keep_graph: bool = True
-) -> TorchTrace:
+) -> CapturedTrace:
     """Run ``output.backward(gradient)`` once and return it as a trace.
 
     ``names`` (an ``nn.Module`` or ``{name: tensor}``) names the leaves; gradients
@@ -351,14 +328,14 @@ def capture(
 
 
 @contextmanager
-def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[TorchTrace]]:
+def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[CapturedTrace]]:
     """Capture every ``backward()`` run inside; yields the list the traces go into.
 
     ``Tensor.backward`` calls ``torch.autograd.backward``, which is wrapped for the
     duration (the graph is retained unless ``keep_graph=False``).
     """
     torch = _torch()
-    traces: list[TorchTrace] = []
+    traces: list[CapturedTrace] = []
     original = torch.autograd.backward
 
     def backward(

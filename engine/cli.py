@@ -13,19 +13,19 @@ traceback; NaN or inf in the results is a one-line warning, not an error.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn, TextIO
 
 import numpy as np
 
 from .autodiff import Forward, backward, forward
 from .errors import GraphError
-from .fileformat import FileFormatError, GraphFile, load, tensor_to_json
+from .fileformat import FileFormatError, GraphFile, load
 from .graph import Graph
+from .json_stream import write_json
 from .ops import OPS
 from .trace import JACOBIAN_LIMIT, Step, Trace
 
@@ -235,25 +235,27 @@ def main(argv: list[str]) -> int:
 
 
 def step_to_json(step: Step) -> dict[str, Any]:
-    """One trace entry as plain JSON (the Jacobian is null above 4,096 entries)."""
+    """One trace entry for the JSON output, arrays as numpy arrays (the Jacobian is
+    null above 4,096 entries); :func:`engine.json_stream.write_json` writes it."""
     jac = step.jacobian(JACOBIAN_LIMIT)
     return {
         "consumer": step.consumer,
         "operand": step.operand,
         "operand_index": step.operand_index,
-        "upstream": tensor_to_json(step.upstream),
-        "jacobian": tensor_to_json(jac) if jac is not None else None,
-        "vjp": tensor_to_json(step.vjp),
-        "accumulated": tensor_to_json(step.accumulated),
+        "upstream": step.upstream,
+        "jacobian": jac,
+        "vjp": step.vjp,
+        "accumulated": step.accumulated,
     }
 
 
 def result_to_json(run: _Run, steps: bool) -> dict[str, Any]:
+    """The ``--json`` document, arrays as numpy arrays (written by ``write_json``)."""
     doc: dict[str, Any] = {
         "output": run.output,
-        "gradient": tensor_to_json(run.trace.gradient),
-        "values": {n: tensor_to_json(run.fwd.values[n]) for n in run.order},
-        "grads": {n: tensor_to_json(run.trace.grads.get(n)) for n in run.order},
+        "gradient": run.trace.gradient,
+        "values": {n: run.fwd.values[n] for n in run.order},
+        "grads": {n: run.trace.grads.get(n) for n in run.order},
     }
     if steps:
         doc["steps"] = [step_to_json(s) for s in run.trace.steps]
@@ -261,7 +263,7 @@ def result_to_json(run: _Run, steps: bool) -> dict[str, Any]:
 
 
 def _print_json(run: _Run, steps: bool, out: TextIO) -> None:
-    json.dump(result_to_json(run, steps), out, allow_nan=False)
+    write_json(result_to_json(run, steps), out)
     out.write("\n")
 
 
@@ -273,18 +275,35 @@ def _num(v: float) -> str:
 
 
 def compact(value: np.ndarray | None, limit: int = 60) -> str:
-    """A value in one short line for the table: ``[1, 2, 3]``, ``1.1``, ``None``."""
+    """A value in one short line for the table: ``[1, 2, 3]``, ``1.1``, ``None``.
+
+    Formats only as many elements as the line shows: a 10^7-element tensor costs
+    the same as a small one.
+    """
     if value is None:
         return "None"
-    a = np.asarray(value)
-
-    def walk(x: Any) -> str:
-        if isinstance(x, list):
-            return "[" + ", ".join(walk(y) for y in x) + "]"
-        return _num(x)
-
-    text = walk(a.tolist())
+    pieces: list[str] = []
+    length = 0
+    for token in _tokens(np.asarray(value)):
+        pieces.append(token)
+        length += len(token)
+        if length > limit:
+            break
+    text = "".join(pieces)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _tokens(a: np.ndarray) -> Iterator[str]:
+    """``a`` as the pieces of ``[1, 2, 3]`` text, lazily (the caller stops early)."""
+    if a.ndim == 0:
+        yield _num(float(a))
+        return
+    yield "["
+    for i, sub in enumerate(a):
+        if i:
+            yield ", "
+        yield from _tokens(sub)
+    yield "]"
 
 
 def _shape(a: np.ndarray) -> str:

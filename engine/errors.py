@@ -6,6 +6,27 @@ wording (``node 'y': ...``) is the same everywhere.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+#: Quoted values in messages are cut here: a 1 MB id must not make a 1 MB line.
+QUOTE_LIMIT = 60
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(text)``, cut to ``limit`` characters with an ellipsis."""
+    r = repr(text)
+    return r if len(r) <= limit else r[: limit - 2] + "…" + r[0]
+
+
+def brief(value: Any, limit: int = 40) -> str:
+    """A short JSON rendering of any value for a message, cut with an ellipsis."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 def shape_text(shape: tuple[int, ...]) -> str:
     """A shape as Python writes it in a message: ``()``, ``(3,)``, ``(2, 3)``."""
@@ -18,7 +39,7 @@ class GraphError(Exception):
     def __init__(self, message: str, node: str | None = None) -> None:
         self.node = node
         self.detail = message
-        super().__init__(f"node {node!r}: {message}" if node is not None else message)
+        super().__init__(f"node {quoted(node)}: {message}" if node is not None else message)
 
 
 class CycleError(GraphError):

@@ -37,8 +37,9 @@ import numpy as np
 
 from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
-from .errors import GraphError, shape_text
+from .errors import GraphError, brief, quoted, shape_text
 from .graph import Graph, arity_problem
+from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .ops import LEAF_OPS, OPS, OpShapeError
 from .schema_validator import SchemaIssue, validate_schema
 
@@ -52,6 +53,13 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ELEMENTS = 10**7
 #: Nested lists deeper than this are not a tensor anyone means (numpy allows 64).
 MAX_NDIM = 32
+#: Lists and objects nested deeper than this anywhere in a file (a 32-dim tensor
+#: sits 36 deep); beyond it saving again would recurse past Python's limit.
+MAX_DEPTH = 48
+#: Limits where a bigger file stops being a diagram and starts being a hang.
+MAX_NODES = 4000
+MAX_OPERANDS = 256
+MAX_ID_LENGTH = 200
 
 
 _TOP_KEYS = ("format", "version", "title", "description", "nodes", "backward")
@@ -105,6 +113,8 @@ def load(path: str | os.PathLike[str], *, partial: bool = False) -> GraphFile:
     ports, shapes that do not fit yet, a gradient of the wrong shape): the GUI
     shows those as badges on the nodes. Everything else is checked either way.
     """
+    if not os.fspath(path):
+        raise FileFormatError("no file name given")
     p = Path(path)
     try:
         info = p.stat()
@@ -145,6 +155,8 @@ def loads(text: str, *, partial: bool = False) -> GraphFile:
         raise FileFormatError(_too_big(len(text)))
     doc = _parse_json(text)
     _check_header(doc)
+    _check_text_and_depth(doc)
+    _check_limits(doc)
     _check_schema(doc)
     return _build(doc, partial)
 
@@ -169,6 +181,66 @@ def _parse_json(text: str) -> Any:
         raise FileFormatError(f"not usable JSON: {exc}") from None
 
 
+def _check_text_and_depth(doc: dict[str, Any]) -> None:
+    """No lone surrogate in any string or key (it could never be saved or printed) and
+    no nesting deeper than :data:`MAX_DEPTH` (saving walks the nesting recursively)."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise FileFormatError(f"lists or objects are nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_text(key)
+                if isinstance(item, dict | list | str):
+                    stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            if _NUMBERS.issuperset(map(type, value)):  # C speed for tensors
+                continue
+            stack.extend((item, depth + 1) for item in value if isinstance(item, dict | list | str))
+        else:
+            _check_text(value)
+
+
+_NUMBERS = frozenset((int, float))
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise FileFormatError(
+            f"the text {quoted(text)} holds a lone surrogate ({text[exc.start]!a}), which is "
+            f"not a character and cannot be saved"
+        ) from None
+
+
+def _check_limits(doc: dict[str, Any]) -> None:
+    """Sizes that make a small file hang or exhaust memory, refused before any work."""
+    nodes = doc.get("nodes")
+    if not isinstance(nodes, list):
+        return  # the schema says what is wrong
+    if len(nodes) > MAX_NODES:
+        raise FileFormatError(
+            f"the file has {len(nodes):,} nodes; a graph may have at most {MAX_NODES:,}"
+        )
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            continue
+        nid = node.get("id")
+        if isinstance(nid, str) and len(nid) > MAX_ID_LENGTH:
+            raise FileFormatError(
+                f"node {quoted(nid)} (nodes[{i}]): the id has {len(nid):,} characters; an id "
+                f"may have at most {MAX_ID_LENGTH}"
+            )
+        inputs = node.get("inputs")
+        if isinstance(inputs, list) and len(inputs) > MAX_OPERANDS:
+            name = quoted(nid) if isinstance(nid, str) else f"nodes[{i}]"
+            raise FileFormatError(
+                f"node {name}: {len(inputs):,} operands; a node may have at most {MAX_OPERANDS}"
+            )
+
+
 def _check_header(doc: Any) -> None:
     """The file's identity first: a wrong file should say so, not list every other problem."""
     if not isinstance(doc, dict):
@@ -179,14 +251,14 @@ def _check_header(doc: Any) -> None:
         raise FileFormatError(f'not a Backprop Studio graph: there is no "format": "{FORMAT}" key')
     if doc["format"] != FORMAT:
         raise FileFormatError(
-            f'not a Backprop Studio graph: "format" is {_show(doc["format"])}, expected "{FORMAT}"'
+            f'not a Backprop Studio graph: "format" is {brief(doc["format"])}, expected "{FORMAT}"'
         )
     if "version" not in doc:
         raise FileFormatError('the file has no "version" (this program reads version 1)')
     version = doc["version"]
     if isinstance(version, bool) or not isinstance(version, int | float) or version != VERSION:
         raise FileFormatError(
-            f"unsupported format version {_show(version)}: this program reads version {VERSION}"
+            f"unsupported format version {brief(version)}: this program reads version {VERSION}"
         )
 
 
@@ -209,19 +281,21 @@ def _issue_message(doc: dict[str, Any], issue: SchemaIssue) -> str:
         node = doc["nodes"][path[1]]
         if isinstance(node, dict) and isinstance(node.get("id"), str) and node["id"]:
             node_id, rest = node["id"], path[2:]
-            where = f"node {node_id!r}" + (f": {_fmt_path(rest)}" if rest else "")
+            where = f"node {quoted(node_id)}" + (f": {_fmt_path(rest)}" if rest else "")
         else:
             where = f"nodes[{path[1]}]" + (f".{_fmt_path(path[2:])}" if path[2:] else "")
     if issue.keyword == "required":
         return f"{where} has no {issue.detail!r}"
     if rest == ("op",) and issue.keyword == "enum":
         op = issue.instance
-        shown = repr(op) if isinstance(op, str) else _show(op)
+        shown = quoted(op) if isinstance(op, str) else brief(op)
         return f"{where.split(':')[0]}: unknown op {shown}"
     if node_id is not None and not rest and issue.keyword == "not":
         op = doc["nodes"][path[1]].get("op")
-        return f'node {node_id!r}: a {op} node computes its value, so it cannot have a "value"'
-    return f"{where} must be {issue.title or 'something else'}, got {_show(issue.instance)}"
+        return (
+            f'node {quoted(node_id)}: a {op} node computes its value, so it cannot have a "value"'
+        )
+    return f"{where} must be {issue.title or 'something else'}, got {brief(issue.instance)}"
 
 
 def _fmt_path(parts: tuple[str | int, ...]) -> str:
@@ -241,15 +315,6 @@ def _json_kind(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return "a number"
-
-
-def _show(v: Any, limit: int = 40) -> str:
-    """A short JSON rendering of a value for an error message."""
-    try:
-        text = json.dumps(v, ensure_ascii=True)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(v)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --------------------------------------------------------------------------- tensors
@@ -340,7 +405,8 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
         nid = node["id"]
         if nid in index:
             raise FileFormatError(
-                f"node {nid!r}: this id is used twice (nodes {index[nid]} and {i} of the list)"
+                f"node {quoted(nid)}: this id is used twice "
+                f"(nodes {index[nid]} and {i} of the list)"
             )
         index[nid] = i
 
@@ -352,20 +418,20 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
         inputs[nid] = ins
         if op in LEAF_OPS:
             if any(s is not None for s in ins):
-                raise FileFormatError(f"node {nid!r}: an {op} takes no operands")
+                raise FileFormatError(f"node {quoted(nid)}: an {op} takes no operands")
             inputs[nid] = []
-            values[nid] = parse_tensor(node["value"], f"node {nid!r}: value")
+            values[nid] = parse_tensor(node["value"], f"node {quoted(nid)}: value")
             if op == "const" and node.get("requires_grad") is True:
-                raise FileFormatError(f"node {nid!r}: a const never requires grad")
+                raise FileFormatError(f"node {quoted(nid)}: a const never requires grad")
             continue
         if "requires_grad" in node:
             raise FileFormatError(
-                f"node {nid!r}: requires_grad belongs on inputs; a {op} requires grad when "
+                f"node {quoted(nid)}: requires_grad belongs on inputs; a {op} requires grad when "
                 f"one of its operands does"
             )
         for src in ins:
             if src is not None and src not in index:
-                raise FileFormatError(f"node {nid!r}: operand {src!r} does not exist")
+                raise FileFormatError(f"node {quoted(nid)}: operand {quoted(src)} does not exist")
         _check_arity(nid, op, ins, partial)
 
     order = _topological(nodes, inputs, index)
@@ -400,6 +466,7 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
             if any(k not in _NODE_KEYS for k in n)
         },
     )
+    _check_layout_keys(gf)
     backward = doc.get("backward") or {}
     gf.backward_extra = {k: v for k, v in backward.items() if k not in _BACKWARD_KEYS}
     gf.output = backward.get("output")
@@ -407,16 +474,31 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
         gf.gradient = parse_tensor(backward["gradient"], "backward.gradient")
     if gf.output is not None:
         if gf.output not in index:
-            raise FileFormatError(f"backward.output names node {gf.output!r}, which does not exist")
+            raise FileFormatError(
+                f"backward.output names node {quoted(gf.output)}, which does not exist"
+            )
         if not partial:
             _check_gradient(gf.output, shapes[gf.output], gf.gradient, gf.output in needs_grad)
     return gf
 
 
+def _check_layout_keys(gf: GraphFile) -> None:
+    """The GUI's own keys (positions, view, autosave record): sane before anything uses them."""
+    for nid, extra in gf.node_extra.items():
+        try:
+            check_node_keys(extra)
+        except LayoutKeyError as exc:
+            raise FileFormatError(f"node {quoted(nid)}: {exc}") from None
+    try:
+        check_file_keys(gf.extra)
+    except LayoutKeyError as exc:
+        raise FileFormatError(str(exc)) from None
+
+
 def _check_arity(nid: str, op: str, ins: list[str | None], partial: bool) -> None:
     problem = arity_problem(op, ins, complete=not partial)
     if problem is not None:
-        raise FileFormatError(f"node {nid!r}: {problem}")
+        raise FileFormatError(f"node {quoted(nid)}: {problem}")
 
 
 def _topological(
@@ -437,10 +519,10 @@ def _topological(
         cycle = [u for u, _ in nx.find_cycle(dag)]
         first = min(range(len(cycle)), key=lambda i: index[cycle[i]])
         cycle = cycle[first:] + cycle[:first]
-        names = ", ".join(repr(c) for c in cycle)
+        names = ", ".join(quoted(c) for c in cycle[:8]) + (", …" if len(cycle) > 8 else "")
         raise FileFormatError(
-            f"node {cycle[0]!r}: cycle through nodes {names} (each needs the next one's value, "
-            f"round to the first)"
+            f"node {quoted(cycle[0])}: cycle through nodes {names} "
+            f"(each needs the next one's value, round to the first)"
         ) from None
 
 
@@ -467,17 +549,22 @@ def _infer(
         except OpShapeError as exc:
             if partial:
                 continue
-            raise FileFormatError(f"node {nid!r}: {exc}") from None
+            raise FileFormatError(f"node {quoted(nid)}: {exc}") from None
         except (ValueError, TypeError, OverflowError, IndexError) as exc:
             if partial:
                 continue
             raise FileFormatError(
-                f"node {nid!r}: invalid attributes for {node.op}: {exc}"
+                f"node {quoted(nid)}: invalid attributes for {node.op}: {exc}"
             ) from None
         if count > MAX_ELEMENTS:
             raise FileFormatError(
-                f"node {nid!r}: its result would have shape {shape_text(shape)}, {count:,} "
+                f"node {quoted(nid)}: its result would have shape {shape_text(shape)}, {count:,} "
                 f"elements; a tensor may have at most {MAX_ELEMENTS:,}"
+            )
+        if math.prod(d for d in shape if d) > MAX_ELEMENTS:  # empty, but not small
+            raise FileFormatError(
+                f"node {quoted(nid)}: its result would have shape {shape_text(shape)}; its "
+                f"dimensions may multiply to at most {MAX_ELEMENTS:,} even when one is 0"
             )
         shapes[nid] = shape
         if any(s in needs_grad for s in node.inputs):

@@ -145,9 +145,8 @@ def _layout_component(
     effort = 1.0 if len(layer) <= 600 else 0.5
     columns = _order_columns(columns, preds, succs, max(2, round(SWEEPS * effort)))
     xs = _column_x(columns, sizes, layer_gap)
-    ys = _place_vertically(
-        columns, preds, succs, sizes, node_gap, max(2, round(PLACEMENT_PASSES * effort))
-    )
+    ys = _place_vertically(columns, preds, succs, sizes, node_gap,
+                           max(2, round(PLACEMENT_PASSES * effort)))
     return {
         n: (xs[k], ys[n] - _size(sizes, n)[1] / 2)
         for k, col in enumerate(columns)
@@ -225,7 +224,9 @@ def _crossings(
     total = 0
     for upper, lower in zip(columns, columns[1:], strict=False):
         index = {n: k for k, n in enumerate(lower)}
-        pairs = sorted((k, index[m] + p) for k, n in enumerate(upper) for m, p in succs.get(n, []))
+        pairs = sorted(
+            (k, index[m] + p) for k, n in enumerate(upper) for m, p in succs.get(n, [])
+        )
         total += _inversions([b for _, b in pairs])
     return total
 

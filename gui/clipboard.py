@@ -20,7 +20,9 @@ from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
 
 from engine.errors import GraphError
-from engine.graph import Node, Removed, fresh_id
+from engine.fileformat import FileFormatError, GraphFile, dumps, loads
+from engine.graph import Graph, Node, Removed, fresh_id
+from engine.layout_keys import point
 from engine.ops import OPS
 
 from .commands import AddSubgraph, RemoveNodes, push
@@ -84,9 +86,6 @@ def renamed_copy(
 def _to_json(snaps: list[NodeSnapshot]) -> str | None:
     """The snapshots as a graph file's text (None if the file format is unavailable)."""
     try:
-        from engine.fileformat import GraphFile, dumps
-        from engine.graph import Graph
-
         graph = Graph()
         for snap in snaps:
             n = snap.removed.node
@@ -98,19 +97,16 @@ def _to_json(snaps: list[NodeSnapshot]) -> str | None:
         return None
 
 
-def _from_json(text: str) -> list[NodeSnapshot] | None:
-    try:
-        from engine.fileformat import loads
-
-        gf = loads(text, partial=True)
-    except Exception:  # not ours, or broken: paste nothing rather than fail
-        return None
+def snapshots_from_json(text: str) -> list[NodeSnapshot]:
+    """A selection from graph-file text (another window's copy); raises FileFormatError,
+    whose one line says what is wrong, before anything is pasted."""
+    gf = loads(text, partial=True)
     snaps = []
     for nid in gf.graph.topological_order():
         extra = dict(gf.node_extra.get(nid, {}))
-        pos = extra.pop("position", [0.0, 0.0])
+        pos = point(extra.pop("position", [0.0, 0.0]), "position")  # checked by the loader
         node = copy.deepcopy(gf.graph.nodes[nid])
-        snaps.append(NodeSnapshot(Removed(node, []), (float(pos[0]), float(pos[1])), extra))
+        snaps.append(NodeSnapshot(Removed(node, []), pos, extra))
     return snaps
 
 
@@ -175,7 +171,11 @@ class Clipboard:
         clip = QGuiApplication.clipboard()
         mime = clip.mimeData() if clip is not None else None
         if mime is not None and mime.hasFormat(MIME_NODES) and not clip.ownsClipboard():
-            snaps = _from_json(bytes(mime.data(MIME_NODES).data()).decode("utf-8")) or snaps
+            try:
+                text = bytes(mime.data(MIME_NODES).data()).decode("utf-8")
+                snaps = snapshots_from_json(text) or snaps
+            except (UnicodeDecodeError, FileFormatError) as exc:
+                return GraphError(f"cannot paste: {exc}")
         if not snaps:
             return []
         self.pastes += 1

@@ -21,6 +21,7 @@ from PySide6.QtGui import QUndoStack
 from engine.autodiff import backward, forward
 from engine.errors import GraphError
 from engine.graph import Graph, Node, Removed, fresh_id
+from engine.layout_keys import point
 
 from .model.results import Results
 
@@ -101,14 +102,18 @@ class GraphDocument(QObject):
 
     def load(self, gf: GraphFile, path: Path | None) -> None:
         """Replace the whole document with a loaded file (not an undoable edit)."""
+        # Everything that could fail comes before the first change (the loader has
+        # checked the positions already): a refused file leaves the document as it was.
+        node_extra = {k: dict(v) for k, v in gf.node_extra.items()}
+        positions = {
+            nid: point(extra.pop("position"), "position")
+            for nid, extra in node_extra.items()
+            if "position" in extra
+        }
         self.undo_stack.clear()
         self.graph = gf.graph
-        self.node_extra = {k: dict(v) for k, v in gf.node_extra.items()}
-        self.positions = {}
-        for nid, extra in self.node_extra.items():
-            pos = extra.pop("position", None)
-            if isinstance(pos, list) and len(pos) == 2:
-                self.positions[nid] = (float(pos[0]), float(pos[1]))
+        self.node_extra = node_extra
+        self.positions = positions
         self.output = gf.output
         self.gradient = gf.gradient
         self.title, self.description = gf.title, gf.description

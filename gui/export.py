@@ -28,9 +28,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import (
+    QBuffer,
+    QIODevice,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from engine.atomic_write import write_atomic
+from engine.errors import quoted
 
 from .application import ensure_app
 from .document import GraphDocument
@@ -42,6 +54,7 @@ USAGE = ("usage: main.py export FILE --step K --out frame.png [--size 1280x720] 
 VIEWS = ("slide", "canvas")
 DEFAULT_SIZE = (1280, 720)
 MIN_SIDE, MAX_SIDE = 200, 8192
+MAX_STEP_DIGITS = 9
 #: Where the pulse sits on the active edge in a still image.
 STILL_PULSE = 0.5
 #: Share of the width (landscape) or height (portrait) given to the chain-rule panel.
@@ -174,16 +187,21 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
                size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide") -> None:
     """Save the frame at ``position`` as PNG or SVG (chosen by the suffix).
 
+    The image is encoded in memory and written with ``write_atomic``, which checks
+    every write: a full disk or a read-only folder is an ExportError and leaves no
+    partial file (a PNG without its end chunk used to be reported as a success).
     Raises ExportError for an unknown suffix or a file that cannot be written.
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
 
         with _frame_sheet(doc, position, size, view) as sheet:
             gen = QSvgGenerator()
-            gen.setFileName(str(p))
+            gen.setOutputDevice(buffer)
             gen.setSize(QSize(*size))
             gen.setViewBox(QRect(0, 0, *size))
             gen.setResolution(96)  # CSS pixels: a browser shows the SVG at WxH
@@ -193,14 +211,18 @@ def save_frame(doc: GraphDocument, position: int | None, path: str | os.PathLike
             if not painter.begin(gen):
                 raise ExportError(f"cannot write {p.name}")
             sheet.paint_into(painter)
-        if not p.exists():
-            raise ExportError(f"cannot write {p.name}")
-        return
-    if suffix != ".png":
+    elif suffix == ".png":
+        if not render_frame(doc, position, size, view).save(buffer, "PNG"):
+            raise ExportError(f"cannot encode {p.name} as PNG")
+    else:
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
-    image = render_frame(doc, position, size, view)
-    if not image.save(str(p), "PNG"):
-        raise ExportError(f"cannot write {p}")
+    data = bytes(buffer.data().data())
+    if not data:
+        raise ExportError(f"cannot write {p.name}: nothing was drawn")
+    try:
+        write_atomic(p, data)
+    except OSError as exc:
+        raise ExportError(f"cannot write {p}: {exc.strerror or exc}") from None
 
 
 # --------------------------------------------------------------------------- command line
@@ -230,9 +252,9 @@ def parse_size(text: str | None) -> tuple[int, int]:
     """``1280x720`` -> (1280, 720); raises ExportError with the reason."""
     if text is None:
         return DEFAULT_SIZE
-    m = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    m = re.fullmatch(r"\s*(\d{1,9})\s*[xX×]\s*(\d{1,9})\s*", text)
     if not m:
-        raise ExportError(f"--size must look like 1280x720, got {text!r}")
+        raise ExportError(f"--size must look like 1280x720, got {quoted(text)}")
     w, h = int(m.group(1)), int(m.group(2))
     if not (MIN_SIDE <= w <= MAX_SIDE and MIN_SIDE <= h <= MAX_SIDE):
         raise ExportError(f"--size {w}x{h} is out of range: each side {MIN_SIDE}..{MAX_SIDE}")
@@ -246,7 +268,9 @@ def parse_step(text: str) -> int | None:
         return None
     if not re.fullmatch(r"\d+", t):
         raise ExportError(f"--step must be a number of backward steps (0, 1, ...) or 'end', "
-                          f"got {text!r}")
+                          f"got {quoted(text)}")
+    if len(t) > MAX_STEP_DIGITS:  # int() refuses thousands of digits; no graph is that long
+        raise ExportError(f"--step {quoted(t)} is past the end of any graph")
     return int(t)
 
 
@@ -271,7 +295,10 @@ def main(argv: list[str]) -> int:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
         return 2
     try:
-        return _export(args.file, step, out, size, args.view)
+        status = _export(args.file, step, out, size, args.view)
+        for line in _held:
+            print(line, file=sys.stderr)
+        return status
     except ExportError as exc:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -294,11 +321,16 @@ def _file_argument(argv: list[str]) -> str:
     return "export"
 
 
+#: Qt's warnings during an export, printed only if it succeeds: a failed export
+#: says one line, the error, and nothing before it.
+_held: list[str] = []
+
+
 def _quiet_messages(kind: QtMsgType, _context: object, message: str) -> None:
     """Keep stderr for what matters: the offscreen platform's harmless chatter is dropped."""
     if "propagateSizeHints" in message or kind == QtMsgType.QtDebugMsg:
         return
-    print(_one_line(message), file=sys.stderr)
+    _held.append(_one_line(message))
 
 
 def _one_line(text: str) -> str:
@@ -332,12 +364,5 @@ def _export(file: str, step: int | None, out: Path, size: tuple[int, int],
                           f"(use 0..{n} or 'end')")
     else:
         position = timeline.position_of_step(step)
-    try:
-        save_frame(doc, position, out, size, view)
-    except ExportError:
-        raise
-    except OSError as exc:
-        print(f"error: {_one_line(file)}: cannot write {out}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 1
+    save_frame(doc, position, out, size, view)
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -239,12 +240,14 @@ class FileController(QObject):
     # ------------------------------------------------------------------ autosave
 
     def autosave_path(self) -> Path:
-        """Where this document's autosave goes: keyed by its file, or by this session."""
+        """Where this document's autosave goes: keyed by its file and this session."""
         if self.doc.path is not None:
             digest = hashlib.sha1(str(self.doc.path).encode("utf-8")).hexdigest()[:10]
-            name = f"{self.doc.path.stem}-{digest}"
+            name = f"{self.doc.path.stem}-{digest}-{self._session}"
         else:
             name = f"untitled-{self._session}"
+        # Named by this session too: two windows (or two running copies of the app) on
+        # the same file each keep their own copy and never remove each other's.
         return autosave_dir() / (name + SUFFIX)
 
     def _edited(self, _index: int) -> None:
@@ -305,8 +308,9 @@ class FileController(QObject):
     def recoverable(self) -> list[tuple[Path, Path | None]]:
         """Autosaves left by sessions that ended without saving, newest first.
 
-        Each is (autosave file, its source file or None); an autosave older than its
-        source is stale (the source was saved later) and is removed here.
+        Each is (autosave file, its source file or None). A leftover autosave is always
+        unsaved work (saving removes it), so none is judged stale here: a source file
+        changed later (a ``touch``, a checkout, a sync tool) is said in the question.
         """
         from engine.fileformat import load
 
@@ -317,16 +321,13 @@ class FileController(QObject):
         for file in folder.glob("*" + SUFFIX):
             try:
                 info = load(file, partial=True).extra.get("autosave") or {}
+                stamp = file.stat().st_mtime
             except Exception:
                 continue  # unreadable: leave it for a human, never crash on it
             pid = info.get("pid")
             if isinstance(pid, int) and pid_alive(pid):
                 continue  # a running window's own copy
             source = Path(info["source"]) if info.get("source") else None
-            stamp = file.stat().st_mtime
-            if source is not None and source.exists() and source.stat().st_mtime >= stamp:
-                file.unlink(missing_ok=True)
-                continue
             found.append((stamp, file, source))
         found.sort(key=lambda t: t[0], reverse=True)
         return [(file, source) for _stamp, file, source in found]
@@ -334,11 +335,7 @@ class FileController(QObject):
     def offer_recovery(self) -> bool:
         """Ask about each leftover autosave; load the first accepted one (as modified)."""
         for file, source in self.recoverable():
-            name = source.name if source else "an untitled graph"
-            if not self.host.ask_recover(
-                f"Backprop Studio closed without saving changes to {name}. "
-                "Recover unsaved work?"
-            ):
+            if not self.host.ask_recover(recovery_question(file, source)):
                 file.unlink(missing_ok=True)
                 continue
             if not self.maybe_save():
@@ -365,3 +362,21 @@ class FileController(QObject):
             file.unlink(missing_ok=True)
         self.message.emit(f"Recovered unsaved work on {source.name if source else 'Untitled'}")
         return True
+
+
+def recovery_question(file: Path, source: Path | None) -> str:
+    """The question for one leftover autosave, with both times when the source changed."""
+    name = source.name if source else "an untitled graph"
+    saved = file.stat().st_mtime
+    text = f"Backprop Studio closed without saving changes to {name} (autosaved {_when(saved)})."
+    try:
+        changed = source.stat().st_mtime if source is not None else None
+    except OSError:
+        changed = None
+    if changed is not None and changed > saved:
+        text += f" The file on disk was changed later, at {_when(changed)}."
+    return text + " Recover unsaved work?"
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))

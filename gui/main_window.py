@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PySide6 import QtGui
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
@@ -181,7 +182,9 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         self.player_status = QLabel()
         self.player_status.setObjectName("StatusPlayer")
+        self.player_status.setTextFormat(Qt.TextFormat.PlainText)
         self.problems = QLabel()
+        self.problems.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
         self.problems.setObjectName("StatusProblems")
         self.problems.setStyleSheet("color: #b3261e;")
         bar.addPermanentWidget(self.problems, 1)
@@ -376,7 +379,7 @@ class MainWindow(QMainWindow):
             parts.append(str(first) + more)
         text = "  ·  ".join(parts)
         self.problems.setText(text)
-        self.problems.setToolTip(text)
+        self.problems.setToolTip(QtGui.Qt.convertFromPlainText(text) if text else "")
 
     def _player_moved(self, *_args: object) -> None:
         self.player_status.setText(self.player.status_text())
@@ -469,6 +472,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(APP_NAME)
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setText(f"Save changes to {self.windowTitle().split('[*]')[0]}?")
         box.setInformativeText("Your changes will be lost if you don't save them.")
         SB = QMessageBox.StandardButton
@@ -480,20 +484,30 @@ class MainWindow(QMainWindow):
     def show_error(self, text: str) -> None:
         """A one-line problem (a broken file, a failed save) in a dialog and the status bar."""
         self.show_status(text)
-        QMessageBox.warning(self, APP_NAME, text)
+        SB = QMessageBox.StandardButton
+        self._plain_box(QMessageBox.Icon.Warning, APP_NAME, text, SB.Ok, SB.Ok)
 
     def ask_recover(self, text: str) -> bool:
         SB = QMessageBox.StandardButton
-        answer = QMessageBox.question(self, "Recover unsaved work?", text, SB.Yes | SB.No,
-                                      SB.Yes)
+        icon = QMessageBox.Icon.Question
+        answer = self._plain_box(icon, "Recover unsaved work?", text, SB.Yes | SB.No, SB.Yes)
         return answer == SB.Yes
 
     def ask_replace_read_only(self, name: str) -> bool:
         SB = QMessageBox.StandardButton
-        answer = QMessageBox.question(
-            self, APP_NAME, f"{name} is read-only. Replace it anyway?", SB.Yes | SB.No, SB.No
-        )
-        return answer == SB.Yes
+        text = f"{name} is read-only. Replace it anyway?"
+        return self._plain_box(QMessageBox.Icon.Question, APP_NAME, text, SB.Yes | SB.No,
+                               SB.No) == SB.Yes
+
+    def _plain_box(self, icon: QMessageBox.Icon, title: str, text: str,
+                   buttons: QMessageBox.StandardButton,
+                   default: QMessageBox.StandardButton) -> QMessageBox.StandardButton:
+        """A message box showing ``text`` as plain text: file names and node ids are
+        user text, and a ``<img ...>`` in one must not render."""
+        box = QMessageBox(icon, title, text, buttons, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDefaultButton(default)
+        return QMessageBox.StandardButton(box.exec())
 
     def ask_open_path(self) -> str | None:
         start = str(self.doc.path.parent) if self.doc.path else ""

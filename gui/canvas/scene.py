@@ -39,6 +39,10 @@ PLACE_GAP = 120.0
 ROUTE_MIN_SPAN = 150.0
 #: How far above and below its ends an edge may detour.
 ROUTE_REACH = 400.0
+#: ... and shorter than this: dodging every box along a longer edge costs time that
+#: grows with the square of the graph's width (a 2,000-node chain took minutes), and
+#: a curve that long reads as one sweep anyway.
+ROUTE_MAX_SPAN = 3000.0
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
@@ -276,7 +280,8 @@ class CanvasScene(QGraphicsScene):
             return
         p1, p2 = src.port_pos(True), dst.port_pos(False, key[2])
         obstacles = None
-        if p2.x() - p1.x() > ROUTE_MIN_SPAN * UNIT and any(
+        span = p2.x() - p1.x()
+        if ROUTE_MIN_SPAN * UNIT < span < ROUTE_MAX_SPAN * UNIT and any(
             n != key[0] and n != key[1] for n in self.grid.query(QRectF(p1, p2).normalized())
         ):  # a box between the ends: the curve may pass behind it
             area = QRectF(p1, p2).normalized().adjusted(0, -ROUTE_REACH, 0, ROUTE_REACH)

@@ -7,6 +7,7 @@ not differentiable, not finite), with the step and tolerance stated above it.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -45,8 +46,10 @@ class GradCheckPanel(QWidget):
         self.result: GradCheck | None = None
         self.heading = QLabel("Right-click a node or use Teach > Check Gradients.")
         self.heading.setObjectName("GradCheckSummary")
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
         self.heading.setWordWrap(True)
         self.method = QLabel()
+        self.method.setTextFormat(Qt.TextFormat.PlainText)
         self.method.setWordWrap(True)
         self.method.setStyleSheet("color: #5b6270;")
         self.table = QTableWidget(0, len(COLUMNS), self)

@@ -127,7 +127,14 @@ def _as_bools(value: Any) -> Any:
     raise ValueError(f"{value!r} is not true or false")
 
 
+def _plain(label: QLabel) -> QLabel:
+    """A label that shows its text as typed: node ids are user text, never markup."""
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
 def _mono(label: QLabel) -> QLabel:
+    _plain(label)
     font = label.font()
     font.setFamily("DejaVu Sans Mono")
     label.setFont(font)
@@ -144,7 +151,7 @@ class _Section(QGroupBox):
     def __init__(self, title: str, doc: GraphDocument) -> None:
         super().__init__(title)
         self.doc = doc
-        self.problem = QLabel()
+        self.problem = _plain(QLabel())
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet(_ERROR)
         self.problem.hide()
@@ -182,7 +189,7 @@ class NodeSection(_Section):
         self._idle.setInterval(GESTURE_IDLE_MS)
         self._idle.timeout.connect(self._end_gesture)
 
-        self.hint = QLabel(NO_SELECTION)
+        self.hint = _plain(QLabel(NO_SELECTION))
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet(_MUTED)
         self.op_label = QLabel()
@@ -190,14 +197,14 @@ class NodeSection(_Section):
         self.name_edit = QLineEdit()
         self.name_edit.setToolTip("The node's id; press Enter to rename")
         self.attr_widgets: dict[str, QWidget] = {}
-        self.value_caption = QLabel("value")
+        self.value_caption = _plain(QLabel("value"))
         self.value_editor = TensorEditor()
         self.requires_grad = QCheckBox("requires_grad")
         self.requires_grad.setToolTip("Whether backward fills this input's .grad")
         self.value_label = _mono(QLabel())
         self.grad_label = _mono(QLabel())
         self.grad_label.setStyleSheet(_GRAD)
-        self.error_label = QLabel()
+        self.error_label = _plain(QLabel())
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(_ERROR)
 
@@ -438,7 +445,7 @@ class BackwardSection(_Section):
         self.onehot_index = QSpinBox()
         self.onehot_index.setPrefix("i = ")
         self.onehot_index.setToolTip("Which element of y gets the 1 (row-major)")
-        self.status = QLabel()
+        self.status = _plain(QLabel())
         self.status.setWordWrap(True)
 
         buttons = QHBoxLayout()

@@ -8,7 +8,7 @@ stops at each open question; stepping on skips it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -57,6 +57,7 @@ class QuizPanel(QWidget):
         hide_row.addStretch(1)
 
         self.question = QLabel()
+        self.question.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
         self.question.setObjectName("QuizQuestion")
         self.question.setWordWrap(True)
         self.answer = QLineEdit()
@@ -68,6 +69,7 @@ class QuizPanel(QWidget):
         self.reveal_button = QPushButton("Reveal (R)")
         self.reveal_button.clicked.connect(self.reveal)
         self.verdict = QLabel()
+        self.verdict.setTextFormat(Qt.TextFormat.PlainText)
         self.verdict.setObjectName("QuizVerdict")
         self.score = QLabel()
         self.score.setObjectName("QuizScore")

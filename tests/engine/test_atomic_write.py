@@ -24,12 +24,8 @@ def small_file() -> GraphFile:
 
 def dead_pid() -> int:
     """The id of a process that has certainly ended."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
     return int(proc.stdout)
 
 

@@ -43,7 +43,7 @@ def assert_good(g: Graph, pos: dict[str, tuple[float, float]], sizes: dict) -> N
     boxes = [(pos[n][0], pos[n][1], *sizes.get(n, DEFAULT_SIZE)) for n in g.nodes]
     boxes.sort()
     for i, (x, y, w, h) in enumerate(boxes):
-        for x2, y2, w2, h2 in boxes[i + 1 :]:
+        for x2, y2, w2, h2 in boxes[i + 1:]:
             if x2 >= x + w:
                 break
             overlap = x < x2 + w2 and x2 < x + w and y < y2 + h2 and y2 < y + h

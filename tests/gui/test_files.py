@@ -26,6 +26,7 @@ class FakeHost:
         self.save_path: str | None = None
         self.errors: list[str] = []
         self.asked: list[str] = []
+        self.questions: list[str] = []
         self.view: dict[str, Any] | None = {"zoom": 1.25, "center": [10.0, -20.0]}
         self.applied: list[Any] = []
 
@@ -38,6 +39,7 @@ class FakeHost:
 
     def ask_recover(self, text: str) -> bool:
         self.asked.append("recover")
+        self.questions.append(text)
         return self.recover_answer
 
     def ask_save_path(self, suggested: str) -> str | None:
@@ -210,7 +212,11 @@ def test_autosave_and_recovery(qtbot, setup, tmp_path: Path) -> None:
     fresh_files.shutdown()
 
 
-def test_autosave_older_than_source_is_stale(setup, tmp_path: Path) -> None:
+def test_autosave_older_than_its_source_is_offered_with_both_times(
+    setup, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """Issue 15 #4: a touched source (checkout, sync tool) must not make the crash copy
+    disappear unasked; the question says when each was written."""
     doc, host, files = setup
     build(doc)
     source = tmp_path / "g.bpgraph"
@@ -218,12 +224,42 @@ def test_autosave_older_than_source_is_stale(setup, tmp_path: Path) -> None:
     assert push(doc, SetValue(doc, "k", 4.0)) is None
     copy = files.write_autosave()
     assert copy is not None and "g-" in copy.name
-    stale = autosave_dir() / "stale.bpgraph"
-    stale.write_text(copy.read_text().replace(f'"pid": {os.getpid()}', '"pid": 999999999'))
-    old = time.time() - 60
-    os.utime(stale, (old, old))
-    assert files.recoverable() == []
-    assert not stale.exists()
+    crashed = autosave_dir() / "crashed.bpgraph"
+    crashed.write_text(copy.read_text().replace(f'"pid": {os.getpid()}', '"pid": 999999999'))
+    old = time.time() - 3600
+    os.utime(crashed, (old, old))  # the source (saved just now) is newer: `touch` did it
+    assert files.recoverable() == [(crashed, source.resolve())]
+    assert crashed.exists()
+    fresh = GraphDocument()
+    fresh_host = FakeHost()
+    fresh_files = FileController(fresh, fresh_host)
+    fresh_host.recover_answer = False
+    assert not fresh_files.offer_recovery()
+    question = fresh_host.questions[0]
+    assert time.strftime("%H:%M:%S", time.localtime(old)) in question
+    assert "changed later, at " + time.strftime("%Y-%m-%d", time.localtime()) in question
+    fresh_files.shutdown()
+
+
+def test_a_second_instance_never_deletes_the_first_ones_autosave(setup, tmp_path: Path) -> None:
+    """Issue 15 #5: two windows on one file each keep their own autosave."""
+    doc, host, files = setup
+    build(doc)
+    source = tmp_path / "g.bpgraph"
+    assert files.save_as(source)
+    assert push(doc, SetValue(doc, "k", 4.0)) is None
+    first = files.write_autosave()
+    other = GraphDocument()
+    other_files = FileController(other, FakeHost())
+    assert other_files.open_path(source)
+    assert push(other, SetValue(other, "k", 5.0)) is None
+    second = other_files.write_autosave()
+    assert first is not None and second is not None and first != second
+    other_files.save()  # saving removes its own copy only
+    other_files.shutdown()
+    assert first.exists() and not second.exists()
+    files.shutdown()
+    assert not first.exists()
 
 
 def test_autosave_follows_modified_state(qtbot, setup) -> None:
