@@ -190,12 +190,16 @@ class PassCounts:
 
     def words(self) -> str:
         f, r = self.forward_passes, self.reverse_passes
-        better = "reverse mode" if r < f else "forward mode" if f < r else "either mode"
+        if r < f:
+            verdict = "reverse mode is cheaper here"
+        elif f < r:
+            verdict = "forward mode is cheaper here"
+        else:
+            verdict = "both cost the same here"
         return (
             f"The full Jacobian of {self.output} needs {f} forward pass{'es' if f != 1 else ''}"
             f" (one per input element: a column each) or {r} reverse pass"
-            f"{'es' if r != 1 else ''} (one per output element: a row each): {better} "
-            f"is cheaper here."
+            f"{'es' if r != 1 else ''} (one per output element: a row each): {verdict}."
         )
 
 

@@ -17,6 +17,7 @@ from engine.gradcheck import GradCheck, check_graph, check_node
 
 from .document import GraphDocument
 from .model import labels
+from .panels.forward_mode import ForwardModePanel
 from .panels.gradcheck import GradCheckPanel
 from .panels.quiz import QuizPanel
 
@@ -46,6 +47,8 @@ class Teaching(QObject):
         window.tabs.addTab(self.gradcheck_panel, "Gradient check")
         self.quiz_panel = QuizPanel(window.player)
         window.tabs.addTab(self.quiz_panel, "Quiz")
+        self.forward_panel = ForwardModePanel(window.doc, self._highlight_edge)
+        window.tabs.addTab(self.forward_panel, "Forward mode")
         self.actions: dict[str, QAction] = {}
         quiz = self._action(
             "&Quiz Mode",
@@ -86,6 +89,15 @@ class Teaching(QObject):
         name = text.replace("&", "").lower().replace(" ", "_")
         self.actions[name] = act
         return act
+
+    def _highlight_edge(self, key: tuple[str, str, int] | None) -> None:
+        """Forward mode's current edge, selected on the canvas so it stands out."""
+        if key is None:
+            self.window.canvas.clear_edge_selection()
+            return
+        if self.window.player.frame.k:
+            self.window.player.to_start()  # no backward colours under a forward-mode step
+        self.window.canvas.select_edges([key])
 
     def _quiz_mode_changed(self, on: bool) -> None:
         self.actions["quiz_mode"].setChecked(on)

@@ -150,3 +150,41 @@ def test_quiz_teacher_chooses_jacobians(window) -> None:  # noqa: ANN001
     panel.answer.setText("[1, 0, 0]")
     panel.check()
     assert panel.quiz.score == 1 and not window.player.frame.hidden
+
+
+# --------------------------------------------------------------------------- forward mode
+
+
+def test_forward_mode_panel_steps_edge_by_edge(window, qtbot, artifacts_dir) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    panel = window.teaching.forward_panel
+    window.tabs.setCurrentWidget(panel)
+    assert set(panel.editors) == {"x1", "x2", "x3"}
+    assert panel.editors["x1"].text() == "1.0" and panel.editors["x2"].text() == "0.0"
+    assert "Forward passes: 3" in panel.comparison.text()
+    assert "reverse passes: 3" in panel.comparison.text()
+    for _ in range(len(panel.trace.steps)):
+        qtbot.mouseClick(panel.next, Qt.MouseButton.LeftButton)
+    assert panel.position.text() == "edge 15 of 15"
+    assert "tan y = [6, 1, 1]" in panel.text.toPlainText()
+    assert "Forward step 15 of 15: y3 → y" in panel.text.toPlainText()
+    assert window.canvas.selected_edges() == [("y3", "y", 2)]
+    QApplication.processEvents()
+    assert window.grab().save(os.path.join(artifacts_dir, "forward_mode_seed2.png"))
+    panel.onehot_index.setValue(2)
+    panel.set_one_hot(2)
+    panel.seek(15)
+    assert "tan y = [2, 1, 2]" in panel.text.toPlainText()
+    panel.set_ones()
+    assert panel.editors["x2"].text() == "1.0"
+
+
+def test_forward_mode_bad_tangent_is_one_line(window, qtbot) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    panel = window.teaching.forward_panel
+    panel.editors["x1"].setText("[1, 2]")
+    qtbot.keyClick(panel.editors["x1"], Qt.Key.Key_Return)
+    assert panel.trace is None
+    assert panel.message.text().startswith("node 'x1'") and "shape" in panel.message.text()
