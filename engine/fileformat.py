@@ -39,6 +39,7 @@ from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
 from .errors import GraphError, brief, quoted, shape_text
 from .graph import Graph, arity_problem
+from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .ops import LEAF_OPS, OPS, OpShapeError
 from .schema_validator import SchemaIssue, validate_schema
@@ -62,7 +63,8 @@ MAX_OPERANDS = 256
 MAX_ID_LENGTH = 200
 
 
-_TOP_KEYS = ("format", "version", "title", "description", "nodes", "backward")
+_TOP_KEYS = ("format", "version", "minor_version", "title", "description", "nodes", "backward",
+             "groups")
 _NODE_KEYS = ("id", "op", "inputs", "attrs", "value", "requires_grad")
 _BACKWARD_KEYS = ("output", "gradient")
 
@@ -101,6 +103,7 @@ class GraphFile:
     extra: dict[str, Any] = field(default_factory=dict)
     node_extra: dict[str, dict[str, Any]] = field(default_factory=dict)
     backward_extra: dict[str, Any] = field(default_factory=dict)
+    groups: list[Group] = field(default_factory=list)  # minor version 1 (engine.groups)
 
 
 # =========================================================================== loading
@@ -479,6 +482,11 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
             )
         if not partial:
             _check_gradient(gf.output, shapes[gf.output], gf.gradient, gf.output in needs_grad)
+    if "groups" in doc:
+        try:
+            gf.groups = groups_from_json(doc["groups"], graph)
+        except GraphError as exc:
+            raise FileFormatError(str(exc)) from None
     return gf
 
 
@@ -615,6 +623,8 @@ def _plain(obj: Any) -> Any:
 def to_document(gf: GraphFile) -> dict[str, Any]:
     """The JSON document for ``gf``: known keys first, then the preserved unknown ones."""
     doc: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+    if gf.groups:  # files without groups stay byte-for-byte what minor version 0 wrote
+        doc["minor_version"] = GROUPS_MINOR_VERSION
     if gf.title:
         doc["title"] = gf.title
     if gf.description:
@@ -640,6 +650,8 @@ def to_document(gf: GraphFile) -> dict[str, Any]:
         if key not in _BACKWARD_KEYS:
             backward[key] = _plain(val)
     doc["backward"] = backward
+    if gf.groups:
+        doc["groups"] = groups_to_json(gf.groups)
     for key, val in gf.extra.items():
         if key not in _TOP_KEYS:
             doc[key] = _plain(val)
