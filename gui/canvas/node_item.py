@@ -31,6 +31,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..model.node_box import NodeContent
+from ..model.semantic_zoom import (
+    MIN_SCREEN_PT,
+    CompactLine,
+    compact_lines,
+    compact_sizes,
+    is_compact,
+)
 from ..theme import THEME
 from .port_item import UNIT, PortItem, cfont, cline, port_style
 
@@ -81,6 +88,28 @@ def fonts() -> _Fonts:
     _fonts_cache[:] = [f]
     _widths.clear()  # keyed by metrics objects, which were just replaced
     return f
+
+
+@dataclass
+class _CompactFonts:
+    name: QFont
+    mono: QFont
+    fm_name: QFontMetricsF
+    fm_mono: QFontMetricsF
+
+
+#: Compact text is measured at this size and scaled (widths grow with the size).
+COMPACT_REF_PT = 10.0
+_compact_cache: list[_CompactFonts] = []
+
+
+def compact_fonts() -> _CompactFonts:
+    """The compact form's fonts at :data:`COMPACT_REF_PT` (built once)."""
+    if not _compact_cache:
+        name, mono = cfont(COMPACT_REF_PT, bold=True), cfont(COMPACT_REF_PT, mono=True)
+        _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name),
+                                            QFontMetricsF(mono)))
+    return _compact_cache[0]
 
 
 _widths: dict[tuple[int, str], float] = {}
@@ -410,6 +439,57 @@ class NodeItem(QGraphicsRectItem):
         m = 8.0 * UNIT  # room for the ports, the thick highlight border, the shadow
         self.setRect(self._rect.adjusted(-m, -m, m, m))
 
+    def min_screen_pt(self) -> float:
+        """The smallest on-screen text size the canvas showing this box accepts."""
+        return getattr(self.scene(), "min_text_pt", MIN_SCREEN_PT)
+
+    def compact_form(self, zoom: float) -> list[tuple[CompactLine, float]] | None:
+        """At ``zoom``, the compact form's lines with their point sizes (scene), or None
+        when the full box is readable (see :mod:`gui.model.semantic_zoom`)."""
+        c = self.content
+        if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
+            return None
+        lines, widths, line, room = self._compact_metrics()
+        sizes = compact_sizes(zoom, self.min_screen_pt(), widths, line, room)
+        return list(zip(lines, sizes, strict=True))
+
+    def compact_min_zoom(self) -> float:
+        """The smallest zoom at which the compact form still shows the name and value
+        at the canvas's minimum text size (the camera asks, to frame more context)."""
+        _lines, widths, line, room = self._compact_metrics()
+        return self.min_screen_pt() * max(max(widths[:2]) / room[0], 2 * line / room[1])
+
+    def _compact_metrics(
+        self,
+    ) -> tuple[list[CompactLine], list[float], float, tuple[float, float]]:
+        """Compact lines, their widths and the line height at 1 pt, and the room."""
+        c = self.content
+        assert c is not None
+        lines = compact_lines(self.node_id, c.value, c.grad)
+        f = compact_fonts()
+        widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
+                  / COMPACT_REF_PT for ln in lines]
+        line = f.fm_mono.lineSpacing() / COMPACT_REF_PT
+        room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
+        return lines, widths, line, room
+
+    def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]]) -> None:
+        """Name and value (and the gradient being received) large, centred in the box."""
+        f = compact_fonts()
+        per_pt = f.fm_mono.lineSpacing() / COMPACT_REF_PT
+        y = (self._rect.height() - per_pt * sum(pt for _ln, pt in lines)) / 2
+        colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
+        for ln, pt in lines:
+            if pt < 1.0:
+                continue
+            font = QFont(f.name if ln.kind == "name" else f.mono)
+            font.setPointSizeF(pt)
+            painter.setFont(font)
+            painter.setPen(colours[ln.kind])
+            painter.drawText(QRectF(0, y, self._rect.width(), per_pt * pt),
+                             Qt.AlignmentFlag.AlignCenter, ln.text)
+            y += per_pt * pt
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         c, s, r = self.content, UNIT, self._radius
@@ -419,6 +499,7 @@ class NodeItem(QGraphicsRectItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         band = {"input": THEME.title_input, "const": THEME.title_const}.get(c.style, THEME.title_op)
+        compact = self.compact_form(lod) if lod >= FAR_LOD else None
         if lod < FAR_LOD:  # a few pixels on screen: a box with its band, nothing finer
             painter.setPen(QPen(THEME.node_selected if selected else THEME.node_border, 0))
             painter.setBrush(THEME.node_fill)
@@ -435,10 +516,14 @@ class NodeItem(QGraphicsRectItem):
         fill = QColor("#fff6ef") if c.grad_active else THEME.node_fill
         painter.setBrush(fill)
         painter.drawRoundedRect(rect, r, r)
-        painter.setBrush(band)
-        painter.drawPath(self._band)
-        painter.setPen(QPen(THEME.node_border.lighter(130), cline(1.0)))
-        painter.drawLine(QPointF(0, self._title_h), QPointF(rect.width(), self._title_h))
+        if compact is None:
+            painter.setBrush(band)
+            painter.drawPath(self._band)
+            painter.setPen(QPen(THEME.node_border.lighter(130), cline(1.0)))
+            painter.drawLine(QPointF(0, self._title_h), QPointF(rect.width(), self._title_h))
+        elif c.style != "op":  # leaves keep their colour: a tint over the whole box
+            painter.setBrush(band)
+            painter.drawRoundedRect(rect, r, r)
 
         if c.grad_active:
             pen = QPen(THEME.edge_active, cline(3.0))
@@ -456,6 +541,9 @@ class NodeItem(QGraphicsRectItem):
         if selected and c.grad_active:  # both: keep the selection visible inside
             painter.setPen(QPen(THEME.node_selected, cline(1.5)))
             painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
+        if compact is not None:
+            self._paint_compact(painter, compact)
+            return
 
         for port in [*self.in_ports, self.out_port]:
             hover = port is self.hover_port

@@ -25,6 +25,7 @@ from engine.trace import Step
 from ..document import GraphDocument
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
+from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import THEME
 from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem, edge_pen
@@ -118,6 +119,8 @@ class CanvasScene(QGraphicsScene):
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.setSceneRect(QRectF(-SCENE_HALF, -SCENE_HALF, 2 * SCENE_HALF, 2 * SCENE_HALF))
+        #: Box text smaller than this on screen (points) switches to the compact form.
+        self.min_text_pt = MIN_SCREEN_PT
         self.pulse = PulseItem()
         self.label = EdgeLabelItem()
         for item in (self.pulse, self.label, self.label.leader):

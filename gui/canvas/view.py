@@ -60,6 +60,7 @@ from ..commands import (
 from ..document import GraphDocument, Point
 from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
 from ..model.names import MIME_OP
+from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME
 from .edge_item import EdgeItem, TempEdgeItem
@@ -201,6 +202,7 @@ class CanvasView(QGraphicsView):
         self._follow_paused = False
         if on != self._follow:
             self._follow = on
+            self._set_min_text_pt()
             self.followChanged.emit(on)
         if on:
             self.frame_step(animate=self.animations_enabled)
@@ -224,6 +226,22 @@ class CanvasView(QGraphicsView):
         if self._follow:
             self._follow_paused = True
 
+    def _set_min_text_pt(self) -> None:
+        """Semantic zoom's threshold: while following, box text must be as large as the
+        chain-rule text, else just readable (both grow with presentation's scale)."""
+        pt = CHAIN_RULE_PT * THEME.scale if self._follow else MIN_SCREEN_PT * THEME.scale
+        if pt != self.canvas.min_text_pt:
+            self.canvas.min_text_pt = pt
+            for item in self.canvas.nodes.values():
+                item.update()
+
+    def box_text_pt(self, node_id: str) -> float:
+        """How large (points on screen) box ``node_id``'s main text shows now: its value
+        text, or in the compact form its name line."""
+        item = self.canvas.nodes[node_id]
+        compact = item.compact_form(self.zoom())
+        return (compact[0][1] if compact is not None else BOX_PT) * self.zoom()
+
     def readable_zoom(self) -> float:
         """The zoom at which box text is as large as the chain-rule panel's text."""
         return readable_zoom(CHAIN_RULE_PT * THEME.scale, BOX_PT)
@@ -239,8 +257,11 @@ class CanvasView(QGraphicsView):
         if active is not None and self.canvas.label.isVisible():
             extra.append(rect_tuple(self.canvas.label.sceneBoundingRect()))
         size = self.viewport().size()
+        compact = {nid: item.compact_min_zoom() for nid, item in self.canvas.nodes.items()
+                   if item.content is not None}
         return camera_target(boxes, edges, None if active is None else active[:2],
-                             (size.width(), size.height()), self.readable_zoom(), extra)
+                             (size.width(), size.height()), self.readable_zoom(), extra,
+                             compact)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""
@@ -480,6 +501,7 @@ class CanvasView(QGraphicsView):
         size and places, so nothing overlaps at any scale)."""
         ratio = THEME.scale / self._theme_scale
         self._theme_scale = THEME.scale
+        self._set_min_text_pt()
         self.canvas.restyle()
         self.resetCachedContent()
         if abs(ratio - 1.0) > 1e-9:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from math import inf
 
 Rect = tuple[float, float, float, float]  # x, y, width, height (scene units)
 
@@ -83,46 +84,54 @@ def camera_target(
     viewport: tuple[float, float],
     readable: float,
     extra: Sequence[Rect] = (),
+    compact_zoom: Mapping[str, float] | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
     ``boxes``: every node's rectangle; ``edges``: (operand, consumer) pairs;
     ``active``: the active step's (operand, consumer), None outside the backward
-    pass (then the whole graph is framed); ``viewport``: (w, h) in pixels;
-    ``readable``: the zoom at which box text is as large as the chain-rule text;
-    ``extra``: rectangles that must be seen with the active edge (its label).
+    pass; ``viewport``: (w, h) in pixels; ``readable``: the zoom at which box text
+    is as large as the chain-rule text; ``extra``: rectangles to be seen with the
+    active edge (its label); ``compact_zoom``: per node, the smallest zoom at which
+    its compact form (:mod:`gui.model.semantic_zoom`) still shows its name that large.
 
-    Tries the whole graph, then the neighbourhood, then the edge's two boxes (with
-    ``extra``, then without), and frames the first that fits at ``readable`` zoom
-    (zooming in further, up to :data:`MAX_OVER_READABLE` times, when it has room).
-    When not even the two boxes fit, they are framed at the zoom that shows them whole.
+    The candidates are the whole graph, the active edge's neighbourhood, and its two
+    boxes (with ``extra``, then without); each is legible at its fitting zoom when
+    that is at least ``readable`` (full boxes) or every box's ``compact_zoom`` (compact
+    boxes). The first legible one wins, full boxes before compact ones for the same
+    set, more context before less: a small graph stays whole and still, a big one
+    follows the edge. When nothing is legible the two boxes are framed whole.
+    A legible target zooms in no further than :data:`MAX_OVER_READABLE` x readable.
     """
     if not boxes:
         return None
-    edges = list(edges)
-    candidates: list[tuple[list[str], list[Rect]]] = [(list(boxes), [])]
+    everything = list(boxes)
+    sets: list[tuple[list[str], list[Rect]]] = [(everything, [])]
     if active is not None and active[0] in boxes and active[1] in boxes:
         operand, consumer = active
         near = [n for n in neighbourhood(edges, operand, consumer) if n in boxes]
         pair = [consumer, operand]
-        candidates = [
-            (list(boxes), list(extra)),
-            (near, list(extra)),
-            (pair, list(extra)),
-            (pair, []),
-        ]
-    cap = readable * MAX_OVER_READABLE
-    chosen: tuple[list[str], Rect, float] | None = None
-    for nodes, extras in candidates:
+        sets = [(everything, list(extra)), (near, list(extra)), (pair, list(extra)), (pair, [])]
+    fits = []
+    for nodes, extras in sets:
         rect = union([boxes[n] for n in nodes] + extras)
         assert rect is not None
-        z = fit_zoom(rect, viewport)
-        chosen = (nodes, rect, z)
+        fits.append((nodes, rect, fit_zoom(rect, viewport)))
+
+    def compact_ok(nodes: list[str], z: float) -> bool:
+        return compact_zoom is not None and all(z >= compact_zoom.get(n, inf) for n in nodes)
+
+    chosen = None
+    for nodes, rect, z in fits:
         if z >= readable:
+            chosen = (nodes, rect, min(z, readable * MAX_OVER_READABLE))
+        elif compact_ok(nodes, z):
+            chosen = (nodes, rect, z)
+        if chosen is not None:
             break
-    assert chosen is not None
-    nodes, rect, z = chosen
-    zoom = min(z, cap)
+    if chosen is None:
+        chosen = fits[-1]
+    nodes, rect, zoom = chosen
     centre = (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
     return CameraTarget(centre, zoom, tuple(nodes))
 
