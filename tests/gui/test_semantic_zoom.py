@@ -1,0 +1,55 @@
+"""Semantic zoom: the compact form's decision, text and sizes (pure), and the canvas
+drawing it when the whole graph is shown small."""
+
+from __future__ import annotations
+
+import pytest
+
+from gui.model.semantic_zoom import compact_lines, compact_sizes, is_compact
+
+
+def test_compact_below_the_minimum_screen_size() -> None:
+    assert is_compact(0.5, 10.0, 8.0)  # 5 pt on screen
+    assert not is_compact(0.8, 10.0, 8.0)  # exactly 8 pt: full box
+    assert not is_compact(2.0, 10.0, 19.2)
+
+
+def test_compact_lines_keep_name_and_first_row() -> None:
+    lines = compact_lines("W", "[[1, 2],\n [3, 4]]", None)
+    assert [(ln.text, ln.kind) for ln in lines] == [("W", "name"), ("[[1, 2], …", "value")]
+    lines = compact_lines("x", "[" + ", ".join(["0.125"] * 9) + "]", "0 → 2")
+    assert len(lines[1].text) <= 22 and lines[1].text.endswith("…")
+    assert lines[2].text == "grad 0 → 2" and lines[2].kind == "grad"
+
+
+def test_sizes_reach_the_screen_minimum_when_there_is_room() -> None:
+    sizes = compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 80.0))
+    assert sizes == [pytest.approx(16.0), pytest.approx(16.0)]  # 16 pt x 0.5 = 8 pt
+
+
+def test_a_long_line_shrinks_alone_and_a_cramped_gradient_is_left_out() -> None:
+    sizes = compact_sizes(0.5, 8.0, [20.0, 1.0], 1.5, (200.0, 80.0))
+    assert sizes[0] == pytest.approx(10.0) and sizes[1] == pytest.approx(16.0)
+    sizes = compact_sizes(0.5, 8.0, [2.0, 1.0, 3.0], 1.5, (200.0, 60.0))
+    assert sizes[:2] == [pytest.approx(16.0)] * 2 and sizes[2] == 0.0
+
+
+def test_canvas_draws_compact_boxes_when_zoomed_out(qtbot) -> None:  # noqa: ANN001
+    from gui.canvas.view import CanvasView
+    from gui.document import GraphDocument
+
+    doc = GraphDocument()
+    nid = "x1"
+    doc.add_node(nid, "input", (0.0, 0.0), value=1.0)
+    view = CanvasView(doc)
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    item = view.node_item(nid)
+    view.resetTransform()
+    assert item.compact_form(view.zoom()) is None
+    assert view.box_text_pt(nid) == pytest.approx(10.0)
+    view.scale(0.4, 0.4)
+    form = item.compact_form(view.zoom())
+    assert form is not None and form[0][0].text == nid
+    assert view.box_text_pt(nid) > 1.5 * 4.0  # 4 pt: the full box at this zoom
