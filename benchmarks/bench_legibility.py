@@ -38,8 +38,6 @@ from gui.model.timeline import Timeline  # noqa: E402
 SIZE = (1280, 720)
 #: Graphs up to this many nodes must show every name; bigger ones the neighbourhood.
 WHOLE_GRAPH_NODES = 20
-#: OCR engines read small screen text better enlarged; the frame itself is unchanged.
-OCR_UPSCALE = 2
 
 
 def _norm(word: str) -> str:
@@ -48,13 +46,8 @@ def _norm(word: str) -> str:
 
 def ocr_line_starts(png: Path) -> set[str]:
     """The first word of every line tesseract finds in ``png``, normalised."""
-    from PIL import Image
-
-    big = png.with_name(png.stem + "-ocr.png")
-    with Image.open(png) as im:
-        im.resize((im.width * OCR_UPSCALE, im.height * OCR_UPSCALE), Image.LANCZOS).save(big)
     out = subprocess.run(
-        ["tesseract", str(big), "-", "--psm", "11", "tsv"],
+        ["tesseract", str(png), "-", "--psm", "11", "tsv"],
         capture_output=True,
         text=True,
         check=True,

@@ -7,6 +7,9 @@ Kept small and import-light so the first paint comes quickly: heavy panels
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,9 +44,29 @@ def parse_args(args: list[str]) -> argparse.Namespace:
     return parser.parse_args(args)
 
 
+NO_DISPLAY = (
+    "error: no display to open the window on; headless, use `main.py run FILE` or "
+    "`main.py export FILE --step K --out frame.png`, or set QT_QPA_PLATFORM=offscreen"
+)
+
+
+def has_display(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
+    """Whether Qt can open a window: always on Windows and macOS; on Linux and other
+    X11/Wayland systems only with DISPLAY or WAYLAND_DISPLAY, or a chosen Qt platform
+    (QT_QPA_PLATFORM, e.g. offscreen). Without this check Qt aborts with a core dump."""
+    env = os.environ if env is None else env
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(("win", "darwin")) or env.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
 def main(args: list[str]) -> int:
-    """Run the app until its window closes; the exit status."""
+    """Run the app until its window closes; the exit status (2: no display)."""
     options = parse_args(args)
+    if not has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return 2
     app = ensure_app()
     window = create_window(options.file)
     window.show()

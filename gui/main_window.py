@@ -14,8 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from PySide6 import QtGui
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShowEvent
+from PySide6.QtCore import QByteArray, QEvent, QRect, QSettings, Qt, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QCursor,
+    QGuiApplication,
+    QKeySequence,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -46,6 +54,10 @@ from .theme import PRESENTATION_SCALE, THEME
 SCALE_KEY = "presentation/scale"
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
+#: Share of the window's width the status bar's problems line may take.
+PROBLEMS_SHARE = 0.45
+#: The window's size on first run, when the screen has room for it.
+PREFERRED_SIZE = (1440, 900)
 DEFAULT_EXAMPLE = "seed2_stack_vjp.bpgraph"
 FILE_FILTER = "Backprop graphs (*.bpgraph);;All files (*)"
 #: Where the canvas's own shortcuts live: they act on its selection, so they must not
@@ -106,7 +118,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._update_title()
         self._update_problems()
-        self.resize(1440, 900)
+        self.place_on_screen()
 
     # ------------------------------------------------------------------ building
 
@@ -187,7 +199,10 @@ class MainWindow(QMainWindow):
         self.problems.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
         self.problems.setObjectName("StatusProblems")
         self.problems.setStyleSheet("color: #b3261e;")
-        bar.addPermanentWidget(self.problems, 1)
+        # No stretch: the status bar's own messages ("Saved", "Cannot connect: ...")
+        # show left of the permanent widgets, so these must leave them room.
+        self._problems_text = ""
+        bar.addPermanentWidget(self.problems)
         bar.addPermanentWidget(self.player_status)
 
     def _action(
@@ -342,6 +357,7 @@ class MainWindow(QMainWindow):
         doc.resultsChanged.connect(self._update_problems)
         self.canvas.selectionChangedIds.connect(self.inspector.set_selection)
         self.canvas.statusMessage.connect(self.show_status)
+        self.canvas.statusMessage.connect(self.canvas.show_note)  # where the user looks
         self.canvas.spaceTapped.connect(self.player.toggle_play)
         self.inspector.message.connect(self.show_status)
         self.inspector.renamed.connect(lambda new: self.canvas.select_ids([new]))
@@ -377,9 +393,17 @@ class MainWindow(QMainWindow):
             first = next(iter(errors.values()))
             more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
             parts.append(str(first) + more)
-        text = "  ·  ".join(parts)
-        self.problems.setText(text)
+        self._problems_text = "  ·  ".join(parts)
+        text = self._problems_text
         self.problems.setToolTip(QtGui.Qt.convertFromPlainText(text) if text else "")
+        self._elide_problems()
+
+    def _elide_problems(self) -> None:
+        """The problems line cut to at most half the bar (the full text is its tooltip)."""
+        room = max(120, int(self.width() * PROBLEMS_SHARE))
+        fm = self.problems.fontMetrics()
+        self.problems.setText(fm.elidedText(self._problems_text, Qt.TextElideMode.ElideRight,
+                                            room))
 
     def _player_moved(self, *_args: object) -> None:
         self.player_status.setText(self.player.status_text())
@@ -559,8 +583,28 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
+        self._elide_problems()
         if self._refit_on_resize:
             QTimer.singleShot(0, self.canvas.refit)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.WindowStateChange and not self.presenting:
+            QTimer.singleShot(0, self.canvas.refit)  # maximised or restored: fit again
+
+    def start_screen_rect(self) -> QRect:
+        """The available area of the screen the app starts on (where the mouse is)."""
+        screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def place_on_screen(self) -> None:
+        """Open inside the screen the app starts on: the preferred 1440x900 shrinks to
+        fit a small screen (a 1280x720 projector), centred, title bar included."""
+        area = self.start_screen_rect()
+        w = min(PREFERRED_SIZE[0], area.width() - 16)
+        h = min(PREFERRED_SIZE[1], area.height() - 48)  # the title bar the system adds
+        self.resize(w, h)
+        self.move(area.x() + (area.width() - w) // 2, area.y() + (area.height() - h - 32) // 2)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         if not self.files.maybe_save():
@@ -582,6 +626,8 @@ class MainWindow(QMainWindow):
         state = settings.value(STATE_KEY)
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+            if not self.start_screen_rect().contains(self.geometry()):
+                self.place_on_screen()  # saved on a bigger or another screen
         if isinstance(state, QByteArray):
             self.restoreState(state)
 

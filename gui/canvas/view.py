@@ -41,7 +41,7 @@ from PySide6.QtGui import (
     QShowEvent,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QMenu, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QLabel, QMenu, QWidget
 
 from engine.errors import GraphError
 from engine.ops import CATEGORIES, OP_NAMES, ops_in
@@ -73,6 +73,8 @@ MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
 STATIC_PULSE = 0.8
 PULSE_MS = 600
+#: How long a refused edit's note stays on the canvas.
+NOTE_MS = 5000
 #: The camera's glide from one step's framing to the next: short, never a jump.
 CAMERA_MS = 450
 #: How far (pixels on screen) from a port's centre a press still grabs it.
@@ -134,6 +136,16 @@ class CanvasView(QGraphicsView):
         self._camera_anim.setEasingCurve(QEasingCurve.Type.InOutCubic)
         self._camera_anim.valueChanged.connect(lambda t: self._camera_step(float(t)))
 
+        self.note = QLabel(self)  # a refused edit says why right on the canvas
+        self.note.setObjectName("CanvasNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("QLabel#CanvasNote { background: #fff4f2; color: #8c1d18; "
+                                "border: 1px solid #d93025; border-radius: 6px; padding: 6px; }")
+        self.note.hide()
+        self._note_timer = QTimer(self)
+        self._note_timer.setSingleShot(True)
+        self._note_timer.timeout.connect(self.note.hide)
+
         self._drag_port: PortItem | None = None
         self._picked: EdgeKey | None = None  # an edge lifted off its operand port
         #: Window actions offered on right-click (cut, copy, paste, ...), set by the window.
@@ -188,6 +200,20 @@ class CanvasView(QGraphicsView):
             self._pulse_anim.stop()
             self.set_pulse_progress(0.0)
             self._pulse_anim.start()
+
+    def show_note(self, text: str) -> None:
+        """Show ``text`` at the bottom of the canvas for a few seconds (why an edit was
+        refused: the user is looking here, not at the status bar)."""
+        self.note.setText(text)
+        width = min(self.width() - 24, max(240, self.note.fontMetrics().horizontalAdvance(text)
+                                              + 24))
+        self.note.setFixedWidth(max(width, 100))
+        self.note.adjustSize()
+        self.note.move((self.width() - self.note.width()) // 2,
+                       self.height() - self.note.height() - 12)
+        self.note.show()
+        self.note.raise_()
+        self._note_timer.start(NOTE_MS)
 
     # ------------------------------------------------------------------ camera
 
