@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         self.files = FileController(self.doc, self, self)
         self.presenting = False
         self._refit_on_resize = False
+        self._refit_after_state = False  # the size a maximise brings arrives later
         self._saved_state: QByteArray | None = None
         self._pending_view: dict[str, Any] | str | None = "fit"
         self._shown_once = False
@@ -584,13 +585,15 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._elide_problems()
-        if self._refit_on_resize:
+        if self._refit_on_resize or self._refit_after_state:
+            self._refit_after_state = False
             QTimer.singleShot(0, self.canvas.refit)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
         if event.type() == QEvent.Type.WindowStateChange and not self.presenting:
-            QTimer.singleShot(0, self.canvas.refit)  # maximised or restored: fit again
+            self._refit_after_state = True  # maximised or restored: fit the new size
+            QTimer.singleShot(0, self.canvas.refit)
 
     def start_screen_rect(self) -> QRect:
         """The available area of the screen the app starts on (where the mouse is)."""
