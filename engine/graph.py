@@ -1,8 +1,9 @@
 """The computation graph a user builds: nodes with ordered operand ports, kept acyclic.
 
 Each node's ``inputs`` list is the truth about its operands (a port may be empty:
-``None``); a networkx DiGraph mirrors the distinct operand -> consumer links so
-cycle checks and topological order are one library call each.
+``None``); a small adjacency index (:class:`Links`) mirrors the distinct operand ->
+consumer links for cycle checks, ancestors and the topological order, which is
+computed once per structural edit and cached (every run reads it).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from .errors import AttrError, CycleError, GraphError
@@ -79,6 +79,97 @@ class Node:
         return self.op == "input" and self.requires_grad
 
 
+class Links:
+    """Distinct operand -> consumer links, in insertion order, with a cached topological order.
+
+    The order is the one networkx's ``topological_sort`` gives for the same insertions
+    (generations of Kahn's algorithm, ties in insertion order), so step orders users
+    have seen stay the same. Any structural change drops the cached order.
+    """
+
+    def __init__(self) -> None:
+        self.succ: dict[str, dict[str, None]] = {}
+        self.pred: dict[str, dict[str, None]] = {}
+        self._order: list[str] | None = None
+
+    def copy(self) -> Links:
+        other = Links()
+        other.succ = {n: dict(d) for n, d in self.succ.items()}
+        other.pred = {n: dict(d) for n, d in self.pred.items()}
+        return other
+
+    def add_node(self, n: str) -> None:
+        if n not in self.succ:
+            self.succ[n], self.pred[n] = {}, {}
+            self._order = None
+
+    def add_edge(self, u: str, v: str) -> None:
+        self.add_node(u)
+        self.add_node(v)
+        self.succ[u][v] = None
+        self.pred[v][u] = None
+        self._order = None
+
+    def remove_edge(self, u: str, v: str) -> None:
+        del self.succ[u][v]
+        del self.pred[v][u]
+        self._order = None
+
+    def remove_node(self, n: str) -> None:
+        for v in self.succ.pop(n):
+            del self.pred[v][n]
+        for u in self.pred.pop(n):
+            del self.succ[u][n]
+        self._order = None
+
+    def relabel(self, old: str, new: str) -> None:
+        """``old`` becomes ``new`` (moved to the end of the order, links re-added)."""
+        self.add_node(new)
+        edges = [(new, t) for t in self.succ[old]] + [(s, new) for s in self.pred[old]]
+        self.remove_node(old)
+        for u, v in edges:
+            self.add_edge(u, v)
+
+    def topological_order(self) -> list[str]:
+        if self._order is None:
+            indegree = {v: len(p) for v, p in self.pred.items() if p}
+            generation = [v for v, p in self.pred.items() if not p]
+            order: list[str] = []
+            succ = self.succ
+            while generation:
+                order += generation
+                following = []
+                for node in generation:
+                    for child in succ[node]:
+                        indegree[child] -= 1
+                        if not indegree[child]:
+                            following.append(child)
+                            del indegree[child]
+                generation = following
+            self._order = order
+        return self._order
+
+    def has_path(self, a: str, b: str) -> bool:
+        if a == b:
+            return True
+        return b in self._reach(a, self.succ)
+
+    def ancestors(self, n: str) -> set[str]:
+        return self._reach(n, self.pred)
+
+    @staticmethod
+    def _reach(start: str, adj: dict[str, dict[str, None]]) -> set[str]:
+        seen: set[str] = set()
+        stack = [start]
+        while stack:
+            for m in adj[stack.pop()]:
+                if m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        seen.discard(start)
+        return seen
+
+
 @dataclass(frozen=True)
 class Removed:
     """What :meth:`Graph.remove_node` took away, so an undo can put it all back."""
@@ -97,7 +188,7 @@ class Graph:
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
-        self._dag = nx.DiGraph()
+        self._dag = Links()
 
     # ------------------------------------------------------------------ building
 
@@ -148,8 +239,9 @@ class Graph:
     def remove_node(self, id: str) -> Removed:
         """Remove a node and every edge touching it; return what an undo needs."""
         node = self._get(id)
+        nodes = self.nodes
         consumers = [
-            (c, i) for c, n in self.nodes.items() for i, s in enumerate(n.inputs) if s == id
+            (c, i) for c in self._dag.succ[id] for i, s in enumerate(nodes[c].inputs) if s == id
         ]
         for c, i in consumers:
             self.disconnect(c, i)
@@ -180,7 +272,7 @@ class Graph:
             raise GraphError(
                 f"operand port {index} is already taken by {node.inputs[index]!r}", dst
             )
-        if src == dst or nx.has_path(self._dag, dst, src):
+        if src == dst or self._dag.has_path(dst, src):
             raise CycleError(f"connecting {src!r} -> {dst!r} would make a cycle", dst)
 
     def connect(self, src: str, dst: str, index: int) -> None:
@@ -223,7 +315,7 @@ class Graph:
         self.nodes = {(new if k == old else k): v for k, v in self.nodes.items()}
         for n in self.nodes.values():
             n.inputs = [new if s == old else s for s in n.inputs]
-        nx.relabel_nodes(self._dag, {old: new}, copy=False)
+        self._dag.relabel(old, new)
 
     def set_value(self, id: str, value: Any) -> None:
         node = self._get(id)
@@ -247,13 +339,13 @@ class Graph:
     # ------------------------------------------------------------------ queries
 
     def topological_order(self) -> list[str]:
-        return list(nx.topological_sort(self._dag))
+        return list(self._dag.topological_order())
 
     def ancestors(self, id: str) -> set[str]:
-        return nx.ancestors(self._dag, id)
+        return self._dag.ancestors(id)
 
     def consumers(self, id: str) -> list[str]:
-        return list(self._dag.successors(id))
+        return list(self._dag.succ[id])
 
     def edges(self) -> list[tuple[str, str, int]]:
         """Every connected port as (operand, consumer, operand index)."""
@@ -261,7 +353,7 @@ class Graph:
 
     def outputs(self) -> list[str]:
         """Nodes nothing consumes: the natural candidates for ``backward``."""
-        return [n for n in self.nodes if self._dag.out_degree(n) == 0]
+        return [n for n in self.nodes if not self._dag.succ[n]]
 
     def copy(self) -> Graph:
         other = Graph()
