@@ -1,210 +1,335 @@
-"""GUI performance figures, offscreen; prints one ``name: value`` line per figure.
+"""GUI figures that time what users wait for; prints one ``name: value`` line per figure.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui.py [name ...]
 
-Each figure is one function returning a number; add a figure by writing the
-function and listing it in :data:`FIGURES`. Targets: ``open_1000_s`` < 1.0,
-``repaint_300_ms`` < 16.
+Every figure runs the real :class:`~gui.main_window.MainWindow` on a file written
+to a temporary folder: a random layered graph of the stated size (fixed seed, long
+edges included), saved with the positions the app's own auto-layout gives it, as a
+user's saved file has. Repaints are uncached: a zoom step invalidates every box's
+pixmap, and panning drops the cached background first. Targets (issue 10):
+
+==========================  ======  ===========================================
+figure                      target  what is timed
+==========================  ======  ===========================================
+``startup_s``               < 0.8   process start to first painted window (seed 2)
+``open_1000_s``             < 0.5   open a 1,000-node file to its first paint
+``open_5000_s``             < 2     the same, 5,000 nodes
+``player_step_1000_ms``     < 16    one backward step, every view repainted
+``player_step_5000_ms``     < 33    the same, 5,000 nodes
+``zoom_repaint_1000_ms``    < 16    one zoom step and the canvas repaint
+``pan_repaint_5000_ms``     < 16    one pan step and the canvas repaint
+``duplicate_200_ms``        < 200   select all + duplicate, to the repaint
+``delete_200_ms``           < 200   select all + delete, to the repaint
+``undo_delete_200_ms``      < 200   undo that delete, to the repaint
+``auto_layout_5000_s``      < 1     auto-layout 5,000 nodes, to the repaint
+``idle_rss_mb``             < 100   resident memory, seed example 2 open, idle
+==========================  ======  ===========================================
+
+Timed loops report the median of their repeats. One BLAS thread, as in the engine
+benchmark.
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+_SANDBOX = tempfile.mkdtemp(prefix="bench-gui-")
+for _var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):  # never a user's settings
+    os.environ[_var] = os.path.join(_SANDBOX, _var.lower())
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from engine.fileformat import GraphFile, save  # noqa: E402
 from engine.graph import Graph  # noqa: E402
+from gui.application import ensure_app  # noqa: E402
+from gui.main_window import MainWindow  # noqa: E402
+
+# --------------------------------------------------------------------------- graphs and files
 
 
-def app() -> QApplication:
-    """The one QApplication (created on first use)."""
-    return QApplication.instance() or QApplication([])  # type: ignore[return-value]
-
-
-def layered_graph(width: int, depth: int, seed: int = 0) -> Graph:
-    """A graph that looks like what people build, only bigger: ``width`` leaves
-    (scalars and 3-vectors), then ``depth - 1`` layers of binary and unary ops on
-    nearby nodes of the layer before (plus a few skips), reduced to a scalar."""
+def layered_graph(n_nodes: int, seed: int) -> tuple[Graph, str]:
+    """About ``n_nodes`` nodes in layers of ``√n``: leaves (scalars and 3-vectors), then
+    binary and unary ops on nearby nodes of the layer before, some reaching many layers
+    back (long edges), reduced to one scalar output by a tree of adds."""
     rng = np.random.default_rng(seed)
+    width = max(4, int(round(n_nodes**0.5)))
     g = Graph()
-    prev: list[str] = []
+    layers: list[list[str]] = [[]]
     for i in range(width):
         nid = f"x{i}"
         value = rng.normal(size=3) if i % 3 == 0 else float(rng.normal())
         g.add_node(nid, "input" if i % 5 else "const", value=value)
-        prev.append(nid)
-    layers = [prev]
-    for d in range(1, depth):
-        layer = []
+        layers[0].append(nid)
+    d = 0
+    while len(g) + width + width < n_nodes:
+        d += 1
+        prev, layer = layers[-1], []
         for i in range(width):
             nid = f"n{d}_{i}"
             a = prev[(i + int(rng.integers(-1, 2))) % width]
             if rng.random() < 0.6:
-                pool = layers[-2] if len(layers) > 1 and rng.random() < 0.15 else prev
+                if rng.random() < 0.05 and len(layers) > 3:  # a long edge, many layers back
+                    pool = layers[int(rng.integers(0, len(layers) - 2))]
+                else:
+                    pool = prev
                 b = pool[(i + int(rng.integers(-2, 3))) % width]
-                op = ("add", "mul", "sub")[int(rng.integers(0, 3))]
-                g.add_node(nid, op, [a, b] if a != b else [a, prev[(i + 1) % width]])
+                b = b if b != a else prev[(i + 1) % width]
+                g.add_node(nid, ("add", "mul", "sub")[int(rng.integers(0, 3))], [a, b])
             else:
                 g.add_node(nid, ("tanh", "sigmoid", "sin", "relu")[int(rng.integers(0, 4))], [a])
             layer.append(nid)
         layers.append(layer)
-        prev = layer
-    return g
-
-
-def graph_file(graph: Graph, output: str | None = None) -> Any:
-    """A GraphFile (or a stand-in with the same fields) without positions."""
-    try:
-        from engine.fileformat import GraphFile
-
-        return GraphFile(graph=graph, output=output)
-    except ImportError:  # pragma: no cover - the file format is written in parallel
-        return SimpleNamespace(graph=graph, node_extra={}, output=output, gradient=None,
-                               title="", description="", extra={})
-
-
-def with_output(graph: Graph, last_layer: list[str] | None = None) -> str:
-    """Reduce ``last_layer`` (default: every node nothing consumes) to one scalar, by a
-    balanced tree of adds then a sum: the backward output."""
-    level, k = list(last_layer if last_layer is not None else graph.outputs()), 0
+    level, k = list(layers[-1]), 0
     while len(level) > 1:
         nxt = []
         for a, b in zip(level[::2], level[1::2], strict=False):
-            graph.add_node(f"acc{k}", "add", [a, b])
+            g.add_node(f"acc{k}", "add", [a, b])
             nxt.append(f"acc{k}")
             k += 1
         if len(level) % 2:
             nxt.append(level[-1])
         level = nxt
-    graph.add_node("loss", "sum", [level[0]])
-    return "loss"
+    g.add_node("loss", "sum", [level[0]])
+    return g, "loss"
 
 
-def _warm_app() -> QApplication:
-    """The app as a user has it when opening a file: running, one small canvas already
-    shown and painted (fonts, style and platform loaded; that is ``startup_s``)."""
-    from gui.canvas import CanvasView
-    from gui.document import GraphDocument
+_FILES: dict[int, Path] = {}
 
+
+def graph_path(n_nodes: int) -> Path:
+    """A saved file of about ``n_nodes`` nodes, with the app's auto-layout positions."""
+    if n_nodes not in _FILES:
+        graph, output = layered_graph(n_nodes, seed=n_nodes)
+        path = Path(_SANDBOX) / f"layered_{n_nodes}.bpgraph"
+        save(path, GraphFile(graph=graph, output=output))
+        window = open_window(path)  # no positions yet: the app lays it out on open
+        save(path, window.doc.to_file())
+        close(window)
+        _FILES[n_nodes] = path
+    return _FILES[n_nodes]
+
+
+# --------------------------------------------------------------------------- the app
+
+
+def app() -> QApplication:
+    return ensure_app()
+
+
+def open_window(path: Path | None = None) -> MainWindow:
+    """A shown, painted main window holding ``path`` (or seed example 2)."""
     qapp = app()
-    doc = GraphDocument()
-    doc.load(graph_file(layered_graph(width=3, depth=3, seed=0)), None)
-    view = CanvasView(doc)
-    view.resize(400, 300)
-    view.show()
+    window = MainWindow()
+    window.resize(1600, 1000)
+    window.canvas.animations_enabled = False  # the loops below drive every frame
+    if path is None:
+        window.open_default_example()
+    else:
+        assert window.files.load_path(path)
+    window.show()
     qapp.processEvents()
-    view.grab()
-    view.close()
-    qapp.processEvents()
-    return qapp
+    window.repaint()
+    return window
 
 
-def open_1000_s() -> float:
-    """Open a 1,000-node graph file with no positions in the running app: build the
-    graph, new document and canvas, forward + backward, auto-layout, first paint."""
-    from gui.canvas import CanvasView
-    from gui.document import GraphDocument
-
-    qapp = _warm_app()
-    t0 = time.perf_counter()
-    graph = layered_graph(width=25, depth=39, seed=1)
-    output = with_output(graph, [f"n38_{i}" for i in range(25)])
-    assert len(graph) >= 1000, len(graph)
-    doc = GraphDocument()
-    view = CanvasView(doc)
-    view.resize(1600, 1000)
-    view.show()
-    doc.load(graph_file(graph, output), None)
-    view.grab()  # the first paint, all of it (laid out, fitted, every box drawn)
-    elapsed = time.perf_counter() - t0
-    qapp.processEvents()
-    assert len(view.canvas.nodes) == len(graph) and doc.results.trace is not None
-    view.close()
-    return elapsed
+def close(window: MainWindow) -> None:
+    window.doc.undo_stack.setClean()  # nothing to ask about
+    window.close()
+    window.deleteLater()
+    app().processEvents()
 
 
-def repaint_300_ms(repeats: int = 30) -> float:
-    """One full repaint of a 2560×1440 view with 300 nodes visible (median of repeats)."""
-    from gui.canvas import CanvasView
-    from gui.document import GraphDocument
+def paint(window: MainWindow) -> None:
+    """Deliver pending events, then paint the whole window now (all views)."""
+    app().processEvents()
+    window.repaint()
 
-    qapp = app()
-    graph = layered_graph(width=20, depth=15, seed=2)
-    doc = GraphDocument()
-    doc.load(graph_file(graph), None)
-    view = CanvasView(doc)
-    view.resize(2560, 1440)
-    view.show()
-    qapp.processEvents()
-    view.fit_all()
-    visible = view.mapToScene(view.viewport().rect()).boundingRect()
-    assert visible.contains(view.canvas.nodes_rect()) and len(view.canvas.nodes) == 300
-    viewport = view.viewport()
-    viewport.repaint()  # warm up (glyph caches, item pixmaps)
+
+def median_ms(fn: Callable[[], None], repeats: int) -> float:
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        viewport.repaint()
-        times.append((time.perf_counter() - t0) * 1000)
-    view.close()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000.0)
     return statistics.median(times)
 
 
-def anim_frame_100_ms(frames: int = 60) -> float:
-    """One animation frame of backward playback on a 100-node graph: move the pulse
-    along the active edge and repaint the whole 1920×1080 viewport (median of frames).
+# --------------------------------------------------------------------------- figures
 
-    Worst case on purpose (a full repaint, not just the dirty region); target < 16 ms.
-    """
-    from gui.canvas import CanvasView
-    from gui.document import GraphDocument
-    from gui.player import Player, connect_canvas
 
-    qapp = app()
-    graph = layered_graph(width=10, depth=8, seed=3)
-    output = with_output(graph)
-    assert len(graph) == 101, len(graph)  # 80 op/leaf nodes + the reduction to a scalar
-    doc = GraphDocument()
-    doc.load(graph_file(graph, output), None)
-    assert doc.results.trace is not None
-    player = Player(doc)
-    view = CanvasView(doc)
-    view.animations_enabled = False  # this loop drives the pulse, one frame at a time
-    connect_canvas(player, view)
-    view.resize(1920, 1080)
-    view.show()
-    qapp.processEvents()
-    view.fit_all()
-    player.seek(player.timeline.position_of_step(len(player.timeline.steps) // 2))
-    viewport = view.viewport()
-    viewport.repaint()  # warm up (glyph caches, item pixmaps)
+def _open_s(n_nodes: int, repeats: int = 3) -> float:
+    path = graph_path(n_nodes)
+    window = open_window()  # the app is running with the example, as after startup
     times = []
-    for i in range(frames):
+    for _ in range(repeats):
         t0 = time.perf_counter()
-        view.set_pulse_progress((i % 30) / 29)
-        viewport.repaint()
-        times.append((time.perf_counter() - t0) * 1000)
-    view.close()
+        assert window.files.load_path(path)
+        paint(window)
+        times.append(time.perf_counter() - t0)
+        assert len(window.canvas.canvas.nodes) == len(window.doc.graph)
+        window.open_default_example()
+        paint(window)
+    close(window)
     return statistics.median(times)
 
 
-_STARTUP_CHILD = """
-import sys, time
+def open_1000_s() -> float:
+    return _open_s(1000)
+
+
+def open_5000_s() -> float:
+    return _open_s(5000)
+
+
+def _player_step_ms(n_nodes: int, repeats: int = 15) -> float:
+    window = open_window(graph_path(n_nodes))
+    player = window.player
+    assert window.doc.results.trace is not None
+    player.seek(player.timeline.position_of_step(len(player.timeline.steps) // 3))
+    paint(window)
+
+    def step() -> None:
+        player.step_forward()
+        paint(window)
+
+    ms = median_ms(step, repeats)
+    close(window)
+    return ms
+
+
+def player_step_1000_ms() -> float:
+    return _player_step_ms(1000)
+
+
+def player_step_5000_ms() -> float:
+    return _player_step_ms(5000)
+
+
+def zoom_repaint_1000_ms(repeats: int = 16) -> float:
+    window = open_window(graph_path(1000))
+    view = window.canvas
+    view.fit_all()
+    paint(window)
+    factors = iter([1.15, 1 / 1.15] * repeats)
+
+    def zoom() -> None:
+        view.zoom_by(next(factors))
+        view.viewport().repaint()
+
+    ms = median_ms(zoom, repeats)
+    close(window)
+    return ms
+
+
+def pan_repaint_5000_ms(repeats: int = 16) -> float:
+    window = open_window(graph_path(5000))
+    view = window.canvas
+    view.zoom_by(1.0 / view.zoom)  # 100 %: boxes readable, a small part of the graph shown
+    view.centerOn(view.canvas.nodes_rect().center())
+    paint(window)
+    bar = view.horizontalScrollBar()
+    steps = iter([120, -120] * repeats)
+
+    def pan() -> None:
+        bar.setValue(bar.value() + next(steps))
+        view.resetCachedContent()  # uncached: the background is drawn again
+        view.viewport().repaint()
+
+    ms = median_ms(pan, repeats)
+    close(window)
+    return ms
+
+
+def _edit_window() -> MainWindow:
+    window = open_window(graph_path(200))
+    window.canvas.select_all()
+    paint(window)
+    return window
+
+
+def duplicate_200_ms(repeats: int = 3) -> float:
+    window = _edit_window()
+    n = len(window.doc.graph)
+    times = []
+    for _ in range(repeats):
+        window.canvas.select_all()
+        ids = list(window.doc.graph.nodes)
+        window.canvas.select_ids(ids)
+        t0 = time.perf_counter()
+        window.duplicate()
+        paint(window)
+        times.append((time.perf_counter() - t0) * 1000.0)
+        assert len(window.doc.graph) == 2 * n
+        window.doc.undo_stack.undo()
+        paint(window)
+    close(window)
+    return statistics.median(times)
+
+
+def _delete_and_undo_ms(repeats: int = 3) -> tuple[float, float]:
+    window = _edit_window()
+    n = len(window.doc.graph)
+    deletes, undos = [], []
+    for _ in range(repeats):
+        window.canvas.select_all()
+        t0 = time.perf_counter()
+        window.delete_selection()
+        paint(window)
+        deletes.append((time.perf_counter() - t0) * 1000.0)
+        assert len(window.doc.graph) == 0
+        t0 = time.perf_counter()
+        window.doc.undo_stack.undo()
+        paint(window)
+        undos.append((time.perf_counter() - t0) * 1000.0)
+        assert len(window.doc.graph) == n
+    close(window)
+    return statistics.median(deletes), statistics.median(undos)
+
+
+def delete_200_ms() -> float:
+    return _delete_and_undo_ms()[0]
+
+
+def undo_delete_200_ms() -> float:
+    return _delete_and_undo_ms()[1]
+
+
+def auto_layout_5000_s(repeats: int = 3) -> float:
+    window = open_window(graph_path(5000))
+    times = []
+    for _ in range(repeats):
+        window.doc.move_nodes({n: (0.0, 0.0) for n in window.doc.graph.nodes})  # undo the layout
+        paint(window)
+        t0 = time.perf_counter()
+        window.canvas.auto_layout()
+        paint(window)
+        times.append(time.perf_counter() - t0)
+    close(window)
+    return statistics.median(times)
+
+
+_CHILD_PRELUDE = """
+import os, sys, time
 from PySide6.QtCore import QEvent, QObject, QTimer
 from gui.app import create_window, ensure_app
 app = ensure_app()
 window = create_window()
+"""
+
+_STARTUP_CHILD = _CHILD_PRELUDE + """
 class FirstPaint(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint:
@@ -218,39 +343,69 @@ app.exec()
 window.doc.undo_stack.clear()
 """
 
+_RSS_CHILD = _CHILD_PRELUDE + """
+window.show()
+deadline = time.perf_counter() + 1.5
+while time.perf_counter() < deadline:  # idle: paint, settle timers
+    app.processEvents()
+    time.sleep(0.02)
+rss = [l for l in open("/proc/self/status") if l.startswith("VmRSS:")][0].split()[1]
+print(int(rss) / 1024, flush=True)
+window.doc.undo_stack.clear()
+"""
+
+
+def _child(code: str) -> tuple[str, float]:
+    """Run ``code`` in a fresh interpreter (imports included): its first output line and
+    the seconds until that line arrived."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    elapsed = time.perf_counter() - t0
+    proc.wait(timeout=120)
+    return line, elapsed
+
 
 def startup_s(runs: int = 3) -> float:
-    """``python main.py`` to the first paint of the canvas with seed example 2, in a fresh
-    interpreter (imports included), median of ``runs``. Target: < 2 s."""
-    import subprocess
-
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    """Process start to the first paint of the window with seed example 2."""
     times = []
     for _ in range(runs):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", _STARTUP_CHILD], cwd=root, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        times.append(time.perf_counter() - t0)
-        proc.wait(timeout=60)
-        if line.strip() != "painted":
+        line, elapsed = _child(_STARTUP_CHILD)
+        if line != "painted":
             raise RuntimeError("the app did not paint")
+        times.append(elapsed)
     return statistics.median(times)
+
+
+def idle_rss_mb() -> float:
+    """Resident memory of an idle app with seed example 2 open."""
+    return float(_child(_RSS_CHILD)[0])
 
 
 #: Every figure, in the order printed.
 FIGURES: dict[str, Callable[[], float]] = {
-    "open_1000_s": open_1000_s,
-    "repaint_300_ms": repaint_300_ms,
-    "anim_frame_100_ms": anim_frame_100_ms,
     "startup_s": startup_s,
+    "open_1000_s": open_1000_s,
+    "open_5000_s": open_5000_s,
+    "player_step_1000_ms": player_step_1000_ms,
+    "player_step_5000_ms": player_step_5000_ms,
+    "zoom_repaint_1000_ms": zoom_repaint_1000_ms,
+    "pan_repaint_5000_ms": pan_repaint_5000_ms,
+    "duplicate_200_ms": duplicate_200_ms,
+    "delete_200_ms": delete_200_ms,
+    "undo_delete_200_ms": undo_delete_200_ms,
+    "auto_layout_5000_s": auto_layout_5000_s,
+    "idle_rss_mb": idle_rss_mb,
 }
 
 
 def main(argv: list[str] | None = None) -> None:
     names = (argv if argv is not None else sys.argv[1:]) or list(FIGURES)
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        raise SystemExit(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(FIGURES)}")
     for name in names:
         value = FIGURES[name]()
         print(f"{name}: {value:.3f}", flush=True)

@@ -121,9 +121,8 @@ class GraphDocument(QObject):
         self.path = path
         self.prior_grads = {}
         self.undo_stack.setClean()
-        self.structureChanged.emit()
-        self.backwardChanged.emit()
         self.fileChanged.emit()
+        self._pending.structure = self._pending.backward = True
         self.recompute()
 
     def to_file(self) -> GraphFile:
@@ -285,7 +284,11 @@ class GraphDocument(QObject):
                 self._flush()
 
     def _flush(self) -> None:
+        """Recompute first, then announce: views that add items for new nodes can size
+        them from the new results at once (edges are routed around final sizes)."""
         pending, self._pending = self._pending, _Pending()
+        if pending.recompute:
+            self._recompute_now()
         if pending.structure:
             self.structureChanged.emit()
         for nid in dict.fromkeys(pending.nodes):
@@ -294,7 +297,7 @@ class GraphDocument(QObject):
         if pending.backward:
             self.backwardChanged.emit()
         if pending.recompute:
-            self._recompute_now()
+            self.resultsChanged.emit()
 
     def recompute(self) -> None:
         """Forward, then backward from the chosen output (once, at the end of a group)."""
@@ -303,7 +306,8 @@ class GraphDocument(QObject):
             self._flush()
 
     def _recompute_now(self) -> None:
-        """Forward, then backward from the chosen output; results replace the old ones."""
+        """Forward, then backward from the chosen output; results replace the old ones
+        (``resultsChanged`` follows once the other changes are announced)."""
         self.recompute_count += 1
         fwd = forward(self.graph)
         results = Results(fwd)
@@ -317,7 +321,6 @@ class GraphDocument(QObject):
             except GraphError as exc:
                 results.backward_error = exc
         self.results = results
-        self.resultsChanged.emit()
 
     def _structure_edited(self) -> None:
         self.prior_grads = {}

@@ -59,6 +59,8 @@ def _hits(path: QPainterPath, rects: list[QRectF]) -> bool:
 
 
 Lane = tuple[float, float, float]  # (x from, x to, y) of a detour's straight part
+#: Lanes of edges sharing a gap run this far apart (times UNIT).
+LANE_SEP = 9.0
 
 
 def _free_intervals(near: list[QRectF], lo: float, hi: float) -> list[tuple[float, float]]:
@@ -92,7 +94,7 @@ def route(
     d = min(max(span * 0.2, 45.0 * s), 90.0 * s)
     if span < 2 * d + 10 * s:
         return default, None
-    a, b, m, sep = p1.x() + d, p2.x() - d, 14.0 * s, 9.0 * s
+    a, b, m, sep = p1.x() + d, p2.x() - d, 14.0 * s, LANE_SEP * s
     near = [r.adjusted(-m, -m, m, m) for r in obstacles if r.right() + m > a and r.left() - m < b]
     lo, hi = min(p1.y(), p2.y()) - 400.0, max(p1.y(), p2.y()) + 400.0
     ideal = (p1.y() + p2.y()) / 2

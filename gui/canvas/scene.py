@@ -12,7 +12,8 @@ laid out again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
+from typing import Generic, TypeVar
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
@@ -28,7 +29,17 @@ from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import THEME
-from .edge_item import ACTIVE, DONE, NORMAL, EdgeItem, EdgeLabelItem, PulseItem, edge_pen
+from .edge_item import (
+    ACTIVE,
+    DONE,
+    LANE_SEP,
+    NORMAL,
+    EdgeItem,
+    EdgeLabelItem,
+    Lane,
+    PulseItem,
+    edge_pen,
+)
 from .node_item import NodeItem
 from .port_item import UNIT
 
@@ -47,16 +58,19 @@ ROUTE_MAX_SPAN = 3000.0
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
+K = TypeVar("K", bound=Hashable)
 
-class RectGrid:
-    """A uniform grid of node boxes: "which boxes are near this rectangle" without
-    scanning every item (edge routing and label placement ask it a lot)."""
+
+class RectGrid(Generic[K]):
+    """A uniform grid of rectangles by key: "which boxes (or edges) are near this
+    rectangle" without scanning every item. Edge routing and label placement ask it
+    about boxes; the background and re-routing ask it about edges."""
 
     CELL = 256.0
 
     def __init__(self) -> None:
-        self._cells: dict[tuple[int, int], set[str]] = {}
-        self.rects: dict[str, QRectF] = {}
+        self._cells: dict[tuple[int, int], set[K]] = {}
+        self.rects: dict[K, QRectF] = {}
 
     def _keys(self, r: QRectF) -> list[tuple[int, int]]:
         c = self.CELL
@@ -64,7 +78,7 @@ class RectGrid:
         y0, y1 = int(r.top() // c), int(r.bottom() // c)
         return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
 
-    def put(self, key: str, rect: QRectF) -> None:
+    def put(self, key: K, rect: QRectF) -> None:
         old = self.rects.get(key)
         if old is not None:
             if old == rect:
@@ -74,7 +88,7 @@ class RectGrid:
         for cell in self._keys(rect):
             self._cells.setdefault(cell, set()).add(key)
 
-    def remove(self, key: str) -> None:
+    def remove(self, key: K) -> None:
         old = self.rects.pop(key, None)
         if old is not None:
             for cell in self._keys(old):
@@ -84,11 +98,41 @@ class RectGrid:
                     if not bucket:
                         del self._cells[cell]
 
-    def query(self, rect: QRectF) -> list[str]:
-        found: set[str] = set()
+    def query(self, rect: QRectF) -> list[K]:
+        found: set[K] = set()
         for cell in self._keys(rect):
             found |= self._cells.get(cell, set())
         return [k for k in found if self.rects[k].intersects(rect)]
+
+
+class LaneIndex:
+    """Routed edges' lanes by height band: the lanes near a detour, without a scan of
+    every lane (finding lanes for E edges was O(E²))."""
+
+    BAND = 64.0
+
+    def __init__(self) -> None:
+        self._bands: dict[int, dict[EdgeKey, Lane]] = {}
+        self._lanes: dict[EdgeKey, Lane] = {}
+
+    def put(self, key: EdgeKey, lane: Lane | None) -> None:
+        self.remove(key)
+        if lane is not None:
+            self._lanes[key] = lane
+            self._bands.setdefault(int(lane[2] // self.BAND), {})[key] = lane
+
+    def remove(self, key: EdgeKey) -> None:
+        lane = self._lanes.pop(key, None)
+        if lane is not None:
+            band = self._bands[int(lane[2] // self.BAND)]
+            del band[key]
+
+    def near(self, y0: float, y1: float, exclude: EdgeKey) -> list[Lane]:
+        """Lanes with a height in [y0, y1], other than ``exclude``'s."""
+        out: list[Lane] = []
+        for b in range(int(y0 // self.BAND), int(y1 // self.BAND) + 1):
+            out += [lane for k, lane in self._bands.get(b, {}).items() if k != exclude]
+        return out
 
 
 class CanvasScene(QGraphicsScene):
@@ -110,8 +154,10 @@ class CanvasScene(QGraphicsScene):
         self.boxes = NodeBoxes()
         self._active_key: EdgeKey | None = None
         self._label_step: Step | None = None
-        self.grid = RectGrid()
-        self._lanes: dict[EdgeKey, tuple[float, float, float]] = {}  # routed edges' lanes
+        self.grid: RectGrid[str] = RectGrid()  # node boxes
+        self.edge_grid: RectGrid[EdgeKey] = RectGrid()  # edges' extents
+        self._lanes = LaneIndex()  # routed edges' lanes
+        self._boxes_for: object = None  # the results self.boxes was built for
         self._batch: set[str] | None = None  # while moving many boxes: who moved
         self._pending: set[str] = set()  # moved before every box had a place
         self._vacated: list[QRectF] = []  # where removed boxes were
@@ -155,7 +201,10 @@ class CanvasScene(QGraphicsScene):
         for nid, node in graph.nodes.items():
             item = self.nodes.get(nid)
             if item is None:
-                item = NodeItem(nid)  # content follows with the results
+                item = NodeItem(nid)
+                # The document recomputed before announcing the change: size the box
+                # from its real content now, so its edges are routed once, around it.
+                item.set_content(self._content(nid, None))
                 self.nodes[nid] = item
                 self._touching[nid] = set()
                 self.addItem(item)
@@ -171,7 +220,7 @@ class CanvasScene(QGraphicsScene):
         want = set(graph.edges())
         for key in [k for k in self.edges if k not in want]:
             edge = self.edges.pop(key)
-            self._lanes.pop(key, None)
+            self._forget_edge(key)
             for nid in key[:2]:
                 self._touching.get(nid, set()).discard(key)
             self._drop_edge(edge)
@@ -189,7 +238,7 @@ class CanvasScene(QGraphicsScene):
         item = self.nodes.pop(nid)
         for key in self._touching.pop(nid, set()):
             edge = self.edges.pop(key, None)
-            self._lanes.pop(key, None)
+            self._forget_edge(key)
             if edge is not None:
                 self._drop_edge(edge)
             other = key[1] if key[0] == nid else key[0]
@@ -199,6 +248,10 @@ class CanvasScene(QGraphicsScene):
             self._vacated.append(vacated)  # edges that went around it may straighten
         self.grid.remove(nid)
         self.removeItem(item)
+
+    def _forget_edge(self, key: EdgeKey) -> None:
+        self._lanes.remove(key)
+        self.edge_grid.remove(key)
 
     def _drop_edge(self, edge: EdgeItem) -> None:
         if edge.in_background:
@@ -248,12 +301,9 @@ class CanvasScene(QGraphicsScene):
             keys |= self._touching.get(nid, set())
         if len(rects) > 64:
             keys = set(self.edges)
-        elif rects:
-            for key, edge in self.edges.items():
-                if key not in keys:
-                    box = edge.path().controlPointRect()
-                    if any(box.intersects(r) for r in rects):
-                        keys.add(key)
+        else:
+            for r in rects:
+                keys.update(self.edge_grid.query(r))
         for key in sorted(keys):  # a fixed order: lanes (and exported frames) reproducible
             self._update_edge(key)
         if self._active_key in keys:
@@ -293,19 +343,23 @@ class CanvasScene(QGraphicsScene):
         if not obstacles:
             edge.set_ends(p1, p2)
         else:
-            taken = [lane for k, lane in self._lanes.items() if k != key]
-            edge.set_ends(p1, p2, obstacles, taken)
-        if edge.lane is not None:
-            self._lanes[key] = edge.lane
-        else:
-            self._lanes.pop(key, None)
+            y0 = min(p1.y(), p2.y()) - ROUTE_REACH - LANE_SEP * UNIT
+            y1 = max(p1.y(), p2.y()) + ROUTE_REACH + LANE_SEP * UNIT
+            edge.set_ends(p1, p2, obstacles, self._lanes.near(y0, y1, key))
+        self._lanes.put(key, edge.lane)
+        self.edge_grid.put(key, edge.bounds)
 
     # ------------------------------------------------------------------ results and frames
 
     def sync_results(self) -> None:
-        """The engine recomputed: refresh every box (cheaply), then place new nodes."""
-        self.boxes.set_results(self.doc.results)
-        self.apply_frame(self.frame)
+        """The engine recomputed: refresh every box (cheaply), then place new nodes.
+
+        When the frame shown already belongs to the new results (a player connected
+        before the scene sent it), the boxes are up to date: nothing is redrawn twice.
+        """
+        f = self.frame
+        if f is None or f.timeline is None or f.timeline.results is not self.doc.results:
+            self.apply_frame(f)
         self._place_missing()
         if self._replaced:
             self._replaced = False
@@ -319,6 +373,7 @@ class CanvasScene(QGraphicsScene):
         (new results, a new theme).
         """
         previous, self.frame = self.frame, frame
+        self._content_results()
         changes = None
         if previous is not None and frame is not None and previous is not frame:
             timeline = frame.timeline
@@ -400,7 +455,7 @@ class CanvasScene(QGraphicsScene):
         return best[2]
 
     def _edges_under(self, rect: QRectF) -> int:
-        return sum(1 for i in self.items(rect) if isinstance(i, EdgeItem))
+        return len(self.edge_grid.query(rect))
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         """Paper, a subtle grid, and every plain edge.
@@ -430,8 +485,10 @@ class CanvasScene(QGraphicsScene):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(edge_pen(NORMAL))
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        for edge in self.edges.values():
-            if edge.in_background and edge.bounds.intersects(rect):
+        edges = self.edges
+        for key in sorted(self.edge_grid.query(rect)):  # only what is in view
+            edge = edges[key]
+            if edge.in_background:
                 painter.drawPath(edge.path())
 
     def set_pulse_progress(self, t: float) -> None:
@@ -439,7 +496,14 @@ class CanvasScene(QGraphicsScene):
 
     # ------------------------------------------------------------------ content
 
+    def _content_results(self) -> None:
+        """Point the box builder at the document's latest results (once per results)."""
+        if self._boxes_for is not self.doc.results:
+            self._boxes_for = self.doc.results
+            self.boxes.set_results(self.doc.results)
+
     def _content(self, nid: str, frame: Frame | None) -> NodeContent:
+        self._content_results()
         doc = self.doc
         return self.boxes.content(doc.graph, doc.results, doc.output, nid, frame)
 

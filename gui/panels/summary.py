@@ -10,6 +10,7 @@ accumulates into ``.grad`` exactly as PyTorch does.
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..document import GraphDocument
@@ -43,15 +44,18 @@ class SummaryPanel(QWidget):
         buttons.addWidget(self.backward_again_button)
         buttons.addWidget(self.zero_grad_button)
         buttons.addStretch(1)
-        self.browser = QTextBrowser(self)
-        self.browser.setObjectName("SummaryText")
-        self.browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
-        self.browser.document().setDocumentMargin(10)
+        # Two texts: the leaves' .grad follow every frame; the end-to-end part (J, vᵀJ,
+        # paths) is large and changes with the results only, so it is laid out once.
+        self.browser = self._text_browser("SummaryText")
+        self.static_browser = self._text_browser("SummaryEndToEnd")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
         layout.addLayout(buttons)
         layout.addWidget(self.browser)
+        layout.addWidget(self.static_browser, 1)
         self._static: str | None = None  # the end-to-end part: changes with the results only
+        self._static_shown: str | None = None
         self.follow = FollowPlayer(self, player, self._render, self._new_results)
         self.apply_theme()
 
@@ -66,7 +70,25 @@ class SummaryPanel(QWidget):
     def text(self) -> str:
         """What the panel says now, as plain text (rendered first if it was deferred)."""
         self.follow.flush()
-        return self.browser.toPlainText()
+        return self.browser.toPlainText() + "\n" + self.static_browser.toPlainText()
+
+    def _text_browser(self, name: str) -> QTextBrowser:
+        browser = QTextBrowser(self)
+        browser.setObjectName(name)
+        browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
+        browser.document().setDocumentMargin(10)
+        return browser
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._fit_leaf_text()
+
+    def _fit_leaf_text(self) -> None:
+        """The leaves' text as tall as it is (up to two thirds of the panel), the rest below."""
+        doc = self.browser.document()
+        doc.setTextWidth(max(1, self.browser.viewport().width()))
+        height = int(doc.size().height()) + 2 * self.browser.frameWidth() + 2
+        self.browser.setFixedHeight(max(40, min(height, (2 * self.height()) // 3 or height)))
 
     def _new_results(self) -> None:
         self._static = None  # the frame change that follows renders
@@ -79,9 +101,18 @@ class SummaryPanel(QWidget):
         trace = self.doc.results.trace
         self.backward_again_button.setEnabled(trace is not None)
         self.zero_grad_button.setEnabled(bool(self.doc.prior_grads))
-        self.browser.setHtml(self.html())
+        self.browser.setHtml(self._html(with_static=False))
+        self._fit_leaf_text()
+        static = labels.h_document(self._static or "", BASE_PT * THEME.scale)
+        if static != self._static_shown:  # once per results (and theme)
+            self._static_shown = static
+            self.static_browser.setHtml(static)
 
     def html(self) -> str:
+        """Everything the panel says for the player's frame, as one HTML document."""
+        return self._html(with_static=True)
+
+    def _html(self, with_static: bool) -> str:
         results = self.doc.results
         trace = results.trace
         frame = self.player.frame
@@ -109,7 +140,8 @@ class SummaryPanel(QWidget):
         body.append(labels.leaf_grads_html(leaves, grads, status))
         if self._static is None:
             self._static = self._end_to_end_html()
-        body.append(self._static)
+        if with_static:
+            body.append(self._static)
         return labels.h_document("".join(body), BASE_PT * THEME.scale)
 
     def _end_to_end_html(self) -> str:
