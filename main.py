@@ -4,6 +4,8 @@
     python main.py FILE                 the app, with FILE open
     python main.py run FILE [--json] [--steps]
     python main.py export FILE --step K --out frame.png [--size 1280x720]
+    python main.py import SNIPPET.py --out FILE.bpgraph
+    python main.py export-torch FILE [--out script.py] [--retain-grads]
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ def main(argv: list[str] | None = None) -> int:
         from engine.cli import main as run_main
 
         return run_main(args[1:])
+    if args and args[0] == "import":
+        from engine.pytorch_cli import import_main
+
+        return import_main(args[1:])
+    if args and args[0] == "export-torch":
+        from engine.pytorch_cli import export_main
+
+        return export_main(args[1:])
     if args and args[0] == "export":
         from gui.export import main as export_main
 

@@ -1,0 +1,112 @@
+"""``main.py import`` and ``main.py export-torch``: PyTorch code in and out, headless.
+
+``import SNIPPET.py --out FILE.bpgraph`` reads a snippet, never runs it (see
+:mod:`engine.pytorch_import`); ``export-torch FILE [--out script.py] [--retain-grads]``
+writes a graph file as a runnable script (see :mod:`engine.pytorch_export`). A
+refusal is one line on stderr, ``error: NAME: ...`` (``line L, column C: ...`` for
+code), with exit status 2; warnings (skipped statements, seeded random numbers)
+are one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from .fileformat import FileFormatError, dumps, load, save
+from .pytorch_export import export_script
+from .pytorch_import import MAX_SOURCE_CHARS, CodeError, import_code
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line, as for every other bad input."""
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.usage_line})\n")
+
+    usage_line = ""
+
+
+def _parser(prog: str, usage: str) -> _Parser:
+    parser = _Parser(prog=prog)
+    parser.usage_line = usage
+    return parser
+
+
+def read_source(path: str) -> str:
+    """A snippet's text; OSError or a one-line ValueError when it cannot be read as code."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError("no such file" if not p.exists() else "not a regular file")
+    with open(p, "rb") as fh:
+        data = fh.read(4 * MAX_SOURCE_CHARS + 1)
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        raise ValueError(f"the file is over {4 * MAX_SOURCE_CHARS:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"byte {exc.start} is not UTF-8 text") from None
+
+
+def import_main(argv: list[str]) -> int:
+    """Entry point of ``main.py import``; 0 ok, 2 refused or unreadable."""
+    parser = _parser("main.py import", "main.py import SNIPPET.py --out FILE.bpgraph")
+    parser.add_argument("snippet", metavar="SNIPPET.py")
+    parser.add_argument("--out", metavar="FILE.bpgraph", help="where to write (default: stdout)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    name = args.snippet.replace("\n", "\\n")
+    try:
+        imported = import_code(read_source(args.snippet))
+        gf = imported.to_graph_file(title=Path(args.snippet).stem)
+        if args.out:
+            save(args.out, gf)
+        else:
+            sys.stdout.write(dumps(gf))
+    except (CodeError, OSError, ValueError, FileFormatError) as exc:
+        text = str(exc) if not isinstance(exc, OSError) else f"cannot read: {exc.strerror}"
+        print(f"error: {name}: {text}", file=sys.stderr)
+        return 2
+    for line in imported.warnings + imported.notes:
+        print(f"warning: {name}: {line}", file=sys.stderr)
+    return 0
+
+
+def export_main(argv: list[str]) -> int:
+    """Entry point of ``main.py export-torch``; 0 ok, 2 when the file cannot be loaded."""
+    usage = "main.py export-torch FILE [--out script.py] [--retain-grads]"
+    parser = _parser("main.py export-torch", usage)
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--out", metavar="script.py", help="where to write (default: stdout)")
+    parser.add_argument(
+        "--retain-grads",
+        action="store_true",
+        help="also keep and print the .grad of every non-leaf that requires grad",
+    )
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    name = args.file.replace("\n", "\\n")
+    try:
+        gf = load(args.file)
+        script = export_script(
+            gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title
+        )
+        if args.out:
+            Path(args.out).write_text(script, encoding="utf-8")
+        else:
+            sys.stdout.write(script)
+    except FileFormatError as exc:
+        print(f"error: {name}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+__all__ = ["export_main", "import_main", "read_source"]

@@ -1,0 +1,202 @@
+"""Graph -> a runnable PyTorch script that stays inside the import subset.
+
+One line per node in topological order, float64 leaves holding their values, the
+``backward(...)`` call with its v and a ``print`` of each leaf's ``.grad``. Node ids
+that are not Python names are made into names, with the original id in a
+``# id: "..."`` comment the importer reads back, so ``import_code(export_script(G))``
+gives G again. The script needs PyTorch to run; writing it does not.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import keyword
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from .graph import Graph, Node
+from .ops import LEAF_OPS, OPS
+
+#: Names the script itself uses, so no node may take them.
+RESERVED = frozenset({"torch", "print", "float"})
+
+_INFIX = ("+", "-", "*", "/", "**", "@")
+_FLOAT64 = "dtype=torch.float64"
+
+
+def python_names(graph: Graph) -> dict[str, str]:
+    """Each node id -> the variable that holds it in the script (the id itself when it can)."""
+    names: dict[str, str] = {}
+    taken = {nid for nid in graph.nodes if _usable(nid)}
+    for nid in graph.nodes:
+        if _usable(nid):
+            names[nid] = nid
+            continue
+        base = re.sub(r"\W", "_", nid)
+        if not base or base[0].isdigit():
+            base = "n_" + base
+        if not _usable(base):
+            base += "_"
+        candidate, k = base, 1
+        while candidate in taken:
+            k += 1
+            candidate = f"{base}_{k}"
+        taken.add(candidate)
+        names[nid] = candidate
+    return names
+
+
+def _usable(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name) and name not in RESERVED
+
+
+def export_order(graph: Graph) -> list[str]:
+    """Topological order that keeps the graph's own node order wherever it can."""
+    index = {nid: k for k, nid in enumerate(graph.nodes)}
+    waiting = {nid: len({s for s in n.inputs if s is not None}) for nid, n in graph.nodes.items()}
+    users: dict[str, list[str]] = {nid: [] for nid in graph.nodes}
+    for nid, n in graph.nodes.items():
+        for src in {s for s in n.inputs if s is not None}:
+            users[src].append(nid)
+    ready = [index[nid] for nid, w in waiting.items() if w == 0]
+    heapq.heapify(ready)
+    ids = list(graph.nodes)
+    order = []
+    while ready:
+        nid = ids[heapq.heappop(ready)]
+        order.append(nid)
+        for user in users[nid]:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                heapq.heappush(ready, index[user])
+    return order
+
+
+def requires_grad(graph: Graph) -> set[str]:
+    """The nodes PyTorch would mark ``requires_grad`` (from the graph's structure alone)."""
+    out: set[str] = set()
+    for nid in export_order(graph):
+        node = graph.nodes[nid]
+        if node.wants_grad or (not node.is_leaf and any(s in out for s in node.inputs)):
+            out.add(nid)
+    return out
+
+
+def tensor_literal(value: np.ndarray | float) -> str:
+    """A nested list literal the importer reads back bit for bit (``float("nan")`` included)."""
+    a = np.asarray(value, dtype=np.float64)
+
+    def number(x: float) -> str:
+        if math.isnan(x):
+            return 'float("nan")'
+        if math.isinf(x):
+            return 'float("inf")' if x > 0 else '-float("inf")'
+        return repr(float(x))
+
+    def walk(x: Any) -> str:
+        if isinstance(x, list):
+            return "[" + ", ".join(walk(y) for y in x) + "]"
+        return number(x)
+
+    return walk(a.tolist())
+
+
+def _leaf_line(node: Node) -> str:
+    grad = ", requires_grad=True" if node.requires_grad else ", requires_grad=False"
+    if node.op == "const":
+        grad = ""
+    value = node.value
+    if value is not None and value.size == 0:
+        sizes = ", ".join(str(n) for n in value.shape)
+        return f"torch.zeros({sizes}, {_FLOAT64}{grad})"
+    return f"torch.tensor({tensor_literal(value)}, {_FLOAT64}{grad})"
+
+
+def _op_expression(node: Node, args: list[str]) -> str:
+    """The node as PyTorch writes it, in the op table's preferred readable spelling:
+    an operator where the table lists one, else its first ``torch.*`` function."""
+    spec = OPS[node.op]
+    spellings = spec.torch
+    if len(args) == 2 and any(s in _INFIX for s in spellings):
+        sym = next(s for s in spellings if s in _INFIX)
+        return f"{args[0]} {sym} {args[1]}"
+    if spec.arity == 1 and "-" in spellings:
+        return f"-{args[0]}"
+    if "[]" in spellings and node.attrs.get("dim", 0) >= 0:
+        dim, index = node.attrs.get("dim", 0), node.attrs.get("index", 0)
+        return f"{args[0]}[{':, ' * dim}{index}]"
+    attrs = _written_attrs(spec.attrs, node.attrs)
+    keywords = "".join(f", {k}={v!r}" for k, v in attrs.items())
+    function = next((s for s in spellings if s.startswith("torch.")), None)
+    if function is None:
+        method = next(s for s in spellings if s.startswith("Tensor."))
+        return f"{args[0]}.{method.removeprefix('Tensor.')}({keywords.removeprefix(', ')})"
+    operands = f"[{', '.join(args)}]" if spec.arity is None else ", ".join(args)
+    return f"{function}({operands}{keywords})"
+
+
+def _written_attrs(specs: tuple, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Attributes worth writing: all but trailing ones left at a None/False default
+    (``torch.sum(x, dim=None, keepdim=True)``: PyTorch wants dim with keepdim)."""
+    names = [a.name for a in specs]
+    quiet = {a.name for a in specs if a.default in (None, False) and attrs.get(a.name) is a.default}
+    last = max((k for k, n in enumerate(names) if n not in quiet), default=-1)
+    return {n: attrs.get(n) for n in names[: last + 1]}
+
+
+def export_script(
+    graph: Graph,
+    output: str | None = None,
+    gradient: np.ndarray | None = None,
+    *,
+    retain_grads: bool = False,
+    title: str = "",
+) -> str:
+    """The graph as a PyTorch script (see the module docstring).
+
+    ``retain_grads`` adds ``.retain_grad()`` for every non-leaf that requires grad and
+    prints their ``.grad`` too. A node with an empty operand port is written as a
+    comment: the script shows it, but that line does not run.
+    """
+    names = python_names(graph)
+    needs_grad = requires_grad(graph)
+    lines = []
+    for text in (title or "").splitlines()[:3]:
+        lines.append(f"# {text}".rstrip())
+    lines += ["import torch", ""]
+    retained = []
+    for nid in export_order(graph):
+        node = graph.nodes[nid]
+        name = names[nid]
+        comment = "" if name == nid else f"  # id: {json.dumps(nid, ensure_ascii=False)}"
+        if node.op in LEAF_OPS:
+            lines.append(f"{name} = {_leaf_line(node)}{comment}")
+            continue
+        missing = [i for i, s in enumerate(node.inputs) if s is None]
+        arity = OPS[node.op].arity
+        if missing or not node.inputs or (arity is not None and len(node.inputs) < arity):
+            lines.append(f"# {name} = {node.op}(...): an operand port is not connected")
+            continue
+        args = [names[s] for s in node.inputs]
+        lines.append(f"{name} = {_op_expression(node, args)}{comment}")
+        if retain_grads and nid in needs_grad:
+            lines.append(f"{name}.retain_grad()")
+            retained.append(nid)
+    if output is not None and output in graph.nodes:
+        lines.append("")
+        if gradient is None:
+            lines.append(f"{names[output]}.backward()")
+        else:
+            v = tensor_literal(gradient)
+            lines.append(f"{names[output]}.backward(gradient=torch.tensor({v}, {_FLOAT64}))")
+        shown = [n for n in graph.nodes if graph.nodes[n].wants_grad] + retained
+        for nid in shown:
+            lines.append(f'print("{names[nid]}.grad =", {names[nid]}.grad)')
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["RESERVED", "export_order", "export_script", "python_names", "requires_grad"]

@@ -1,0 +1,167 @@
+"""Graph -> PyTorch script: import(export(G)) == G, and the script under torch gives our gradients.
+
+Round trips run over every shipped example and over hypothesis-drawn graphs (with
+ids that are not Python names); the exported scripts run in-process under PyTorch
+(our own generated code, not a user's) and every leaf's and retained non-leaf's
+``.grad`` must match the engine's to rtol 1e-12.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_random_graphs import random_graph
+
+from engine.autodiff import backward, forward
+from engine.examples import list_examples
+from engine.fileformat import load
+from engine.graph import Graph
+from engine.pytorch_check import TorchCheckError, compare_with_torch, run_with_torch
+from engine.pytorch_export import export_script, python_names
+from engine.pytorch_import import import_code
+from support import torch
+
+EXAMPLES = [path for path, _ in list_examples()]
+
+
+def assert_same_graph(a: Graph, b: Graph) -> None:
+    assert list(a.nodes) == list(b.nodes)
+    for nid, x in a.nodes.items():
+        y = b.nodes[nid]
+        assert (x.op, x.inputs, x.attrs, x.requires_grad) == (
+            y.op,
+            y.inputs,
+            y.attrs,
+            y.requires_grad,
+        ), nid
+        if x.is_leaf:
+            assert x.value.shape == y.value.shape, nid
+            np.testing.assert_array_equal(x.value, y.value)  # bit for bit, NaN included
+
+
+def round_trip(graph: Graph, output: str | None, v: np.ndarray | None) -> str:
+    script = export_script(graph, output, v, retain_grads=True)
+    im = import_code(script)
+    assert_same_graph(graph, im.graph)
+    assert im.output == output
+    if v is None:
+        assert im.gradient is None
+    else:
+        np.testing.assert_array_equal(im.gradient, v)
+    return script
+
+
+def run_under_torch(script: str, graph: Graph) -> dict[str, Any]:
+    """Execute our generated script with torch; each node's ``.grad`` by node id."""
+    namespace: dict[str, Any] = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(script, "<exported>", "exec"), namespace)  # our own script, not a user's
+    names = python_names(graph)
+    return {nid: namespace[names[nid]].grad for nid in graph.nodes if names[nid] in namespace}
+
+
+def check_against_torch(script: str, graph: Graph, output: str, v: np.ndarray | None) -> None:
+    trace = backward(graph, forward(graph), output, v)
+    theirs = run_under_torch(script, graph)
+    for nid, node in graph.nodes.items():
+        ours = trace.grads.get(nid)
+        if node.is_leaf and not node.wants_grad:
+            continue
+        got = theirs.get(nid)
+        if ours is None or got is None:
+            # A retained non-leaf off the output's path: PyTorch leaves .grad None
+            assert got is None or not np.any(got.numpy()), nid
+            continue
+        np.testing.assert_allclose(got.numpy(), ours, rtol=1e-12, atol=1e-300, err_msg=nid)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_round_trips(path) -> None:
+    gf = load(path)
+    round_trip(gf.graph, gf.output, gf.gradient)
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_exported_example_runs_under_torch_with_our_gradients(path) -> None:
+    gf = load(path)
+    script = export_script(gf.graph, gf.output, gf.gradient, retain_grads=True)
+    check_against_torch(script, gf.graph, gf.output, gf.gradient)
+
+
+ODD_IDS = ["a b", "1st", "for", "torch", "x.grad", "ü", "print", "y-2", ""]
+
+
+def _renamed(graph: Graph, data: st.DataObject) -> dict[str, str]:
+    """Give some nodes ids that are not Python names."""
+    mapping = {}
+    for nid in list(graph.nodes):
+        if data.draw(st.integers(0, 3)) == 0:
+            new = data.draw(st.sampled_from(ODD_IDS)) + nid
+            if new not in graph.nodes:
+                graph.rename(nid, new)
+                mapping[nid] = new
+    return mapping
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(drawn=random_graph(max_ops=8), data=st.data())
+def test_random_graphs_round_trip_and_match_torch(drawn, data) -> None:
+    graph, _, output, v = drawn
+    output = _renamed(graph, data).get(output, output)
+    script = round_trip(graph, output, v)
+    if torch is not None:
+        check_against_torch(script, graph, output, v)
+
+
+def test_names_that_are_not_python_get_a_comment_with_the_id() -> None:
+    g = Graph()
+    g.add_node("x 1", "input", value=[1.0, float("nan"), -float("inf")])
+    g.add_node("for", "const", value=np.zeros((2, 0)))
+    g.add_node("torch", "neg", ["x 1"])
+    script = export_script(g, None, None)
+    assert 'x_1 = torch.tensor([1.0, float("nan"), -float("inf")], dtype=torch.float64, ' in script
+    assert '# id: "x 1"' in script and '# id: "for"' in script and '# id: "torch"' in script
+    assert "torch.zeros(2, 0, dtype=torch.float64)" in script
+    assert_same_graph(g, import_code(script).graph)
+
+
+def test_an_unconnected_port_is_written_as_a_comment() -> None:
+    g = Graph()
+    g.add_node("x", "input", value=1.0)
+    g.add_node("y", "add", ["x", None])
+    script = export_script(g, None, None)
+    assert "# y = add(...): an operand port is not connected" in script
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
+def test_check_with_torch_runs_a_separate_process_and_agrees_on_seed2() -> None:
+    gf = load(EXAMPLES[[p.stem for p in EXAMPLES].index("seed2_stack_vjp")])
+    rows = compare_with_torch(gf.graph, gf.output, gf.gradient)
+    by_node = {r.node: r for r in rows}
+    assert set(by_node) == set(gf.graph.nodes)
+    assert all(r.agree for r in rows)
+    np.testing.assert_allclose(by_node["x1"].theirs, 1.1, rtol=1e-12)
+    # A wrong gradient on our side is caught: PyTorch's numbers are really compared.
+    gf.graph.set_value("x3", 4.0)
+    theirs = run_with_torch(gf.graph, gf.output, gf.gradient)
+    assert not np.allclose(theirs["x1"], 1.1)
+
+
+def test_check_with_torch_reports_a_failing_script_in_one_line() -> None:
+    g = Graph()
+    g.add_node("x", "input", value=[1.0, 2.0])
+    g.add_node("y", "sum", ["x"])
+    with pytest.raises(TorchCheckError) as info:
+        run_with_torch(g, "y", np.ones(3))  # v of the wrong shape: PyTorch refuses it
+    assert "\n" not in str(info.value) and str(info.value)
