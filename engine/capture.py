@@ -28,19 +28,27 @@ PyTorch is optional (the ``torch`` extra) and imported only when capturing.
 from __future__ import annotations
 
 import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import tracefile
 from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
 from .trace import Step
 
 INSTALL_HINT = 'capturing needs PyTorch: pip install "backprop-studio[torch]"'
 
-_SUFFIXES = ("Backward0", "Backward1", "Backward")
+#: PyTorch's node classes are the op plus ``Backward`` and an overload number.
+_BACKWARD_SUFFIX = re.compile(r"(?<=.)Backward\d*$")
 
 
 class CaptureError(Exception):
@@ -61,11 +69,7 @@ def _numpy(t: Any) -> np.ndarray:
 
 
 def _kind(node: Any) -> str:
-    name = type(node).__name__
-    for suffix in _SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return name
+    return _BACKWARD_SUFFIX.sub("", type(node).__name__)
 
 
 @dataclass(slots=True)
@@ -113,6 +117,23 @@ class TorchContext:
 
     def describe(self, index: int) -> str:
         return jacobian_words(self.info, self.operand_shape)
+
+
+@dataclass
+class TorchTrace(CapturedTrace):
+    """What :func:`capture` returns: a captured trace to save, show or read."""
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write a ``.bptrace`` file (it replays without PyTorch)."""
+        tracefile.save(path, self)
+
+    def show(self) -> subprocess.Popen[bytes]:
+        """Open the app on this trace in a separate process (this one carries on)."""
+        fd, name = tempfile.mkstemp(suffix=tracefile.SUFFIX, prefix="capture-")
+        os.close(fd)
+        self.save(name)
+        main = Path(__file__).resolve().parent.parent / "main.py"
+        return subprocess.Popen([sys.executable, str(main), name])
 
 
 def _parameter_names(names: Any) -> dict[int, str]:
@@ -237,7 +258,7 @@ class _Recorder:
             for h in handles:
                 h.remove()
 
-    def trace(self, gradient: np.ndarray) -> CapturedTrace:
+    def trace(self, gradient: np.ndarray) -> TorchTrace:
         ids = self.ids
         infos: dict[str, CapturedNode] = {}
         dtypes: dict[Any, list[Any]] = {}
@@ -256,7 +277,7 @@ class _Recorder:
             )
         _modules(infos, list(infos))
         root_id = ids[self.root]
-        trace = CapturedTrace(output=root_id, gradient=gradient, nodes=infos)
+        trace = TorchTrace(output=root_id, gradient=gradient, nodes=infos)
         sums: dict[tuple[str, int], np.ndarray] = {(ids[n], 0): g for n, g in self.prior.items()}
         for node, grad_inputs, grad_outputs in self.records:
             info = infos[ids[node]]
@@ -302,7 +323,7 @@ def _seed(output: Any, gradient: Any) -> np.ndarray:
     return _numpy(_torch().as_tensor(gradient))
 
 
-def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any) -> CapturedTrace:
+def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any) -> TorchTrace:
     recorder = _Recorder(_root(output), names)
     with recorder.hooked():
         backward()
@@ -311,7 +332,7 @@ def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any
 
 def capture(
     output: Any, gradient: Any = None, names: Any = None, *, keep_graph: bool = True
-) -> CapturedTrace:
+) -> TorchTrace:
     """Run ``output.backward(gradient)`` once and return it as a trace.
 
     ``names`` (an ``nn.Module`` or ``{name: tensor}``) names the leaves; gradients
@@ -328,14 +349,14 @@ def capture(
 
 
 @contextmanager
-def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[CapturedTrace]]:
+def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[TorchTrace]]:
     """Capture every ``backward()`` run inside; yields the list the traces go into.
 
     ``Tensor.backward`` calls ``torch.autograd.backward``, which is wrapped for the
     duration (the graph is retained unless ``keep_graph=False``).
     """
     torch = _torch()
-    traces: list[CapturedTrace] = []
+    traces: list[TorchTrace] = []
     original = torch.autograd.backward
 
     def backward(

@@ -11,12 +11,7 @@ Jacobians the file kept (those up to the display limit).
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -96,20 +91,6 @@ class CapturedTrace(Trace):
     """
 
     nodes: dict[str, CapturedNode] = field(default_factory=dict)
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write a ``.bptrace`` file (replays without PyTorch)."""
-        from .tracefile import save
-
-        save(path, self)
-
-    def show(self) -> subprocess.Popen[bytes]:
-        """Open the app on this trace in a separate process (this one carries on)."""
-        fd, name = tempfile.mkstemp(suffix=".bptrace", prefix="capture-")
-        os.close(fd)
-        self.save(name)
-        main = Path(__file__).resolve().parent.parent / "main.py"
-        return subprocess.Popen([sys.executable, str(main), name])
 
     def modules(self) -> list[str]:
         """The module paths that hold nodes, in forward order."""

@@ -8,6 +8,7 @@ pulled back through PyTorch's nodes.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -259,3 +260,18 @@ def test_without_torch_one_line_says_how_to_install(monkeypatch: pytest.MonkeyPa
         capture(object())
     assert str(err.value) == INSTALL_HINT and "\n" not in INSTALL_HINT
     assert "pip install" in INSTALL_HINT and "[torch]" in INSTALL_HINT
+
+
+def test_show_saves_and_opens_the_app_in_another_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    launched: list[list[str]] = []
+    monkeypatch.setattr(capture_module.subprocess, "Popen", lambda args: launched.append(args))
+    x = torch.tensor([1.0, 2.0], dtype=F64, requires_grad=True)
+    capture((x * x).sum(), names={"x": x}).show()
+    ((python, main, path),) = launched
+    assert python == sys.executable and main.endswith("main.py") and path.endswith(".bptrace")
+    from engine import tracefile
+
+    try:
+        assert [s.operand for s in tracefile.load(path).steps] == ["Mul1", "x", "x"]
+    finally:
+        os.unlink(path)
