@@ -214,11 +214,11 @@ def _modules(infos: dict[str, CapturedNode], order: list[str]) -> None:
             if info.module:
                 from_params.add(nid)
             continue
-        ops = [src for src, _ in filter(None, info.inputs)]
+        ops = [pair[0] if pair is not None else None for pair in info.inputs]
         mods = {infos[s].module for s in ops if s in from_params}
         if len(mods) == 1:
             info.module = mods.pop()
-            if ops and all(s in from_params for s in ops):
+            if all(s in from_params for s in ops):  # None (a constant, an input) is not
                 from_params.add(nid)
 
 

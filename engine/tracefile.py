@@ -200,10 +200,12 @@ def _shapes(raw: Any) -> list[Shape]:
 
 
 def decode(value: dict[str, Any], where: str) -> np.ndarray:
+    """An array object's values (read-only: nothing replaying a trace changes them)."""
     shape = value["shape"]
-    if type(value["data"]) is not str or type(shape) is not list:
+    data = value["data"]
+    if type(data) is not str or type(shape) is not list:
         raise TypeError("array")
-    if len(shape) > MAX_NDIM or any(not isinstance(n, int) or n < 0 for n in shape):
+    if len(shape) > MAX_NDIM or (shape and (min(shape) < 0 or not _ints(shape))):
         raise FileFormatError(
             f"{where}: the shape {shape} is not a list of at most {MAX_NDIM} non-negative integers"
         )
@@ -213,7 +215,7 @@ def decode(value: dict[str, Any], where: str) -> np.ndarray:
             f"{where} has {count:,} elements; an array may have at most {MAX_ELEMENTS:,}"
         )
     try:
-        raw = base64.b64decode(value["data"], validate=True)
+        raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise FileFormatError(f"{where}: the data is not base64") from None
     if len(raw) != 8 * count:
@@ -221,7 +223,11 @@ def decode(value: dict[str, Any], where: str) -> np.ndarray:
             f"{where}: the data holds {len(raw) // 8:,} float64 values, the shape "
             f"{shape_text(tuple(shape))} needs {count:,}"
         )
-    return np.frombuffer(raw, dtype="<f8").astype(np.float64).reshape(shape)
+    return np.frombuffer(raw, dtype="<f8").reshape(shape)
+
+
+def _ints(shape: list[Any]) -> bool:
+    return all(type(n) is int for n in shape)
 
 
 def _build(doc: dict[str, Any]) -> CapturedTrace:

@@ -40,7 +40,7 @@ def parse_args(args: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="main.py", description="Backprop Studio: reverse-mode autodiff, made visible."
     )
-    parser.add_argument("file", nargs="?", help="a .bpgraph file to open")
+    parser.add_argument("file", nargs="?", help="a .bpgraph file to open (or a .bptrace to view)")
     return parser.parse_args(args)
 
 
@@ -68,6 +68,10 @@ def main(args: list[str]) -> int:
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     app = ensure_app()
+    if options.file and options.file.lower().endswith(".bptrace"):
+        from .trace_viewer import run_viewer
+
+        return run_viewer(app, options.file)
     window = create_window(options.file)
     window.show()
     # After the first paint: offer any autosave a crashed session left behind.

@@ -60,6 +60,7 @@ PROBLEMS_SHARE = 0.45
 PREFERRED_SIZE = (1440, 900)
 DEFAULT_EXAMPLE = "seed2_stack_vjp.bpgraph"
 FILE_FILTER = "Backprop graphs (*.bpgraph);;All files (*)"
+OPEN_FILTER = "Backprop graphs and captured traces (*.bpgraph *.bptrace);;" + FILE_FILTER
 #: Where the canvas's own shortcuts live: they act on its selection, so they must not
 #: fire while the user types in the inspector (Delete, Ctrl+C, F, ...).
 CANVAS_SCOPE = Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
         self.clipboard = Clipboard()
         self.files = FileController(self.doc, self, self)
         self.presenting = False
+        self.trace_windows: list[QWidget] = []  # read-only .bptrace viewers opened from here
         self._refit_on_resize = False
         self._refit_after_state = False  # the size a maximise brings arrives later
         self._saved_state: QByteArray | None = None
@@ -458,7 +460,25 @@ class MainWindow(QMainWindow):
         self.files.new_document()
 
     def open_dialog(self) -> None:
-        self.files.open_dialog()
+        path = self.ask_open_path()
+        if path and path.lower().endswith(".bptrace"):
+            self.open_trace(path)
+        elif path:
+            self.files.open_path(path)
+
+    def open_trace(self, path: str) -> None:
+        """A captured trace opens read-only in a viewer window beside this one."""
+        from engine.fileformat import FileFormatError
+
+        from .trace_viewer import open_trace
+
+        try:
+            viewer = open_trace(path)
+        except FileFormatError as exc:
+            self.show_error(f"Cannot open {Path(path).name}: {exc}")
+            return
+        self.trace_windows.append(viewer)
+        viewer.show()
 
     def open_default_example(self) -> bool:
         """Seed example 2 (the stack of three scalars with v = [0.1, 0.2, 0.3])."""
@@ -536,7 +556,7 @@ class MainWindow(QMainWindow):
 
     def ask_open_path(self) -> str | None:
         start = str(self.doc.path.parent) if self.doc.path else ""
-        path, _f = QFileDialog.getOpenFileName(self, "Open graph", start, FILE_FILTER)
+        path, _f = QFileDialog.getOpenFileName(self, "Open graph", start, OPEN_FILTER)
         return path or None
 
     def ask_save_path(self, suggested: str) -> str | None:
