@@ -21,6 +21,7 @@ from PySide6.QtGui import QUndoStack
 from engine.autodiff import backward, forward
 from engine.errors import GraphError
 from engine.graph import Graph, Node, Removed, fresh_id
+from engine.groups import Group, check_group
 from engine.layout_keys import point
 
 from .model.results import Results
@@ -66,6 +67,7 @@ class GraphDocument(QObject):
     backwardChanged = Signal()
     resultsChanged = Signal()
     fileChanged = Signal()
+    groupsChanged = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -81,6 +83,7 @@ class GraphDocument(QObject):
         self.extra: dict[str, Any] = {}
         self.path: Path | None = None
         self.prior_grads: dict[str, np.ndarray] = {}
+        self.groups: list[Group] = []  # engine.groups; edited by gui.group_commands
         self._depth = 0
         self._pending = _Pending()
         self.recompute_count = 0  # how often the engine ran (one per command)
@@ -120,10 +123,12 @@ class GraphDocument(QObject):
         self.extra = dict(gf.extra)
         self.path = path
         self.prior_grads = {}
+        self.groups = list(gf.groups)
         self.undo_stack.setClean()
         self.fileChanged.emit()
         self._pending.structure = self._pending.backward = True
         self.recompute()
+        self.groupsChanged.emit()
 
     def to_file(self) -> GraphFile:
         """The document as a v1 graph file, node positions included."""
@@ -141,7 +146,26 @@ class GraphDocument(QObject):
             description=self.description,
             extra=dict(self.extra),
             node_extra=node_extra,
+            groups=self.live_groups(),
         )
+
+    def set_groups(self, groups: list[Group]) -> None:
+        """Replace the groups (group commands only)."""
+        self.groups = groups
+        self.groupsChanged.emit()
+
+    def live_groups(self) -> list[Group]:
+        """The groups as they stand after edits: deleted members dropped, and a group
+        an edit broke (emptied, no longer convex, overlapping) left out."""
+        out: list[Group] = []
+        for g in self.groups:
+            members = [m for m in g.members if m in self.graph.nodes]
+            try:
+                check_group(self.graph, members, out)
+            except GraphError:
+                continue
+            out.append(Group(g.id, members, g.title, g.collapsed))
+        return out
 
     def mark_saved(self, path: Path) -> None:
         self.path = path

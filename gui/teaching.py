@@ -14,8 +14,12 @@ from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget
 
 from engine.errors import GraphError
 from engine.gradcheck import GradCheck, check_graph, check_node
+from engine.groups import playback_steps
 
+from .canvas.group_frames import GroupFrames
+from .commands import push
 from .document import GraphDocument
+from .group_commands import group_nodes, set_collapsed, ungroup
 from .model import labels
 from .panels.forward_mode import ForwardModePanel
 from .panels.gradcheck import GradCheckPanel
@@ -70,8 +74,32 @@ class Teaching(QObject):
             "Compare every input's gradient with central finite differences",
             lambda: self.check(None),
         )
+        self._action(
+            "&Group Selection",
+            "Ctrl+G",
+            "Fold the selected op nodes into one box with its own Jacobian",
+            self.group_selection,
+        )
+        self._action(
+            "&Ungroup",
+            "Ctrl+Shift+G",
+            "Remove the group around the selection",
+            self.ungroup_selection,
+        )
+        self._action(
+            "Collapse or &Expand Group",
+            "Ctrl+Alt+G",
+            "Collapsed, a group plays as one step; expanded, its members' steps play",
+            self.toggle_group,
+        )
+        scene = window.canvas.canvas
+        self.group_frames = GroupFrames(scene, window.doc, scene.nodes)
         self.menu = QMenu("&Teach", window)
         self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
+        self.menu.addSeparator()
+        self.menu.addActions(
+            [self.actions[k] for k in ("group_selection", "ungroup", "collapse_or_expand_group")]
+        )
         self.menu.addSeparator()
         self.menu.addAction(self.actions["check_gradients"])
         bar = window.menuBar()
@@ -89,6 +117,55 @@ class Teaching(QObject):
         name = text.replace("&", "").lower().replace(" ", "_")
         self.actions[name] = act
         return act
+
+    # ------------------------------------------------------------------ groups
+
+    def _push(self, make: Any, *args: Any) -> bool:
+        try:
+            error = push(self.window.doc, make(self.window.doc, *args))
+        except GraphError as exc:
+            error = exc
+        if error is not None:
+            self.window.show_status(str(error))
+            return False
+        return True
+
+    def group_selection(self) -> None:
+        """Ctrl+G: the selected op nodes become one group (leaves stay its inputs)."""
+        if self._push(group_nodes, self.window.canvas.selected_ids()):
+            collapsed, expanded = self.playback_counts()
+            self.window.show_status(
+                f"Grouped: playback has {collapsed} steps collapsed, {expanded} expanded"
+            )
+
+    def _group_at_selection(self) -> str | None:
+        """The innermost group holding a selected node."""
+        selected = set(self.window.canvas.selected_ids())
+        holding = [g for g in self.window.doc.groups if selected & set(g.members)]
+        if not holding:
+            self.window.show_status("Select a node of a group first")
+            return None
+        return min(holding, key=lambda g: len(g.members)).id
+
+    def ungroup_selection(self) -> None:
+        gid = self._group_at_selection()
+        if gid is not None:
+            self._push(ungroup, gid)
+
+    def toggle_group(self) -> None:
+        gid = self._group_at_selection()
+        if gid is not None:
+            group = next(g for g in self.window.doc.groups if g.id == gid)
+            self._push(set_collapsed, gid, not group.collapsed)
+
+    def playback_counts(self) -> tuple[int, int]:
+        """Backward steps with the groups as they are, and with every group expanded."""
+        doc = self.window.doc
+        trace = doc.results.trace
+        if trace is None:
+            return (0, 0)
+        steps = playback_steps(doc.graph, doc.results.forward, trace, doc.live_groups())
+        return (len(steps), len(trace.steps))
 
     def _highlight_edge(self, key: tuple[str, str, int] | None) -> None:
         """Forward mode's current edge, selected on the canvas so it stands out."""

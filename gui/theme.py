@@ -44,6 +44,9 @@ class Theme:
     check_bad = QColor("#f6cdca")
     check_kink = QColor("#e6dcf5")
     check_undefined = QColor("#e3e3e3")
+    # Groups: the frame around the members, and its fill (opaque when collapsed).
+    group_border = QColor("#6a4fb3")
+    group_fill = QColor("#efe9fb")
 
     def font(self, size: float = 10.0, bold: bool = False, mono: bool = False) -> QFont:
         f = QFont("DejaVu Sans Mono" if mono else "DejaVu Sans")

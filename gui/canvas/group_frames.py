@@ -1,0 +1,110 @@
+"""Groups on the canvas: a labelled frame around each group's member boxes.
+
+Expanded, a group is an outline behind its members with its title, inputs and
+outputs. Collapsed, a box covers the members (their edges still show where its
+inputs enter and its outputs leave) and shows the group's local Jacobian, the one
+its single step in a grouped playback (engine.groups.playback_steps) multiplies
+by. Frames never take clicks: the boxes under them do.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
+
+from engine.groups import Group, inputs_of, local_jacobian, outputs_of
+
+from ..document import GraphDocument
+from ..model.labels import matrix_text
+from ..theme import THEME
+from .port_item import UNIT, cfont, cline
+
+MARGIN = 14.0 * UNIT
+
+
+class GroupFrame(QGraphicsRectItem):
+    """One group's frame and caption."""
+
+    def __init__(self, group_id: str) -> None:
+        super().__init__()
+        self.group_id = group_id
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+        self.caption = QGraphicsSimpleTextItem(self)
+        self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def show_group(self, rect: QRectF, text: str, collapsed: bool, depth: int) -> None:
+        pad = MARGIN * (1 + 0.5 * depth)
+        outer = rect.adjusted(-pad, -pad - 18 * UNIT, pad, pad)
+        self.setRect(outer)
+        color = QColor(THEME.group_border)
+        self.setPen(
+            QPen(color, cline(1.6), Qt.PenStyle.SolidLine if collapsed else Qt.PenStyle.DashLine)
+        )
+        fill = QColor(THEME.group_fill)
+        fill.setAlpha(235 if collapsed else 40)
+        self.setBrush(QBrush(fill))
+        self.setZValue(6 if collapsed else 0.1 - 0.01 * depth)  # collapsed: over the members
+        self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
+        self.caption.setBrush(QBrush(THEME.text))
+        self.caption.setText(text)
+        box = self.caption.boundingRect()
+        if collapsed:  # the Jacobian in the middle of the box, where the members were
+            self.caption.setPos(
+                outer.center().x() - box.width() / 2, outer.center().y() - box.height() / 2
+            )
+        else:
+            self.caption.setPos(outer.left() + 6 * UNIT, outer.top() + 3 * UNIT)
+
+
+class GroupFrames:
+    """Keeps one :class:`GroupFrame` per group of ``doc`` in ``scene``, placed around the
+    member boxes ``boxes(id)`` (scene rectangles) whenever groups, boxes or results change."""
+
+    def __init__(self, scene: QGraphicsScene, doc: GraphDocument, boxes: dict) -> None:
+        self.scene, self.doc, self.boxes = scene, doc, boxes
+        self.frames: dict[str, GroupFrame] = {}
+        doc.groupsChanged.connect(self.refresh)
+        doc.resultsChanged.connect(self.refresh)
+        doc.positionsChanged.connect(lambda _ids: self.refresh())
+        doc.structureChanged.connect(self.refresh)
+
+    def _depth(self, group: Group) -> int:
+        mine = set(group.members)
+        return sum(1 for g in self.doc.groups if g is not group and mine < set(g.members))
+
+    def caption(self, group: Group) -> str:
+        """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
+        doc = self.doc
+        members = [m for m in group.members if m in doc.graph.nodes]
+        ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
+        name = group.title or group.id
+        head = f"{name}: {', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
+        if not group.collapsed:
+            return head
+        try:
+            jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
+        except Exception:  # a member without a value: say so instead of a matrix
+            jac = None
+        jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
+        return f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
+
+    def refresh(self, *_args: object) -> None:
+        seen = set()
+        for group in self.doc.groups:
+            rects = [self.boxes[m].sceneBoundingRect() for m in group.members if m in self.boxes]
+            if not rects:
+                continue
+            rect = rects[0]
+            for r in rects[1:]:
+                rect = rect.united(r)
+            frame = self.frames.get(group.id)
+            if frame is None:
+                frame = self.frames[group.id] = GroupFrame(group.id)
+                self.scene.addItem(frame)
+            frame.show_group(rect, self.caption(group), group.collapsed, self._depth(group))
+            seen.add(group.id)
+        for gid in list(self.frames):
+            if gid not in seen:
+                self.scene.removeItem(self.frames.pop(gid))
