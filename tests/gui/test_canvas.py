@@ -3,14 +3,13 @@ deleting, moving, errors, palette drops, quick search and the player's frames.""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QDropEvent, QWheelEvent
 from PySide6.QtTest import QTest
 
+from engine.fileformat import GraphFile
 from engine.graph import Graph
 from gui.canvas import CanvasView
 from gui.commands import AddNode, Disconnect, push
@@ -20,10 +19,9 @@ from gui.model.timeline import Timeline
 from support import seed2_graph
 
 
-def graph_file(graph: Graph, output: str | None = None, gradient=None) -> SimpleNamespace:  # noqa: ANN001
+def graph_file(graph: Graph, output: str | None = None, gradient=None) -> GraphFile:  # noqa: ANN001
     """What GraphDocument.load reads (a GraphFile without positions)."""
-    return SimpleNamespace(graph=graph, node_extra={}, output=output, gradient=gradient,
-                           title="", description="", extra={})
+    return GraphFile(graph=graph, output=output, gradient=gradient)
 
 
 @pytest.fixture

@@ -8,11 +8,10 @@ document signal fires once, however many nodes the command touches.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
+from engine.fileformat import GraphFile
 from engine.graph import Graph
 from gui.canvas import CanvasView
 from gui.clipboard import Clipboard
@@ -65,14 +64,10 @@ def view(qtbot) -> CanvasView:  # noqa: ANN001
     doc = GraphDocument()
     g = chain_graph()
     doc.load(
-        SimpleNamespace(
+        GraphFile(
             graph=g,
-            node_extra={},
             output=f"n{N - 1}",
             gradient=np.ones(2),
-            title="",
-            description="",
-            extra={},
         ),
         None,
     )
@@ -187,14 +182,10 @@ def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) ->
 
     doc = GraphDocument()
     doc.load(
-        SimpleNamespace(
+        GraphFile(
             graph=chain_graph(12),
-            node_extra={},
             output="n11",
             gradient=np.ones(2),
-            title="",
-            description="",
-            extra={},
         ),
         None,
     )
