@@ -38,6 +38,8 @@ from gui.model.timeline import Timeline  # noqa: E402
 SIZE = (1280, 720)
 #: Graphs up to this many nodes must show every name; bigger ones the neighbourhood.
 WHOLE_GRAPH_NODES = 20
+#: tesseract page segmentation modes read: sparse text, a single column.
+PAGE_MODES = ("11", "4")
 
 
 def _norm(word: str) -> str:
@@ -45,23 +47,24 @@ def _norm(word: str) -> str:
 
 
 def ocr_line_starts(png: Path) -> set[str]:
-    """The first word of every line tesseract finds in ``png``, normalised."""
-    out = subprocess.run(
-        ["tesseract", str(png), "-", "--psm", "11", "tsv"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    """The first word of every line tesseract finds in ``png``, normalised; the union
+    of two page layouts (sparse text, and a single column of lines), since tesseract
+    drops a lone short word such as ``x`` in one or the other."""
     starts: set[str] = set()
-    seen_lines: set[tuple[str, ...]] = set()
-    for row in out.splitlines()[1:]:
-        cols = row.split("\t")
-        if len(cols) < 12 or not cols[11].strip():
-            continue
-        line = tuple(cols[2:5])  # block, paragraph, line
-        if line not in seen_lines:
-            seen_lines.add(line)
-            starts.add(_norm(cols[11].split("=")[0]))
+    for psm in PAGE_MODES:
+        out = subprocess.run(
+            ["tesseract", str(png), "-", "--psm", psm, "tsv"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        seen_lines: set[tuple[str, ...]] = set()
+        for row in out.splitlines()[1:]:
+            cols = row.split("\t")
+            if len(cols) < 12 or not cols[11].strip():
+                continue
+            line = tuple(cols[2:5])  # block, paragraph, line
+            if line not in seen_lines:
+                seen_lines.add(line)
+                starts.add(_norm(cols[11].split("=")[0]))
     return starts
 
 
