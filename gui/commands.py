@@ -133,7 +133,8 @@ class AddNode(EditCommand):
         value: Any = None,
         requires_grad: bool = True,
     ) -> None:
-        node = id or doc.unique_id({"input": "x", "const": "c"}.get(op, op))
+        leaf = {"input": "x", "const": "c"}.get(op)
+        node = id or (doc.unique_id(leaf, numbered=True) if leaf else doc.unique_id(op))
         super().__init__(doc, f"Add {op} {node!r}")
         self.node = node
         self.args = dict(op=op, position=position, attrs=attrs, value=value,

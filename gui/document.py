@@ -172,9 +172,10 @@ class GraphDocument(QObject):
         self.undo_stack.setClean()
         self.fileChanged.emit()
 
-    def unique_id(self, base: str) -> str:
-        """``base`` if free, else ``base2``, ``base3``, ... (names users can read)."""
-        return fresh_id(base, self.graph)
+    def unique_id(self, base: str, numbered: bool = False) -> str:
+        """``base`` if free, else ``base2``, ``base3``, ... (names users can read);
+        ``numbered``: from 1 as textbooks name variables, ``x1``, ``x2``, ..."""
+        return fresh_id(f"{base}1" if numbered else base, self.graph)
 
     def gradient_fitting(self, output: str | None) -> np.ndarray | None:
         """The current ``v`` if it still fits ``output``'s shape, else None.

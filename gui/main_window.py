@@ -419,7 +419,7 @@ class MainWindow(QMainWindow):
     def add_op_at_centre(self, op: str) -> str | None:
         """Palette double-click: a new node in the middle of the visible canvas."""
         centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
-        node = self.canvas.add_node_at(op, centre)
+        node = self.canvas.add_node_at(op, centre, free_spot=True)  # never on the last one
         if node is not None:
             self.canvas.select_ids([node])
             self.canvas.setFocus()

@@ -60,6 +60,7 @@ from ..commands import (
 from ..document import GraphDocument, Point
 from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
 from ..model.names import MIME_OP
+from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME
@@ -449,13 +450,20 @@ class CanvasView(QGraphicsView):
     def edge_item(self, key: EdgeKey) -> EdgeItem | None:
         return self.canvas.edges.get(key)
 
-    def add_node_at(self, op: str, scene_pos: QPointF) -> str | None:
-        """Add an ``op`` node under ``scene_pos`` (one undo step); returns its id."""
+    def add_node_at(self, op: str, scene_pos: QPointF, free_spot: bool = False) -> str | None:
+        """Add an ``op`` node under ``scene_pos`` (one undo step), moved fully into the
+        view, and with ``free_spot`` off other boxes too (:mod:`gui.model.placement`);
+        returns its id."""
         if op not in OP_NAMES:
             self.statusMessage.emit(f"Unknown op {op!r}")
             return None
-        pos = (round(scene_pos.x() - 80.0 * UNIT), round(scene_pos.y() - 18.0 * UNIT))
-        cmd = AddNode(self.doc, op, (float(pos[0]), float(pos[1])))
+        visible = rect_tuple(self.mapToScene(self.viewport().rect()).boundingRect())
+        boxes = ([rect_tuple(item.scene_rect()) for item in self.canvas.nodes.values()]
+                 if free_spot else [])
+        size = (NodeItem.PLACEHOLDER.width(), NodeItem.PLACEHOLDER.height())
+        x, y = place_box((scene_pos.x() - 80.0 * UNIT, scene_pos.y() - 18.0 * UNIT), size,
+                         visible, boxes)
+        cmd = AddNode(self.doc, op, (float(round(x)), float(round(y))))
         error = push(self.doc, cmd)
         if error is not None:
             self.statusMessage.emit(str(error))

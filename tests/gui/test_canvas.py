@@ -68,7 +68,7 @@ def test_add_node_at_returns_id_and_is_undoable(view: CanvasView) -> None:
     assert item is not None and item.isSelected()
     assert (item.x(), item.y()) == view.doc.positions[nid]
     assert item.x() < 300 < item.x() + item.size[0]
-    assert view.add_node_at("input", QPointF(0, 0)) == "x"
+    assert view.add_node_at("input", QPointF(0, 0)) == "x1"  # numbered from 1, as textbooks name variables
     view.doc.undo_stack.undo()
     view.doc.undo_stack.undo()
     assert len(view.doc.graph) == 0 and not view.canvas.nodes
@@ -87,7 +87,7 @@ def test_node_box_shows_title_value_and_leaf_kind(seeded: CanvasView) -> None:
     # live: final gradients (x1 receives from a, b and y3)
     assert x1.grad == "1.1"
     add(seeded, "const", 0, 900, value=[[1.0, 2.0], [3.0, 4.0]])
-    c = seeded.node_item("c2").content
+    c = seeded.node_item("c1").content
     assert c.style == "const" and c.marker == "const" and c.value == "[[1, 2],\n [3, 4]]"
     seeded.doc.set_requires_grad("x1", False)
     assert seeded.node_item("x1").content.marker == "no grad"

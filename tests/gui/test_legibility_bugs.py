@@ -1,0 +1,57 @@
+"""The bugs issue 9 found on the way, each pinned by a test driving the real widgets."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QApplication
+
+from gui.app import create_window
+from gui.main_window import MainWindow
+from gui.model.placement import place_box
+
+
+@pytest.fixture
+def win(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
+    w: MainWindow = create_window()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitExposed(w)
+    QApplication.processEvents()
+    yield w
+    w.doc.undo_stack.clear()
+    w.close()
+
+
+def test_auto_names_start_at_x1(win: MainWindow) -> None:
+    win.new_document()
+    view = win.canvas
+    assert view.add_node_at("input", QPointF(0, 0)) == "x1"
+    assert view.add_node_at("input", QPointF(0, 200)) == "x2"
+    assert view.add_node_at("const", QPointF(0, 400)) == "c1"
+
+
+def test_palette_double_clicks_do_not_stack(win: MainWindow) -> None:
+    win.new_document()
+    first = win.add_op_at_centre("add")
+    second = win.add_op_at_centre("add")
+    a, b = win.canvas.node_item(first), win.canvas.node_item(second)
+    assert first != second and not a.scene_rect().intersects(b.scene_rect())
+    visible = win.canvas.mapToScene(win.canvas.viewport().rect()).boundingRect()
+    assert visible.contains(b.scene_rect())
+
+
+def test_node_added_at_the_canvas_edge_lands_inside(win: MainWindow) -> None:
+    view = win.canvas
+    corner = view.mapToScene(view.viewport().rect().bottomRight())
+    nid = view.add_node_at("mul", corner)
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert visible.contains(view.node_item(nid).scene_rect())
+
+
+def test_place_box_moves_inside_and_off_others() -> None:
+    visible = (0.0, 0.0, 1000.0, 600.0)
+    assert place_box((990.0, 590.0), (100.0, 50.0), visible, []) == (884.0, 534.0)
+    x, y = place_box((100.0, 100.0), (100.0, 50.0), visible, [(100.0, 100.0, 100.0, 50.0)])
+    assert (x, y) != (100.0, 100.0) and (y >= 166.0 or y <= 34.0 or x >= 216.0)
