@@ -222,6 +222,7 @@ class TensorEditor(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(24)
 
         self.note = QLabel()
+        self._entry_note = False  # the note says a typed entry was refused
         self.note.setWordWrap(True)
         self.note.hide()
 
@@ -253,7 +254,12 @@ class TensorEditor(QWidget):
         return self._value.copy()
 
     def set_value(self, value: np.ndarray | float | list) -> None:
-        """Show ``value`` without emitting anything (the document changed, not the user)."""
+        """Show ``value`` without emitting anything (the document changed, not the user).
+
+        An earlier "'abc' is not a number" note goes: it was about the entry replaced."""
+        if self._entry_note:
+            self._entry_note = False
+            self.note.hide()
         value = np.asarray(value, dtype=np.float64)
         if value.shape == self._value.shape and np.array_equal(value, self._value, equal_nan=True):
             return
@@ -352,7 +358,9 @@ class TensorEditor(QWidget):
                 item.setText(fmt_num(item.data(_CELL_ROLE) or 0.0))
             self.note.setText(f"{text!r} is not a number; the entry was left unchanged")
             self.note.show()
+            self._entry_note = True
             return
+        self._entry_note = False
         self.note.hide()
         new = self._value.copy()
         index = (item.row(), item.column()) if new.ndim == 2 else (item.column(),)

@@ -152,7 +152,9 @@ class NodeBoxes:
             else:
                 g = frame.grads.get(nid)
             grad = self._fmt(g) if g is not None else None
-        error = fwd.errors.get(nid)
+        error: object = fwd.errors.get(nid)
+        if error is None and output == nid and results.backward_error is not None:
+            error = results.backward_error  # a wrong-shaped v: the badge goes where v applies
         return NodeContent(
             title=title,
             style=style,

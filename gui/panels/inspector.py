@@ -503,8 +503,11 @@ class BackwardSection(_Section):
         for w in (self.v_caption, self.v_editor, self.ones_button, self.onehot_button,
                   self.onehot_index):
             w.setEnabled(has_output)
+        self.v_editor.setVisible(has_output)  # no output: no v (not the last document's)
         if doc.gradient is not None:
             self.v_editor.set_value(doc.gradient)
+        elif shape == ():
+            self.v_editor.set_value(np.ones(()))  # PyTorch's implicit gradient: 1
         elif shape is not None:
             self.v_editor.set_value(np.zeros(shape))  # the right shape, ready to type into
         size = int(np.prod(shape)) if shape is not None else 1

@@ -55,3 +55,45 @@ def test_place_box_moves_inside_and_off_others() -> None:
     assert place_box((990.0, 590.0), (100.0, 50.0), visible, []) == (884.0, 534.0)
     x, y = place_box((100.0, 100.0), (100.0, 50.0), visible, [(100.0, 100.0, 100.0, 50.0)])
     assert (x, y) != (100.0, 100.0) and (y >= 166.0 or y <= 34.0 or x >= 216.0)
+
+
+def _open_example(win: MainWindow, stem: str) -> None:
+    from engine.examples import EXAMPLES_DIR
+
+    assert win.files.load_path(EXAMPLES_DIR / f"{stem}.bpgraph", example=True)
+    QApplication.processEvents()
+
+
+def test_implicit_scalar_v_shows_one_and_new_document_shows_no_v(win: MainWindow) -> None:
+    _open_example(win, "seed1_square_sum")  # z = sum(y): scalar, v not given
+    backward = win.inspector.backward
+    assert win.doc.gradient is None and backward.implicit.isChecked()
+    assert float(backward.v_editor.value()) == 1.0  # PyTorch's implicit gradient
+    win.new_document()
+    QApplication.processEvents()
+    assert not backward.v_editor.isVisibleTo(win.inspector)
+
+
+def test_not_a_number_note_goes_when_another_node_is_selected(win: MainWindow) -> None:
+    _open_example(win, "seed1_square_sum")  # x = [1, 2, 3]
+    win.canvas.select_ids(["x"])
+    editor = win.inspector.node.value_editor
+    item = editor.cell(0, 0)
+    assert item is not None
+    item.setText("abc")
+    assert editor.note.isVisibleTo(editor) and "'abc' is not a number" in editor.note.text()
+    win.canvas.select_ids(["y"])
+    win.canvas.select_ids(["x"])
+    assert editor.isVisibleTo(win.inspector) and not editor.note.isVisibleTo(editor)
+
+
+def test_wrong_shaped_v_puts_a_badge_on_the_output(win: MainWindow) -> None:
+    from gui.commands import SetValue, push
+
+    doc = win.doc  # seed 2: y = stack(y1, y2, y3), v = [0.1, 0.2, 0.3]
+    y1 = doc.graph.nodes["y"].inputs[0]
+    assert push(doc, SetValue(doc, "x1", [1.0, 2.0])) is None  # y1 and y become 2-row
+    QApplication.processEvents()
+    assert doc.results.backward_error is not None, y1
+    badge = win.canvas.node_item("y").badge
+    assert badge is not None and "shape" in badge.toolTip()
