@@ -68,7 +68,7 @@ def test_add_node_at_returns_id_and_is_undoable(view: CanvasView) -> None:
     assert item is not None and item.isSelected()
     assert (item.x(), item.y()) == view.doc.positions[nid]
     assert item.x() < 300 < item.x() + item.size[0]
-    assert view.add_node_at("input", QPointF(0, 0)) == "x1"  # numbered from 1, as textbooks name variables
+    assert view.add_node_at("input", QPointF(0, 0)) == "x1"  # numbered from 1
     view.doc.undo_stack.undo()
     view.doc.undo_stack.undo()
     assert len(view.doc.graph) == 0 and not view.canvas.nodes
