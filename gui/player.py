@@ -35,6 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.groups import playback_steps
+
 from .document import GraphDocument
 from .model import labels
 from .model.end_to_end import EndToEnd, end_to_end
@@ -61,11 +63,12 @@ class Player(QObject):
         self._end_to_end: EndToEnd | None = None
         #: Quiz mode sets this: every frame passes through it before it is shown.
         self.frame_filter: Callable[[Frame], Frame] | None = None
-        self._timeline = Timeline(doc.results)
+        self._timeline = self._make_timeline()
         self._position = self._timeline.end
         self._frame = self._timeline.frame(self._position)
         self._apply_interval()
         doc.resultsChanged.connect(self._results_changed)
+        doc.groupsChanged.connect(self._results_changed)
 
     # ------------------------------------------------------------------ state
 
@@ -184,6 +187,15 @@ class Player(QObject):
         self._frame = self._filtered(self._timeline.frame(p))
         self.frameChanged.emit(self._frame)
 
+    def _make_timeline(self) -> Timeline:
+        """The document's timeline; each collapsed group plays as one step."""
+        doc = self.doc
+        trace = doc.results.trace
+        groups = doc.live_groups()
+        if trace is None or not any(g.collapsed for g in groups):
+            return Timeline(doc.results)
+        return Timeline(doc.results, playback_steps(doc.graph, doc.results.forward, trace, groups))
+
     def _filtered(self, frame: Frame) -> Frame:
         return frame if self.frame_filter is None else self.frame_filter(frame)
 
@@ -203,7 +215,7 @@ class Player(QObject):
     def _results_changed(self) -> None:
         self.pause()
         self._end_to_end = None
-        self._timeline = Timeline(self.doc.results)
+        self._timeline = self._make_timeline()
         self._position = self._timeline.end
         self._frame = self._filtered(self._timeline.frame(self._position))
         self.timelineChanged.emit()

@@ -94,6 +94,7 @@ class Teaching(QObject):
         )
         scene = window.canvas.canvas
         self.group_frames = GroupFrames(scene, window.doc, scene.nodes)
+        window.player.frameChanged.connect(self.group_frames.show_frame)
         self.menu = QMenu("&Teach", window)
         self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
         self.menu.addSeparator()

@@ -17,6 +17,7 @@ from engine.groups import Group, inputs_of, local_jacobian, outputs_of
 
 from ..document import GraphDocument
 from ..model.labels import matrix_text
+from ..model.timeline import Frame
 from ..theme import THEME
 from .port_item import UNIT, cfont, cline
 
@@ -34,11 +35,13 @@ class GroupFrame(QGraphicsRectItem):
         self.caption = QGraphicsSimpleTextItem(self)
         self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
-    def show_group(self, rect: QRectF, text: str, collapsed: bool, depth: int) -> None:
+    def show_group(
+        self, rect: QRectF, text: str, collapsed: bool, depth: int, active: bool = False
+    ) -> None:
         pad = MARGIN * (1 + 0.5 * depth)
         outer = rect.adjusted(-pad, -pad - 18 * UNIT, pad, pad)
         self.setRect(outer)
-        color = QColor(THEME.group_border)
+        color = QColor(THEME.edge_active if active else THEME.group_border)
         self.setPen(
             QPen(color, cline(1.6), Qt.PenStyle.SolidLine if collapsed else Qt.PenStyle.DashLine)
         )
@@ -65,6 +68,7 @@ class GroupFrames:
     def __init__(self, scene: QGraphicsScene, doc: GraphDocument, boxes: dict) -> None:
         self.scene, self.doc, self.boxes = scene, doc, boxes
         self.frames: dict[str, GroupFrame] = {}
+        self.active: str | None = None  # the group whose step the player shows
         doc.groupsChanged.connect(self.refresh)
         doc.resultsChanged.connect(self.refresh)
         doc.positionsChanged.connect(lambda _ids: self.refresh())
@@ -90,6 +94,13 @@ class GroupFrames:
         jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
         return f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
 
+    def show_frame(self, frame: Frame) -> None:
+        """Follow the player: outline the group whose one step is shown."""
+        gid = frame.active_group.group.id if frame.active_group is not None else None
+        if gid != self.active:
+            self.active = gid
+            self.refresh()
+
     def refresh(self, *_args: object) -> None:
         seen = set()
         for group in self.doc.groups:
@@ -103,7 +114,13 @@ class GroupFrames:
             if frame is None:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
-            frame.show_group(rect, self.caption(group), group.collapsed, self._depth(group))
+            frame.show_group(
+                rect,
+                self.caption(group),
+                group.collapsed,
+                self._depth(group),
+                group.id == self.active,
+            )
             seen.add(group.id)
         for gid in list(self.frames):
             if gid not in seen:

@@ -9,6 +9,7 @@ from engine.graph import Graph
 
 from . import labels
 from .end_to_end import EndToEnd
+from .group_view import group_step_html
 from .timeline import Frame, Phase, Timeline
 
 
@@ -67,6 +68,8 @@ def chain_rule_html(
                 senders,
             )
         )
+    elif frame.active_group is not None:
+        body.append(group_step_html(graph, results.forward, frame.active_group, frame.k, frame.n))
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
         body.append("<hr/>")

@@ -104,6 +104,8 @@ def questions(graph: Graph, timeline: Timeline, hidden: Iterable[Hidden]) -> lis
                     )
                 )
     for k, s in enumerate(timeline.steps, 1):
+        if not isinstance(s, Step):
+            continue  # a collapsed group: its members' numbers are not on screen
         position = timeline.position_of_step(k)
         edge = f"step {k}, {s.consumer} → {s.operand}"
         if Hidden.JACOBIAN in hide:

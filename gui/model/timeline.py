@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.groups import GroupStep, PlayStep
 from engine.trace import Step
 
 from .results import Results
@@ -63,6 +64,8 @@ class Frame:
     hidden: frozenset[str] = frozenset()
     question: str = ""
     timeline: Timeline | None = field(default=None, compare=False, repr=False)
+    #: A collapsed group played as one step (``active`` is None then).
+    active_group: GroupStep | None = None
 
     @property
     def active_edge(self) -> EdgeKey | None:
@@ -103,17 +106,37 @@ class _GradsAt(Mapping[str, np.ndarray]):
         if updates:
             j = bisect_right(updates, self._k - 1)
             if j:
-                return tl.steps[updates[j - 1]].accumulated
+                s = tl.steps[updates[j - 1]]
+                return s.accumulated if isinstance(s, Step) else s.accumulated[nid]
         return tl.start_grads[nid]
 
     def __iter__(self) -> Iterator[str]:
         tl = self._tl
         return iter(
-            {n: None for n in tl.start_grads} | {s.operand: None for s in tl.steps[: self._k]}
+            {n: None for n in tl.start_grads}
+            | {n: None for s in tl.steps[: self._k] for n in _receivers(s)}
         )
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def _step_words(step: PlayStep) -> str:
+    if isinstance(step, Step):
+        return f"{step.consumer} → {step.operand}"
+    return f"group {step.group.id} → {', '.join(step.inputs)}"
+
+
+def _receivers(step: PlayStep) -> list[str]:
+    """The nodes a step adds a gradient into: its operand, or a group's inputs."""
+    return [step.operand] if isinstance(step, Step) else list(step.vjps)
+
+
+def _edge_key(step: PlayStep) -> EdgeKey:
+    """The edge a step crosses; a group step crosses none of the canvas's edges."""
+    if isinstance(step, Step):
+        return (step.operand, step.consumer, step.operand_index)
+    return (step.group.id, step.group.id, -1)
 
 
 @dataclass(frozen=True)
@@ -127,34 +150,40 @@ class Changes:
 class Timeline:
     """The positions of one document's results; :meth:`frame` is pure in (results, p)."""
 
-    def __init__(self, results: Results) -> None:
+    def __init__(self, results: Results, steps: list[PlayStep] | None = None) -> None:
+        """``steps``: the steps to play when they are not the trace's own (collapsed groups
+        as one step each, from :func:`engine.groups.playback_steps`)."""
         self.results = results
         fwd = results.forward
         self.forward_order = [n for n in fwd.order if n in fwd.values]
         trace = results.trace
-        self.steps: list[Step] = list(trace.steps) if trace is not None else []
+        if steps is None:
+            steps = list(trace.steps) if trace is not None else []
+        self.steps: list[PlayStep] = steps
         self.fan_in: dict[str, int] = trace.fan_ins() if trace is not None else {}
         # Per step: how many of its operand's contributions it completes (1-based);
         # per operand: who sends it a vjp, in order. Read by the chain-rule write-up.
         self._contribution: list[int] = []
         self._senders: dict[str, list[str]] = {}
         for s in self.steps:
+            if not isinstance(s, Step):
+                self._contribution.append(0)
+                continue
             senders = self._senders.setdefault(s.operand, [])
             senders.append(s.consumer)
             self._contribution.append(len(senders))
         self._forward_index = {n: i for i, n in enumerate(self.forward_order)}
-        self._edge_keys: list[EdgeKey] = [
-            (s.operand, s.consumer, s.operand_index) for s in self.steps
-        ]
+        self._edge_keys: list[EdgeKey] = [_edge_key(s) for s in self.steps]
         self._edge_index = {key: i for i, key in enumerate(self._edge_keys)}
         self._updates: dict[str, list[int]] = {}  # operand -> indexes of its steps
         for i, s in enumerate(self.steps):
-            self._updates.setdefault(s.operand, []).append(i)
+            for n in _receivers(s):
+                self._updates.setdefault(n, []).append(i)
         self.start_grads: dict[str, np.ndarray] = {}
         if trace is not None:
             self.start_grads[trace.output] = trace.grads[trace.output]
             seen: set[str] = set()
-            for s in self.steps:  # only an operand's first step says what it held before
+            for s in trace.steps:  # only an operand's first step says what it held before
                 if s.operand not in seen:
                     seen.add(s.operand)
                     if s.before is not None and s.operand not in self.start_grads:
@@ -209,9 +238,10 @@ class Timeline:
             phase, status = Phase.FORWARD_DONE, f"forward done; backward 0 of {n} steps"
         elif k < n:
             s = self.steps[k - 1]
-            phase, status = Phase.BACKWARD, f"backward step {k} of {n}: {s.consumer} → {s.operand}"
+            phase, status = Phase.BACKWARD, f"backward step {k} of {n}: {_step_words(s)}"
         else:
             phase, status = Phase.BACKWARD_DONE, f"backward done ({n} step{'s' if n != 1 else ''})"
+        step = self.steps[k - 1] if k else None
         return Frame(
             position=p,
             length=self.length,
@@ -221,7 +251,8 @@ class Timeline:
             n=n,
             shown_values=_Prefix(self.forward_order, self._forward_index, F),
             grads=_GradsAt(self, k),
-            active=self.steps[k - 1] if k else None,
+            active=step if isinstance(step, Step) else None,
+            active_group=step if isinstance(step, GroupStep) else None,
             done_edges=_Prefix(self._edge_keys, self._edge_index, k),
             fan_in=self.fan_in,
             timeline=self,
@@ -244,10 +275,12 @@ class Timeline:
             return Changes(frozenset(self.forward_order[lo:hi]), frozenset())
         F = self.forward_length
         steps = self.steps[lo - F : hi - F]
-        nodes = {s.operand for s in steps}
+        nodes = {n for s in steps for n in _receivers(s)}
         edges = set(self._edge_keys[lo - F : hi - F])
         for f in (a, b):
             if f.active is not None:
                 nodes.update((f.active.operand, f.active.consumer))
                 edges.add(self._edge_keys[f.k - 1])
+            if f.active_group is not None:
+                nodes.update(f.active_group.inputs)
         return Changes(frozenset(nodes), frozenset(edges))

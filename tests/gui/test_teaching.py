@@ -245,3 +245,27 @@ def test_a_refused_group_says_why(window) -> None:  # noqa: ANN001
         "convex" in window.statusBar().currentMessage()
         or "comes back" in window.statusBar().currentMessage()
     )
+
+
+def test_a_collapsed_group_plays_as_one_step(window) -> None:  # noqa: ANN001
+    player = window.player
+    window.canvas.select_ids(SEED2_OPERANDS)
+    window.teaching.actions["group_selection"].trigger()
+    assert player.timeline.frame(player.timeline.end).n == 4
+    player.seek(player.timeline.position_of_step(4))
+    frame = player.frame
+    assert frame.active is None and frame.active_group.group.id == "group"
+    text = window.chain_rule.text()
+    assert "as one step" in text and "[6, 3, 2]" in text and "[1.1, 1.4, 1]" in text
+    assert window.teaching.group_frames.active == "group"
+    player.to_end()
+    assert [float(player.frame.grads[x]) for x in ("x1", "x2", "x3")] == pytest.approx(
+        [1.1, 1.4, 1.0]
+    )
+    window.teaching.actions["collapse_or_expand_group"].trigger()  # expand: 15 steps again
+    assert player.frame.n == 15
+    assert [float(player.frame.grads[x]) for x in ("x1", "x2", "x3")] == pytest.approx(
+        [1.1, 1.4, 1.0]
+    )
+    window.doc.undo_stack.undo()
+    assert player.frame.n == 4

@@ -1,0 +1,50 @@
+"""A collapsed group's one backward step, written up (no Qt): its local Jacobian, the
+gradient arriving at its outputs times that Jacobian, and what its inputs hold after."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.autodiff import Forward
+from engine.graph import Graph
+from engine.groups import GroupStep, local_jacobian
+
+from . import labels
+
+
+def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
+    """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
+    g = step.group
+    outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
+    body = [
+        labels.h_para(
+            f"Step {k} of {n}: group {labels.esc(g.title or g.id)} as one step",
+            bold=True,
+            size="115%",
+        )
+    ]
+    jac = local_jacobian(graph, fwd, g, limit=labels.LABEL_MAX_ENTRIES * 4)
+    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
+    body.append(labels.h_para(labels.esc(f"J = ∂({outs})/∂({ins}) = {jtext}"), labels.JAC_COLOR))
+    upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
+    row = np.concatenate(upstream) if upstream else np.zeros(0)
+    vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
+    out = np.concatenate(vjps) if vjps else np.zeros(0)
+    body.append(
+        labels.h_para(
+            labels.esc(f"{labels.flat_row(row)} · J = {labels.inline_tensor(out)}"),
+            labels.GRAD_COLOR,
+            bold=True,
+        )
+    )
+    lines = []
+    for x in step.inputs:
+        if x in step.accumulated:
+            before = step.before.get(x)
+            was = "0" if before is None else labels.inline_tensor(before)
+            lines.append(
+                f"{labels.grad_name(x, graph.nodes[x].is_leaf)}: {was} → "
+                f"{labels.inline_tensor(step.accumulated[x])}"
+            )
+    body.append(labels.h_para("<br/>".join(labels.esc(t) for t in lines), labels.GRAD_COLOR))
+    return "".join(body)
