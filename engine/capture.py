@@ -7,6 +7,9 @@
     with recording(names=model) as traces:    # whatever backward() runs in here
         loss.backward()
 
+    with tracking(model):                     # optional: module paths and forward values
+        out = model(x)
+
 PyTorch does all the computing; nothing is recomputed here. At backward time
 the autograd graph is walked from ``output.grad_fn`` over ``next_functions``
 (iteratively: deep models must not hit the recursion limit; in-place ops and
@@ -44,6 +47,9 @@ import numpy as np
 from . import tracefile
 from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
 from .trace import Step
+
+#: Keys :func:`tracking` leaves in a node's ``metadata``.
+_MODULE, _VALUE = "backprop_studio_module", "backprop_studio_value"
 
 INSTALL_HINT = 'capturing needs PyTorch: pip install "backprop-studio[torch]"'
 
@@ -222,6 +228,17 @@ def _modules(infos: dict[str, CapturedNode], order: list[str]) -> None:
                 from_params.add(nid)
 
 
+def _inner_modules(infos: dict[str, CapturedNode], labelled: set[str]) -> None:
+    """Nodes a tracked call made but did not return (the ``T`` inside ``F.linear``, the
+    ``LogSoftmax`` inside ``cross_entropy``) belong where their consumer does."""
+    for nid in reversed(list(infos)):  # consumers before their operands
+        info = infos[nid]
+        for pair in info.inputs:
+            if pair is not None and pair[0] not in labelled and not infos[pair[0]].is_leaf:
+                infos[pair[0]].module = info.module
+                labelled.add(pair[0])
+
+
 class _Recorder:
     """Hooks on every node of one graph, removed in ``finally``; the records after."""
 
@@ -262,6 +279,7 @@ class _Recorder:
         ids = self.ids
         infos: dict[str, CapturedNode] = {}
         dtypes: dict[Any, list[Any]] = {}
+        tracked = any(_MODULE in n.metadata for n in self.nodes if not hasattr(n, "variable"))
         for n in self.nodes:
             meta = n._input_metadata
             dtypes[n] = [m.dtype for m in meta]
@@ -273,9 +291,13 @@ class _Recorder:
                 inputs=[
                     (ids[src], slot) if src is not None else None for src, slot in n.next_functions
                 ],
-                module=ids[n].rpartition(".")[0] if leaf else "",
+                module=ids[n].rpartition(".")[0] if leaf else n.metadata.get(_MODULE, ""),
+                value=_numpy(n.variable) if leaf and tracked else n.metadata.get(_VALUE),
             )
-        _modules(infos, list(infos))
+        if tracked:
+            _inner_modules(infos, {ids[n] for n in self.nodes if _MODULE in n.metadata})
+        else:  # no forward was tracked: guess from the parameters
+            _modules(infos, list(infos))
         root_id = ids[self.root]
         trace = TorchTrace(output=root_id, gradient=gradient, nodes=infos)
         sums: dict[tuple[str, int], np.ndarray] = {(ids[n], 0): g for n, g in self.prior.items()}
@@ -385,6 +407,50 @@ def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[To
         yield traces
     finally:
         torch.autograd.backward = original
+
+
+@contextmanager
+def tracking(model: Any = None, *, values: bool = True) -> Iterator[None]:
+    """Run a forward pass inside to label its nodes: each node gets the path of the
+    innermost ``nn.Module`` running when it was made (so ``Relu``, ``Softmax`` and the
+    rest group with their module, not only the nodes that touch parameters) and, with
+    ``values``, its forward value. A later :func:`capture` reads both from the nodes'
+    ``metadata``.
+    """
+    torch = _torch()
+    from torch.nn.modules import module as nn_module
+    from torch.overrides import TorchFunctionMode
+
+    paths = {m: name for name, m in model.named_modules()} if model is not None else {}
+    stack: list[str] = []
+
+    class Labeller(TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
+            out = func(*args, **(kwargs or {}))
+            for t in out if isinstance(out, (tuple, list)) else (out,):
+                node = getattr(t, "grad_fn", None) if isinstance(t, torch.Tensor) else None
+                if node is not None and _MODULE not in node.metadata:
+                    node.metadata[_MODULE] = stack[-1] if stack else ""
+                    if values and len(node._input_metadata) == 1:
+                        node.metadata[_VALUE] = _numpy(t)
+            return out
+
+    def enter(m: Any, _args: Any) -> None:
+        stack.append(paths.get(m, stack[-1] if stack else ""))
+
+    def leave(_m: Any, _args: Any, _out: Any) -> None:
+        stack.pop()
+
+    handles = [
+        nn_module.register_module_forward_pre_hook(enter),
+        nn_module.register_module_forward_hook(leave, always_call=True),
+    ]
+    try:
+        with Labeller():
+            yield
+    finally:
+        for h in handles:
+            h.remove()
 
 
 def _single(torch: Any, tensors: Any, grads: Any) -> tuple[Any, Any]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine import capture as capture_module
+from engine import tracefile
 from engine.capture import INSTALL_HINT, CaptureError, capture, recording
 from support import torch
 
@@ -275,3 +277,29 @@ def test_show_saves_and_opens_the_app_in_another_process(monkeypatch: pytest.Mon
         assert [s.operand for s in tracefile.load(path).steps] == ["Mul1", "x", "x"]
     finally:
         os.unlink(path)
+
+
+def test_tracking_the_forward_labels_modules_and_values(tmp_path: Path) -> None:
+    from engine.capture import tracking
+
+    torch.manual_seed(6)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2), torch.nn.LogSoftmax(dim=1)
+    ).double()
+    x = torch.randn(5, 3, dtype=F64)
+    with tracking(model):
+        logp = model(x)
+    hidden = model[1](model[0](x))  # outside: nothing is labelled
+    assert not any(k.startswith("backprop_studio") for k in hidden.grad_fn.metadata)
+    loss = torch.nn.functional.nll_loss(logp, torch.tensor([0, 1, 0, 1, 1]))
+    trace = capture(loss, names=model)
+    modules = {n.id: n.module for n in trace.nodes.values()}
+    assert modules["Relu1"] == "1" and modules["T1"] == "0" and modules["LogSoftmax1"] == "3"
+    assert modules["NllLoss1"] == ""  # made outside the model
+    np.testing.assert_array_equal(trace.nodes["Relu1"].value, hidden.detach().numpy())
+    np.testing.assert_array_equal(trace.nodes["0.weight"].value, model[0].weight.detach().numpy())
+    assert trace.modules() == ["0", "1", "2", "3"]
+    trace.save(tmp_path / "tracked.bptrace")
+    back = tracefile.load(tmp_path / "tracked.bptrace")
+    assert {n.id: n.module for n in back.nodes.values()} == modules
+    np.testing.assert_array_equal(back.nodes["Relu1"].value, trace.nodes["Relu1"].value)
