@@ -237,7 +237,7 @@ def zoom_repaint_1000_ms(repeats: int = 16) -> float:
 def pan_repaint_5000_ms(repeats: int = 16) -> float:
     window = open_window(graph_path(5000))
     view = window.canvas
-    view.zoom_by(1.0 / view.zoom)  # 100 %: boxes readable, a small part of the graph shown
+    view.zoom_by(1.0 / view.zoom())  # 100 %: boxes readable, a small part of the graph shown
     view.centerOn(view.canvas.nodes_rect().center())
     paint(window)
     bar = view.horizontalScrollBar()

@@ -24,6 +24,7 @@ the bare ``NaN``/``Infinity`` tokens Python's ``json`` module emits).
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
@@ -32,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from .atomic_write import is_read_only, write_atomic
@@ -58,7 +58,8 @@ MAX_NDIM = 32
 #: sits 36 deep); beyond it saving again would recurse past Python's limit.
 MAX_DEPTH = 48
 #: Limits where a bigger file stops being a diagram and starts being a hang.
-MAX_NODES = 4000
+#: (Captured PyTorch models run to thousands of nodes; the GUI keeps 5,000 interactive.)
+MAX_NODES = 10_000
 MAX_OPERANDS = 256
 MAX_ID_LENGTH = 200
 
@@ -517,21 +518,39 @@ def _topological(
     Adding nodes to the Graph in this order keeps each cycle check O(1) (a new
     node has no consumers yet), so a file with many nodes cannot make loading slow.
     """
-    dag = nx.DiGraph()
-    dag.add_nodes_from(n["id"] for n in nodes)
+    consumers: dict[str, list[str]] = {n["id"]: [] for n in nodes}
+    indegree = dict.fromkeys(consumers, 0)
     for nid, ins in inputs.items():
-        dag.add_edges_from((s, nid) for s in ins if s is not None)
-    try:
-        return list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
-    except nx.NetworkXUnfeasible:
-        cycle = [u for u, _ in nx.find_cycle(dag)]
-        first = min(range(len(cycle)), key=lambda i: index[cycle[i]])
-        cycle = cycle[first:] + cycle[:first]
-        names = ", ".join(quoted(c) for c in cycle[:8]) + (", …" if len(cycle) > 8 else "")
-        raise FileFormatError(
-            f"node {quoted(cycle[0])}: cycle through nodes {names} "
-            f"(each needs the next one's value, round to the first)"
-        ) from None
+        for src in dict.fromkeys(s for s in ins if s is not None):  # distinct links
+            consumers[src].append(nid)
+            indegree[nid] += 1
+    ready = [(index[n], n) for n, d in indegree.items() if not d]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:  # Kahn's algorithm, the earliest node in the file first
+        nid = heapq.heappop(ready)[1]
+        order.append(nid)
+        for c in consumers[nid]:
+            indegree[c] -= 1
+            if not indegree[c]:
+                heapq.heappush(ready, (index[c], c))
+    if len(order) == len(indegree):
+        return order
+    # Every node left waits on another node left: walking operands must come round.
+    left = {n for n, d in indegree.items() if d}
+    walk, seen, nid = [], {}, min(left, key=index.__getitem__)
+    while nid not in seen:
+        seen[nid] = len(walk)
+        walk.append(nid)
+        nid = next(s for s in inputs[nid] if s in left)
+    cycle = walk[seen[nid]:][::-1]  # operand -> consumer order
+    first = min(range(len(cycle)), key=lambda i: index[cycle[i]])
+    cycle = cycle[first:] + cycle[:first]
+    names = ", ".join(quoted(c) for c in cycle[:8]) + (", …" if len(cycle) > 8 else "")
+    raise FileFormatError(
+        f"node {quoted(cycle[0])}: cycle through nodes {names} "
+        f"(each needs the next one's value, round to the first)"
+    )
 
 
 def _infer(
