@@ -270,6 +270,24 @@ class GraphDocument(QObject):
         self.positions.update(positions)
         self.positionsChanged.emit(list(positions))
 
+    def replace_graph(
+        self,
+        graph: Graph,
+        positions: dict[str, Point],
+        output: str | None,
+        gradient: np.ndarray | None,
+    ) -> None:
+        """Swap in a whole graph (the code dock's apply, and its undo): one change."""
+        with self.edit():
+            self.graph = graph
+            self.positions = dict(positions)
+            self.node_extra = {k: v for k, v in self.node_extra.items() if k in graph.nodes}
+            self.output = output
+            self.gradient = None if gradient is None else np.array(gradient, dtype=np.float64)
+            self.prior_grads = {}
+            self._pending.structure = self._pending.backward = True
+            self.recompute()
+
     def set_backward(self, output: str | None, gradient: np.ndarray | None) -> None:
         self.output = output
         self.gradient = None if gradient is None else np.array(gradient, dtype=np.float64)

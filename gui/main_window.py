@@ -48,6 +48,7 @@ from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
 from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
+from .pytorch_code import install as install_pytorch_code
 from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME
 
@@ -323,6 +324,8 @@ class MainWindow(QMainWindow):
         play = bar.addMenu("&Playback")
         for name in ("play", "step_forward", "step_back", "start", "end", "play_forward"):
             play.addAction(self.player_bar.actions[name])
+
+        self.pytorch = install_pytorch_code(self, {"File": file, "Edit": edit, "View": view})
 
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([act["shortcuts"], act["about"]])

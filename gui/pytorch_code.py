@@ -1,0 +1,429 @@
+"""PyTorch code in the window: import a snippet, export a script, check with PyTorch, and a
+live code dock where the graph and its code are two views of one thing.
+
+Everything here reads and writes code through the engine (``engine.pytorch_import``
+never runs the code; ``engine.pytorch_export`` writes it; ``engine.pytorch_check``
+runs our own exported script in a separate process). Errors are marked at their
+line and never touch the graph; applying code is one undoable step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFontDatabase,
+    QKeySequence,
+    QShortcut,
+    QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.pytorch_check import Comparison, TorchCheckError, compare_with_torch, torch_available
+from engine.pytorch_cli import read_source
+from engine.pytorch_export import export_script
+from engine.pytorch_import import CodeError, Imported, import_code
+
+from .commands import EditCommand, push
+from .document import GraphDocument, Point
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+ERROR_COLOUR = QColor("#f9d6d5")
+
+
+class CodeEditor(QPlainTextEdit):
+    """A monospaced editor that can mark one line as the place of an error."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.error_line: int | None = None
+
+    def mark_error(self, line: int | None) -> None:
+        """Highlight ``line`` (1-based), or clear the mark with None."""
+        self.error_line = line
+        marks = []
+        block = self.document().findBlockByNumber((line or 1) - 1)
+        if line is not None and block.isValid():
+            mark = QTextEdit.ExtraSelection()
+            mark.format.setBackground(ERROR_COLOUR)
+            mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            mark.cursor = QTextCursor(block)
+            marks.append(mark)
+        self.setExtraSelections(marks)
+
+
+def _summary(im: Imported) -> str:
+    """What an import will make, in a few lines for the preview."""
+    n = len(im.graph.nodes)
+    lines = [
+        f"{n} node{'s' if n != 1 else ''}: {', '.join(list(im.graph.nodes)[:12])}"
+        + (" …" if n > 12 else "")
+    ]
+    if im.output is None:
+        lines.append("no backward(...): no output chosen")
+    else:
+        v = "" if im.gradient is None else f" with v of shape {tuple(im.gradient.shape)}"
+        lines.append(f"backward from {im.output}{v}")
+    lines += im.notes + im.warnings
+    return "\n".join(lines)
+
+
+class ImportCodeDialog(QDialog):
+    """File > Import PyTorch Code…: paste or open a ``.py``; a live preview says what the
+    code makes, or where it is refused (the line is marked)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import PyTorch Code")
+        self.setObjectName("ImportCodeDialog")
+        self.resize(720, 520)
+        self.imported: Imported | None = None
+        self.editor = CodeEditor(self)
+        self.editor.setPlaceholderText("Paste PyTorch code here, or open a .py file")
+        self.preview = QLabel(self)
+        self.preview.setObjectName("ImportPreview")
+        self.preview.setTextFormat(Qt.TextFormat.PlainText)
+        self.preview.setWordWrap(True)
+        open_button = QPushButton("Open .py…", self)
+        open_button.clicked.connect(self.open_file)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        row = QHBoxLayout()
+        row.addWidget(open_button)
+        row.addStretch(1)
+        row.addWidget(self.buttons)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.editor, 1)
+        layout.addWidget(self.preview)
+        layout.addLayout(row)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(self.update_preview)
+        self.editor.textChanged.connect(self._timer.start)
+        self.update_preview()
+
+    def set_code(self, text: str) -> None:
+        self.editor.setPlainText(text)
+        self.update_preview()
+
+    def open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open PyTorch code", "", "Python (*.py)")
+        if path:
+            self.load_file(path)
+
+    def load_file(self, path: str) -> None:
+        try:
+            self.set_code(read_source(path))
+        except (OSError, ValueError) as exc:
+            self.preview.setText(f"Cannot read {Path(path).name}: {exc}")
+
+    def update_preview(self) -> None:
+        """Import the text (never running it): the preview, the error mark, the OK button."""
+        self._timer.stop()
+        text = self.editor.toPlainText()
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.imported = None
+        if not text.strip():
+            self.preview.setText("")
+            self.editor.mark_error(None)
+            ok.setEnabled(False)
+            return
+        try:
+            self.imported = import_code(text)
+        except CodeError as exc:
+            self.preview.setText(str(exc))
+            self.preview.setStyleSheet("color: #b3261e;")
+            self.editor.mark_error(exc.line)
+            ok.setEnabled(False)
+            return
+        self.preview.setStyleSheet("")
+        self.preview.setText(_summary(self.imported))
+        self.editor.mark_error(None)
+        ok.setEnabled(True)
+
+
+class ReplaceGraph(EditCommand):
+    """The code dock's apply: the whole graph replaced in one undoable step."""
+
+    def __init__(self, doc: GraphDocument, imported: Imported) -> None:
+        super().__init__(doc, "Apply code")
+        self.old = (doc.graph.copy(), dict(doc.positions), doc.output, doc.gradient)
+        kept: dict[str, Point] = {
+            n: p for n, p in doc.positions.items() if n in imported.graph.nodes
+        }
+        self.new = (imported.graph, kept, imported.output, imported.gradient)
+
+    def redo(self) -> None:
+        graph, positions, output, gradient = self.new
+        self.doc.replace_graph(graph.copy(), positions, output, gradient)
+
+    def undo(self) -> None:
+        graph, positions, output, gradient = self.old
+        self.doc.replace_graph(graph.copy(), positions, output, gradient)
+
+
+class CodeDock(QDockWidget):
+    """The current graph as PyTorch code, rewritten on every edit; edit it and press
+    Ctrl+Enter to apply (one undo step). An error is marked at its line and the graph
+    stays as it is."""
+
+    applied = Signal()
+
+    def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
+        super().__init__("Code", parent)
+        self.setObjectName("CodeDock")
+        self.doc = doc
+        body = QWidget(self)
+        self.editor = CodeEditor(body)
+        self.editor.setObjectName("CodeEditor")
+        self.status = QLabel(body)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+        apply_button = QPushButton("Apply (Ctrl+Enter)", body)
+        apply_button.clicked.connect(self.apply)
+        revert = QPushButton("Revert", body)
+        revert.clicked.connect(self.revert)
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        row.addWidget(revert)
+        row.addWidget(apply_button)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.editor, 1)
+        layout.addLayout(row)
+        self.setWidget(body)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            shortcut = QShortcut(QKeySequence(keys), self.editor)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(self.apply)
+        self.edited = False
+        self._writing = False
+        self.editor.textChanged.connect(self._text_changed)
+        doc.resultsChanged.connect(self.refresh)
+        self.refresh()
+
+    def code(self) -> str:
+        return export_script(self.doc.graph, self.doc.output, self.doc.gradient)
+
+    def refresh(self) -> None:
+        """Show the graph's code, unless the user is in the middle of editing it."""
+        if self.edited:
+            return
+        text = self.code()
+        if text != self.editor.toPlainText():
+            self._writing = True
+            scroll = self.editor.verticalScrollBar().value()
+            self.editor.setPlainText(text)
+            self.editor.verticalScrollBar().setValue(scroll)
+            self._writing = False
+        self.editor.mark_error(None)
+        self.status.setText("")
+
+    def _text_changed(self) -> None:
+        if not self._writing:
+            self.edited = True
+            self.status.setText("Edited: Ctrl+Enter applies, Revert shows the graph's code")
+
+    def revert(self) -> None:
+        self.edited = False
+        self.refresh()
+
+    def apply(self) -> bool:
+        """Import the edited code and replace the graph as one undo step; False on an error
+        (marked at its line, the graph untouched)."""
+        try:
+            imported = import_code(self.editor.toPlainText())
+        except CodeError as exc:
+            self.editor.mark_error(exc.line)
+            self.status.setText(str(exc))
+            self.status.setStyleSheet("color: #b3261e;")
+            return False
+        self.status.setStyleSheet("")
+        self.edited = False
+        push(self.doc, ReplaceGraph(self.doc, imported))
+        self.refresh()
+        self.applied.emit()
+        return True
+
+
+def _text(value: np.ndarray | None) -> str:
+    if value is None:
+        return "None"
+    return np.array2string(np.asarray(value), precision=6, separator=", ", threshold=20)
+
+
+class CheckDialog(QDialog):
+    """Per node: our gradient beside PyTorch's and whether they agree."""
+
+    def __init__(self, rows: list[Comparison], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Check with PyTorch")
+        self.setObjectName("CheckWithTorchDialog")
+        self.resize(760, 420)
+        agree = sum(r.agree for r in rows)
+        head = QLabel(
+            f"{agree} of {len(rows)} gradients agree with PyTorch (float64, rtol 1e-12)", self
+        )
+        self.table = QTableWidget(len(rows), 4, self)
+        self.table.setHorizontalHeaderLabels(["node", "ours", "PyTorch", "agree"])
+        for k, row in enumerate(rows):
+            cells = [row.node, _text(row.ours), _text(row.theirs), "yes" if row.agree else "NO"]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 3 and not row.agree:
+                    item.setForeground(QColor("#b3261e"))
+                self.table.setItem(k, c, item)
+        self.table.resizeColumnsToContents()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(head)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+
+
+class PytorchCode:
+    """The window's PyTorch actions and the code dock (installed by :func:`install`)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.dock = CodeDock(window.doc, window)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.check_dialog: CheckDialog | None = None
+        self.import_action = QAction("Import PyTorch &Code…", window)
+        self.import_action.triggered.connect(lambda _c=False: self.import_dialog())
+        self.export_action = QAction("&PyTorch Script…", window)
+        self.export_action.triggered.connect(lambda _c=False: self.export_dialog())
+        self.check_action = QAction("Check with &PyTorch", window)
+        self.check_action.setStatusTip(
+            "Run the graph as a PyTorch script in a separate process and compare every gradient"
+        )
+        self.check_action.triggered.connect(lambda _c=False: self.check())
+
+    # ------------------------------------------------------------------ import
+
+    def import_dialog(self) -> None:
+        dialog = ImportCodeDialog(self.window)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.imported is not None:
+            self.open_imported(dialog.imported)
+
+    def open_imported(self, imported: Imported) -> bool:
+        """Open an import as a new untitled document (after the unsaved-changes question)."""
+        if not self.window.files.maybe_save():
+            return False
+        self.window.doc.load(imported.to_graph_file(), None)
+        self.window.apply_view_state(None)
+        self.window.show_status(f"Imported {len(imported.graph.nodes)} nodes from code")
+        return True
+
+    # ------------------------------------------------------------------ export
+
+    def script(self) -> str:
+        doc = self.window.doc
+        return export_script(doc.graph, doc.output, doc.gradient, title=doc.title)
+
+    def export_dialog(self) -> None:
+        name = (self.window.doc.path.stem if self.window.doc.path else "graph") + ".py"
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, "Export PyTorch script", name, "Python (*.py)"
+        )
+        if path:
+            self.export_to(path)
+
+    def export_to(self, path: str) -> bool:
+        try:
+            Path(path).write_text(self.script(), encoding="utf-8")
+        except OSError as exc:
+            self.window.show_error(f"Cannot write {Path(path).name}: {exc.strerror or exc}")
+            return False
+        self.window.show_status(f"Exported {Path(path).name}")
+        return True
+
+    # ------------------------------------------------------------------ check
+
+    def check(self) -> list[Comparison] | None:
+        """Run the exported script under PyTorch (a separate process) and show the table."""
+        doc = self.window.doc
+        if doc.output is None:
+            self.window.show_error("Check with PyTorch: choose an output node first")
+            return None
+        self.window.setCursor(Qt.CursorShape.WaitCursor)
+        try:
+            rows = compare_with_torch(doc.graph, doc.output, doc.gradient)
+        except TorchCheckError as exc:
+            self.window.show_error(f"Check with PyTorch: {exc}")
+            return None
+        finally:
+            self.window.unsetCursor()
+        self.check_dialog = CheckDialog(rows, self.window)
+        self.check_dialog.show()
+        return rows
+
+
+def _export_menu(file_menu: QMenu) -> QMenu:
+    """File > Export: the existing submenu, or a new one before the menu's last item."""
+    for action in file_menu.actions():
+        menu = action.menu()
+        if isinstance(menu, QMenu) and menu.title().replace("&", "") == "Export":
+            return menu
+    menu = QMenu("E&xport", file_menu)
+    actions = file_menu.actions()
+    file_menu.insertMenu(actions[-1] if actions else None, menu)
+    return menu
+
+
+def install(window: MainWindow, menus: dict[str, QMenu]) -> PytorchCode:
+    """Add the PyTorch actions to the File, Edit and View menus and the code dock."""
+    code = PytorchCode(window)
+    file_menu = menus["File"]
+    first = file_menu.actions()
+    after_open = next((a for a in first if a.menu() is not None), None)
+    file_menu.insertAction(after_open, code.import_action)
+    _export_menu(file_menu).addAction(code.export_action)
+    if torch_available():
+        menus["Edit"].addSeparator()
+        menus["Edit"].addAction(code.check_action)
+    menus["View"].addAction(code.dock.toggleViewAction())
+    return code
+
+
+__all__ = [
+    "CheckDialog",
+    "CodeDock",
+    "CodeEditor",
+    "ImportCodeDialog",
+    "PytorchCode",
+    "ReplaceGraph",
+    "install",
+]

@@ -1,0 +1,128 @@
+"""PyTorch code in the window: the import dialog, the code dock, export and the torch check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from engine.pytorch_import import import_code
+from gui.commands import SetValue, push
+from gui.main_window import MainWindow, menu_of
+from gui.pytorch_code import CheckDialog, ImportCodeDialog
+from support import torch
+
+SEED1 = (
+    "import torch\n"
+    "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+    "y = x ** 2 + 2\n"
+    "z = torch.sum(y)\n"
+    "z.backward()\n"
+)
+
+
+@pytest.fixture
+def window(qtbot, settings_sandbox):  # noqa: ANN001, ANN201 - pytest fixture
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    w.files.load_path(Path("assets/examples/seed2_stack_vjp.bpgraph"), example=True)
+    return w
+
+
+def test_menus_hold_the_pytorch_actions(window) -> None:  # noqa: ANN001
+    titles = [a.text() for a in menu_of(window, "File").actions()]
+    assert "Import PyTorch &Code…" in titles
+    export = next(a.menu() for a in menu_of(window, "File").actions() if a.text() == "E&xport")
+    assert [a.text() for a in export.actions()] == ["&PyTorch Script…"]
+    edit = [a.text() for a in menu_of(window, "Edit").actions()]
+    assert ("Check with &PyTorch" in edit) == (torch is not None)
+
+
+def test_import_dialog_previews_marks_errors_and_opens_the_graph(window, qtbot) -> None:  # noqa: ANN001
+    dialog = ImportCodeDialog(window)
+    qtbot.addWidget(dialog)
+    ok = dialog.buttons.buttons()[0]
+    dialog.set_code("import torch\na = torch.ones(3)\nb = torch.ones(2)\nc = a + b\n")
+    assert dialog.preview.text() == ("line 4, column 5: add: cannot broadcast shapes (3,) and (2,)")
+    assert dialog.editor.error_line == 4 and not ok.isEnabled()
+    before = list(window.doc.graph.nodes)
+    # typing updates the preview by itself
+    dialog.editor.setPlainText(SEED1)
+    qtbot.waitUntil(lambda: dialog.imported is not None, timeout=3000)
+    assert ok.isEnabled() and dialog.editor.error_line is None
+    assert "backward from z" in dialog.preview.text()
+    assert list(window.doc.graph.nodes) == before  # nothing changes until Import
+    assert window.pytorch.open_imported(dialog.imported)
+    assert list(window.doc.graph.nodes) == ["x", "two", "x_sq", "y", "z"]
+    np.testing.assert_array_equal(window.doc.results.trace.grads["x"], [2.0, 4.0, 6.0])
+
+
+def test_import_dialog_opens_a_py_file(window, qtbot, tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "snippet.py"
+    path.write_text(SEED1)
+    dialog = ImportCodeDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.load_file(str(path))
+    assert dialog.imported is not None and dialog.imported.output == "z"
+
+
+def test_code_dock_follows_edits_and_applies_code_as_one_undo_step(window, qtbot) -> None:  # noqa: ANN001
+    dock = window.pytorch.dock
+    dock.show()
+    editor = dock.editor
+    assert "y.backward(gradient=torch.tensor([0.1, 0.2, 0.3]" in editor.toPlainText()
+    # An edit anywhere rewrites the code
+    push(window.doc, SetValue(window.doc, "x1", 5.0))
+    assert "x1 = torch.tensor(5.0, dtype=torch.float64, requires_grad=True)" in (
+        editor.toPlainText()
+    )
+    window.doc.undo_stack.undo()
+    positions = dict(window.doc.positions)
+    steps = window.doc.undo_stack.index()
+
+    # A refused edit marks its line and leaves the graph alone
+    editor.setPlainText(editor.toPlainText().replace("y1 = x1x2 * x3", "y1 = x1x2 * "))
+    editor.setFocus()
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert editor.error_line is not None and "syntax error" in dock.status.text()
+    assert window.doc.undo_stack.index() == steps and window.doc.graph.nodes["y1"].op == "mul"
+
+    # A good edit applies as one undo step and keeps the positions of surviving names
+    text = (
+        window.pytorch.dock.code()
+        .replace("x3 = torch.tensor(3.0,", "x3 = torch.tensor(4.0,")
+        .replace("y3 = x1 + x2x3", "y3 = x1 - x2x3")
+    )
+    editor.setPlainText(text)
+    qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.undo_stack.index() == steps + 1
+    assert float(window.doc.graph.nodes["x3"].value) == 4.0
+    assert window.doc.graph.nodes["y3"].op == "sub"
+    assert all(window.doc.positions[n] == p for n, p in positions.items())
+    assert not dock.edited and dock.editor.toPlainText() == dock.code()
+    window.doc.undo_stack.undo()
+    assert float(window.doc.graph.nodes["x3"].value) == 3.0
+    assert window.doc.graph.nodes["y3"].op == "add"
+
+
+def test_export_writes_a_script_that_imports_back(window, tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "seed2.py"
+    assert window.pytorch.export_to(str(path))
+    im = import_code(path.read_text())
+    assert list(im.graph.nodes) == list(window.doc.graph.nodes)
+    assert im.output == "y"
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
+def test_check_with_pytorch_shows_every_node_agreeing(window, qtbot) -> None:  # noqa: ANN001
+    rows = window.pytorch.check()
+    assert rows is not None and all(r.agree for r in rows)
+    dialog = window.pytorch.check_dialog
+    assert isinstance(dialog, CheckDialog)
+    assert dialog.table.rowCount() == len(window.doc.graph.nodes)
+    assert {dialog.table.item(k, 3).text() for k in range(len(rows))} == {"yes"}
+    dialog.close()
