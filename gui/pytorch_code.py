@@ -10,7 +10,7 @@ line and never touch the graph; applying code is one undoable step.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -47,9 +47,6 @@ from engine.pytorch_import import CodeError, Imported, import_code
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
-
-if TYPE_CHECKING:
-    from .main_window import MainWindow
 
 ERROR_COLOUR = QColor("#f9d6d5")
 
@@ -312,10 +309,29 @@ class CheckDialog(QDialog):
         layout.addWidget(buttons)
 
 
+class CodeHost(Protocol):
+    """What the PyTorch actions need of the main window (no import of it: no circle)."""
+
+    doc: GraphDocument
+    files: Any  # FileController: maybe_save()
+
+    def show_status(self, text: str) -> None: ...
+
+    def show_error(self, text: str) -> None: ...
+
+    def apply_view_state(self, view: dict[str, Any] | None) -> None: ...
+
+    def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None: ...  # noqa: N802
+
+    def setCursor(self, cursor: Qt.CursorShape) -> None: ...  # noqa: N802
+
+    def unsetCursor(self) -> None: ...  # noqa: N802
+
+
 class PytorchCode:
     """The window's PyTorch actions and the code dock (installed by :func:`install`)."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: CodeHost) -> None:
         self.window = window
         self.dock = CodeDock(window.doc, window)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
@@ -403,7 +419,7 @@ def _export_menu(file_menu: QMenu) -> QMenu:
     return menu
 
 
-def install(window: MainWindow, menus: dict[str, QMenu]) -> PytorchCode:
+def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
     """Add the PyTorch actions to the File, Edit and View menus and the code dock."""
     code = PytorchCode(window)
     file_menu = menus["File"]
