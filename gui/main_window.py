@@ -53,6 +53,7 @@ from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME
 
 SCALE_KEY = "presentation/scale"
+EXPORT_SIZE_KEY = "export/size"
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 #: Share of the window's width the status bar's problems line may take.
@@ -65,6 +66,19 @@ OPEN_FILTER = "Backprop graphs and captured traces (*.bpgraph *.bptrace);;" + FI
 #: Where the canvas's own shortcuts live: they act on its selection, so they must not
 #: fire while the user types in the inspector (Delete, Ctrl+C, F, ...).
 CANVAS_SCOPE = Qt.ShortcutContext.WidgetWithChildrenShortcut
+
+
+def export_size() -> tuple[int, int]:
+    """The image size of Export Image and Copy Frame (File > Export Size…), persisted."""
+    try:
+        w, h = (int(v) for v in str(QSettings().value(EXPORT_SIZE_KEY, "1280x720")).split("x"))
+    except ValueError:
+        return (1280, 720)
+    return (w, h) if 200 <= w <= 8192 and 200 <= h <= 8192 else (1280, 720)
+
+
+def set_export_size(size: tuple[int, int]) -> None:
+    QSettings().setValue(EXPORT_SIZE_KEY, f"{size[0]}x{size[1]}")
 
 
 def presentation_scale() -> float:
@@ -247,6 +261,10 @@ class MainWindow(QMainWindow):
                          "Save the graph under a new name"),
             "export": a("&Export Image…", self.export_image, "Ctrl+E",
                         "Save the canvas at the current step as PNG or SVG"),
+            "export_size": a("Export Si&ze…", self.choose_export_size, None,
+                              "The image size Export Image and Copy Frame use"),
+            "copy_frame": a("Copy &Frame", self.copy_frame, "Ctrl+Shift+C",
+                            "Copy the current frame as an image, for slides"),
             "quit": a("&Quit", self.close, SK.Quit, "Close the window"),
             "cut": a("Cu&t", self.cut, SK.Cut, "Cut the selected nodes", CANVAS_SCOPE),
             "copy": a("&Copy", self.copy, SK.Copy, "Copy the selected nodes", CANVAS_SCOPE),
@@ -259,6 +277,9 @@ class MainWindow(QMainWindow):
                             "Select every node", CANVAS_SCOPE),
             "fit": a("&Fit All", self.canvas.user_fit_all, "F", "Zoom to show the whole graph",
                      CANVAS_SCOPE),
+            "next_panel": a("&Next Panel", self.next_panel, ["Ctrl+Tab", "F6"],
+                            "Chain rule, End-to-end, heatmap, ...: the next tab below the "
+                            "canvas (also in presentation mode, where the tabs are hidden)"),
             "follow": a("Follow &Step", self.toggle_follow, "Shift+F",
                         "During playback the canvas frames each step's edge; your own pan "
                         "or zoom pauses it until the next play", CANVAS_SCOPE),
@@ -300,7 +321,8 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._fill_recent()
         file.addSeparator()
-        file.addActions([act["save"], act["save_as"], act["export"]])
+        file.addActions([act["save"], act["save_as"], act["export"], act["export_size"],
+                         act["copy_frame"]])
         file.addSeparator()
         file.addAction(act["quit"])
 
@@ -313,7 +335,7 @@ class MainWindow(QMainWindow):
         edit.addAction(act["select_all"])
 
         view = bar.addMenu("&View")
-        view.addActions([act["fit"], act["follow"], act["layout"]])
+        view.addActions([act["fit"], act["follow"], act["layout"], act["next_panel"]])
         view.addSeparator()
         view.addActions([act["present"], act["font_scale"]])
         view.addSeparator()
@@ -503,11 +525,33 @@ class MainWindow(QMainWindow):
         from .export import save_frame
 
         try:
-            save_frame(self.doc, self.player.position, path, (1600, 1000))
+            save_frame(self.doc, self.player.position, path, export_size())
         except Exception as exc:  # disk full, bad folder, ...: one line, app goes on
             self.show_error(f"Cannot export {Path(path).name}: {exc}".splitlines()[0])
             return
         self.show_status(f"Exported {Path(path).name}")
+
+    def choose_export_size(self) -> None:
+        """File > Export Size…: the image size Export Image and Copy Frame use."""
+        from .export import ExportError, parse_size
+
+        w, h = export_size()
+        text, ok = QInputDialog.getText(self, "Export size", "Image size in pixels (WxH):",
+                                        text=f"{w}x{h}")
+        if not ok:
+            return
+        try:
+            set_export_size(parse_size(text))
+        except ExportError as exc:
+            self.show_error(str(exc))
+
+    def copy_frame(self) -> None:
+        """Edit > Copy Frame: the current frame as an image on the clipboard (for slides)."""
+        from .export import render_frame
+
+        image = render_frame(self.doc, self.player.position, export_size())
+        QGuiApplication.clipboard().setImage(image)
+        self.show_status(f"Copied the frame ({image.width()}x{image.height()})")
 
     def _export_name(self) -> str:
         stem = self.doc.path.stem if self.doc.path else "graph"
@@ -658,6 +702,11 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     # ------------------------------------------------------------------ presentation mode
+
+    def next_panel(self) -> None:
+        """Show the next tab of the panels dock (the dock too, if it was closed)."""
+        self.panels_dock.show()
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() + 1) % self.tabs.count())
 
     def toggle_follow(self) -> None:
         self.canvas.follow_step = not self.canvas.follow_step

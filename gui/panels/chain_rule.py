@@ -8,6 +8,8 @@ this widget only picks the piece for the player's frame and renders it.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import chain_rule_html
@@ -17,6 +19,8 @@ from .follow import FollowPlayer
 
 #: Base font size (points) before the presentation scale.
 BASE_PT = CHAIN_RULE_PT
+#: The equations shrink to fit the panel's width, down to this share of their size.
+MIN_FIT = 0.55
 
 
 class ChainRulePanel(QWidget):
@@ -31,6 +35,10 @@ class ChainRulePanel(QWidget):
         self.browser.setOpenLinks(False)
         self.browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
         self.browser.document().setDocumentMargin(10)
+        # Equations fit the width (no sideways scrolling, the step never half hidden).
+        self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        self.fit = 1.0  # the share of the base size the text is shown at
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -41,11 +49,11 @@ class ChainRulePanel(QWidget):
         """Re-render at the current THEME.scale (the window calls this after changing it)."""
         self.refresh()
 
-    def html(self) -> str:
-        """The panel's content for the player's current frame."""
+    def html(self, fit: float = 1.0) -> str:
+        """The panel's content for the player's current frame, at ``fit`` x its size."""
         p = self.player
         return chain_rule_html(p.doc.graph, p.timeline, p.frame, p.end_to_end,
-                               BASE_PT * THEME.scale)
+                               BASE_PT * THEME.scale * fit)
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -57,4 +65,20 @@ class ChainRulePanel(QWidget):
         self.follow.request()
 
     def _render(self) -> None:
+        """Render, then shrink the text until the widest equation fits the width."""
+        self.fit = 1.0
         self.browser.setHtml(self.html())
+        doc = self.browser.document()
+        room = self.browser.viewport().width()
+        for _ in range(3):  # text widths scale with the size: converges in a step or two
+            wide = doc.idealWidth()
+            if room <= 0 or wide <= room or self.fit <= MIN_FIT:
+                break
+            self.fit = max(MIN_FIT, self.fit * room / wide * 0.98)
+            self.browser.setHtml(self.html(self.fit))
+        self.browser.verticalScrollBar().setValue(0)  # the step is written at the top
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.refresh()

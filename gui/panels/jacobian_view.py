@@ -112,11 +112,11 @@ class JacobianView(QWidget):
         self.up_plot.showAxis("top")
         self.up_plot.setLabel("top", "upstream")
         self.up_plot.getAxis("top").setTicks([[]])
-        self.up_plot.setLabel("left", "consumer element (row)")
+        self.up_plot.setLabel("left", "row")  # short: a 1280x720 window clips long titles
         self.j_plot.hideAxis("left")
         self.j_plot.hideAxis("bottom")
         self.j_plot.showAxis("top")
-        self.j_plot.setLabel("top", "operand element (column)")
+        self.j_plot.setLabel("top", "column (operand element)")
         self.vjp_plot.hideAxis("left")
         self.vjp_label = pg.LabelItem("vjp", justify="right")
         gl.addItem(self.vjp_label, row=1, col=0)

@@ -97,3 +97,51 @@ def test_wrong_shaped_v_puts_a_badge_on_the_output(win: MainWindow) -> None:
     assert doc.results.backward_error is not None, y1
     badge = win.canvas.node_item("y").badge
     assert badge is not None and "shape" in badge.toolTip()
+
+
+def test_presentation_reaches_every_panel_and_chain_rule_fits_its_width(
+        win: MainWindow, qtbot) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    from gui.theme import THEME
+
+    _open_example(win, "logistic_loss")  # long names: wide equations
+    win.enter_presentation()
+    win.showNormal()
+    win.resize(1280, 720)
+    try:
+        tl = win.player.timeline
+        win.player.seek(tl.position_of_step(5))
+        qtbot.wait(30)
+        QApplication.processEvents()
+        browser = win.chain_rule.browser
+        assert browser.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        assert browser.document().idealWidth() <= browser.viewport().width() + 1
+        assert "Step 5 of" in win.chain_rule.text()
+        assert browser.verticalScrollBar().value() == 0  # the step is in view
+        seen = []
+        for _ in range(win.tabs.count()):
+            win.actions["next_panel"].trigger()
+            seen.append(win.tabs.tabText(win.tabs.currentIndex()))
+            assert win.tabs.currentWidget().isVisible()
+        assert "End-to-end" in seen and "Jacobian heatmap" in seen
+    finally:
+        win.leave_presentation()
+        THEME.scale, THEME.high_contrast = 1.0, False
+
+
+def test_export_image_size_and_copy_frame(win: MainWindow, monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    from PySide6.QtGui import QGuiApplication, QImage
+    from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("800x450", True)))
+    win.actions["export_size"].trigger()
+    target = tmp_path / "frame.png"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    win.actions["export"].trigger()
+    assert QImage(str(target)).size().toTuple() == (800, 450)
+    win.actions["copy_frame"].trigger()
+    copied = QGuiApplication.clipboard().image()
+    assert copied.size().toTuple() == (800, 450)
+    assert "Copied" in win.statusBar().currentMessage()
