@@ -271,6 +271,11 @@ def _print_json(run: _Run, steps: bool, out: TextIO) -> None:
 
 
 def _num(v: float) -> str:
+    """One number for the table, in PyTorch's spirit: whole numbers end in a point
+    (``2.``, ``0.``, and ``-0.`` keeps its sign, as ``tensor(-0.)`` does), others
+    keep six significant digits."""
+    if math.isfinite(v) and v == int(v) and abs(v) < 1e16:
+        return ("-" if math.copysign(1.0, v) < 0 else "") + f"{abs(int(v))}."
     return f"{v:.6g}"
 
 

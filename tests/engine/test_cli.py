@@ -59,7 +59,7 @@ def test_text_table_and_torch_words(capsys: pytest.CaptureFixture[str]) -> None:
     for column in ("op", "shape", "value", "grad"):
         assert column in header
     row = next(line for line in out.splitlines() if line.startswith("x_sq "))
-    assert "pow" in row and "(3,)" in row and "[1, 4, 9]" in row
+    assert "pow" in row and "(3,)" in row and "[1., 4., 9.]" in row  # PyTorch prints whole numbers with a point
     assert "z.backward()" in out
 
 
@@ -425,3 +425,13 @@ def test_torch_repr_matches_torch(torch: Any, a: np.ndarray) -> None:
 def test_torch_repr_summarizes_like_torch(torch: Any, shape: tuple[int, ...]) -> None:
     a = np.arange(math.prod(shape), dtype=np.float64).reshape(shape) / 7.0
     assert cli.torch_repr(a) == _torch_repr(torch, a)
+
+
+def test_table_prints_whole_numbers_and_signed_zero_as_pytorch() -> None:
+    import torch
+
+    from engine.cli import compact
+
+    assert compact(np.array(-0.0)) == "-0." and repr(torch.tensor(-0.0)) == "tensor(-0.)"
+    assert compact(np.array(0.0)) == "0." and compact(np.array([2.0, -0.5])) == "[2., -0.5]"
+    assert compact(np.array(1.1)) == "1.1"
