@@ -199,7 +199,7 @@ def test_run_prints_a_1e7_element_tensor_by_formatting_only_what_is_shown(
 
     monkeypatch.setattr(cli, "_num", counting)
     text = cli.compact(np.arange(10**7, dtype=float).reshape(1000, 10_000))
-    assert text.startswith("[[0, 1, 2, 3") and text.endswith("…") and len(text) == 60
+    assert text.startswith("[[0., 1., 2., 3.") and text.endswith("…") and len(text) == 60
     assert calls < 30
 
 
