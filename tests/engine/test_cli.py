@@ -59,7 +59,7 @@ def test_text_table_and_torch_words(capsys: pytest.CaptureFixture[str]) -> None:
     for column in ("op", "shape", "value", "grad"):
         assert column in header
     row = next(line for line in out.splitlines() if line.startswith("x_sq "))
-    assert "pow" in row and "(3,)" in row and "[1., 4., 9.]" in row  # PyTorch prints whole numbers with a point
+    assert "pow" in row and "(3,)" in row and "[1., 4., 9.]" in row  # 1., as PyTorch
     assert "z.backward()" in out
 
 
