@@ -227,14 +227,15 @@ class CodeDock(QDockWidget):
         self._writing = False
         self.editor.textChanged.connect(self._text_changed)
         doc.resultsChanged.connect(self.refresh)
-        self.refresh()
+        self.visibilityChanged.connect(lambda visible: visible and self.refresh())
 
     def code(self) -> str:
         return export_script(self.doc.graph, self.doc.output, self.doc.gradient)
 
     def refresh(self) -> None:
-        """Show the graph's code, unless the user is in the middle of editing it."""
-        if self.edited:
+        """Show the graph's code, unless the user is in the middle of editing it (or the
+        dock is hidden: it catches up when shown, so big graphs cost nothing meanwhile)."""
+        if self.edited or not self.isVisible():
             return
         text = self.code()
         if text != self.editor.toPlainText():

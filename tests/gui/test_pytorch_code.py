@@ -72,8 +72,10 @@ def test_import_dialog_opens_a_py_file(window, qtbot, tmp_path) -> None:  # noqa
 
 def test_code_dock_follows_edits_and_applies_code_as_one_undo_step(window, qtbot) -> None:  # noqa: ANN001
     dock = window.pytorch.dock
-    dock.show()
     editor = dock.editor
+    assert editor.toPlainText() == ""  # hidden: no code written on every edit
+    dock.show()
+    qtbot.waitUntil(lambda: editor.toPlainText() != "", timeout=3000)
     assert "y.backward(gradient=torch.tensor([0.1, 0.2, 0.3]" in editor.toPlainText()
     # An edit anywhere rewrites the code
     push(window.doc, SetValue(window.doc, "x1", 5.0))
