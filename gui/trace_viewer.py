@@ -37,7 +37,7 @@ from engine.tracefile import SUFFIX, load
 from .model.trace_view import TraceView, describe
 from .theme import THEME
 
-BOX_W, BOX_H = 150.0, 44.0
+BOX_W, BOX_H = 170.0, 58.0
 
 
 def is_trace_file(path: str | Path) -> bool:

@@ -66,8 +66,8 @@ class TraceView:
     shown: list[ShownStep] = field(default_factory=list)
 
     #: Box spacing in scene units.
-    COLUMN = 190.0
-    ROW = 70.0
+    COLUMN = 210.0
+    ROW = 80.0
 
     def __post_init__(self) -> None:
         self.rebuild()
@@ -108,6 +108,7 @@ class TraceView:
                     edges[(src, me)] = None
                     d = max(d, depth.get(src, 0) + 1)
             depth[me] = d
+        boundary = self._boundary()
         rows: dict[int, int] = {}
         self.items = {}
         for key, ms in members.items():
@@ -115,7 +116,8 @@ class TraceView:
             row = rows.get(col, 0)
             rows[col] = row + 1
             if key.startswith(GROUP):
-                title, sub = key[len(GROUP) :], f"{len(ms)} nodes"
+                title = key[len(GROUP) :]
+                sub = f"{len(ms)} nodes\n{boundary.get(key, 'no gradient crosses it')}"
             else:
                 info = nodes[key]
                 title = key
@@ -123,6 +125,24 @@ class TraceView:
             self.items[key] = Item(key, title, sub, tuple(ms), col * self.COLUMN, row * self.ROW)
         self.edges = list(edges)
         self.shown = self._playback()
+
+    def _boundary(self) -> dict[str, str]:
+        """Each collapsed group's gradients in and out, by shape: what arrives at its
+        nodes from outside and what its nodes send out."""
+        ins: dict[str, dict[tuple[int, ...], None]] = {}
+        outs: dict[str, dict[tuple[int, ...], None]] = {}
+        for s in self.trace.steps:
+            src, dst = self.item_of[s.consumer], self.item_of[s.operand]
+            if src != dst:
+                ins.setdefault(dst, {})[s.vjp.shape] = None
+                outs.setdefault(src, {})[s.vjp.shape] = None
+        output = self.item_of[self.trace.output]
+        ins.setdefault(output, {})[self.trace.gradient.shape] = None
+        return {
+            key: f"∇in {_shapes(ins.get(key))} ∇out {_shapes(outs.get(key))}"
+            for key in set(ins) | set(outs)
+            if key.startswith(GROUP)
+        }
 
     def _playback(self) -> list[ShownStep]:
         """The trace's steps in PyTorch's order; consecutive steps inside one collapsed
@@ -196,11 +216,20 @@ def describe(view: TraceView, k: int) -> str:
     return "\n".join(lines)
 
 
+def _shapes(shapes: dict[tuple[int, ...], None] | None) -> str:
+    if not shapes:
+        return "-"
+    text = " ".join(str(list(s)) for s in list(shapes)[:2])
+    return text + (" …" if len(shapes) > 2 else "")
+
+
 def _brief(a: np.ndarray) -> str:
     """A tensor in one short line: small ones in full, big ones by shape and a few values."""
     a = np.asarray(a)
     if a.size <= 8:
-        text = np.array2string(a.ravel() if a.ndim > 1 else a, precision=4, separator=", ")
+        text = np.array2string(
+            a.ravel() if a.ndim > 1 else a, precision=4, separator=", ", max_line_width=10**6
+        )
         return text if a.ndim <= 1 else f"{text} (shape {a.shape})"
     head = ", ".join(f"{v:.4g}" for v in a.ravel()[:4])
     return f"shape {tuple(a.shape)}: [{head}, …] (|max| {np.abs(a).max():.4g})"

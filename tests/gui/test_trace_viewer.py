@@ -42,6 +42,9 @@ def test_modules_collapse_and_their_steps_summarise(trace_path: Path) -> None:
     view = TraceView(tracefile.load(trace_path))
     assert {GROUP + "layer1", GROUP + "layer2"} <= set(view.items)
     assert view.items[GROUP + "layer1"].members == ("layer1.weight", "T1", "layer1.bias", "Addmm1")
+    # the box says what crosses it: Relu1 sends (2, 8) in, nothing leaves toward the input
+    assert view.items[GROUP + "layer1"].subtitle == "4 nodes\n∇in [2, 8] ∇out -"
+    assert view.items[GROUP + "layer2"].subtitle == "4 nodes\n∇in [2, 3] ∇out [2, 8]"
     # every trace step is shown exactly once, in PyTorch's order
     covered = [k for s in view.shown for k in range(s.first, s.last)]
     assert covered == list(range(len(view.trace.steps)))
