@@ -123,12 +123,16 @@ class Links:
         self._order = None
 
     def relabel(self, old: str, new: str) -> None:
-        """``old`` becomes ``new`` (moved to the end of the order, links re-added)."""
-        self.add_node(new)
-        edges = [(new, t) for t in self.succ[old]] + [(s, new) for s in self.pred[old]]
-        self.remove_node(old)
-        for u, v in edges:
-            self.add_edge(u, v)
+        """``old`` becomes ``new`` where it stands: a rename keeps the node's place in
+        every order, so steps and Jacobian columns do not move (creation order, not
+        names, decides them)."""
+
+        def swap(d: dict[str, None]) -> dict[str, None]:
+            return {(new if k == old else k): v for k, v in d.items()}
+
+        self.succ = {(new if k == old else k): swap(v) for k, v in self.succ.items()}
+        self.pred = {(new if k == old else k): swap(v) for k, v in self.pred.items()}
+        self._order = None
 
     def topological_order(self) -> list[str]:
         if self._order is None:

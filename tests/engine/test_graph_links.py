@@ -62,7 +62,7 @@ def test_random_edits_match_networkx(seed: int) -> None:
             new = f"r{names}"
             names += 1
             g.rename(old, new)
-            nx.relabel_nodes(ref, {old: new}, copy=False)
+            ref = nx.relabel_nodes(ref, {old: new}, copy=True)  # in place: order kept
         assert g.topological_order() == list(nx.topological_sort(ref))
     for nid in g.nodes:
         assert g.ancestors(nid) == nx.ancestors(ref, nid)
