@@ -338,3 +338,28 @@ class SetBackward(EditCommand):
 
     def undo(self) -> None:
         self.doc.set_backward(*self.old)
+
+
+class SetDescription(EditCommand):
+    """Edit the file's description (the notes area); a burst of typing is one step."""
+
+    MERGE_ID = 1009
+
+    def __init__(self, doc: GraphDocument, text: str) -> None:
+        super().__init__(doc, "Edit notes")
+        self.old, self.new = doc.description, text
+
+    def id(self) -> int:  # Qt's merge id: consecutive keystrokes merge
+        return self.MERGE_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
+        if not isinstance(other, SetDescription):
+            return False
+        self.new = other.new
+        return True
+
+    def redo(self) -> None:
+        self.doc.set_description(self.new)
+
+    def undo(self) -> None:
+        self.doc.set_description(self.old)

@@ -172,6 +172,11 @@ class GraphDocument(QObject):
         self.undo_stack.setClean()
         self.fileChanged.emit()
 
+    def set_description(self, text: str) -> None:
+        """The file's description (its notes); no recompute: no maths depends on it."""
+        self.description = text
+        self.fileChanged.emit()
+
     def unique_id(self, base: str, numbered: bool = False) -> str:
         """``base`` if free, else ``base2``, ``base3``, ... (names users can read);
         ``numbered``: from 1 as textbooks name variables, ``x1``, ``x2``, ..."""

@@ -46,6 +46,7 @@ from .files import FileController
 from .model.names import APP_NAME
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
+from .panels.notes import NotesPanel
 from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
 from .pytorch_code import install as install_pytorch_code
@@ -169,6 +170,9 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self.doc)
         self.inspector_dock = self._dock("Inspector", "InspectorDock", self.inspector,
                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.notes = NotesPanel(self.doc)
+        self.notes_dock = self._dock("Notes", "NotesDock", self.notes,
+                                     Qt.DockWidgetArea.RightDockWidgetArea)
         self.chain_rule = ChainRulePanel(self.player)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -184,6 +188,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.palette_dock, self.inspector_dock], [215, 340],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
+        self.resizeDocks([self.notes_dock], [120], Qt.Orientation.Vertical)
 
     def _make_summary(self) -> QWidget:
         from .panels.summary import SummaryPanel
@@ -339,7 +344,7 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         view.addActions([act["present"], act["font_scale"]])
         view.addSeparator()
-        for dock in (self.palette_dock, self.inspector_dock, self.panels_dock):
+        for dock in (self.palette_dock, self.inspector_dock, self.notes_dock, self.panels_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.player_bar.toggleViewAction())
 
@@ -729,6 +734,7 @@ class MainWindow(QMainWindow):
         self.canvas.follow_step = True  # the class reads the step being explained
         self.palette_dock.hide()
         self.inspector_dock.hide()
+        self.notes_dock.hide()
         self.panels_dock.show()
         self.tabs.setCurrentWidget(self.chain_rule)
         self.tabs.tabBar().hide()

@@ -4,9 +4,9 @@ must not move its Jacobian column or reorder the backward steps (issue 9)."""
 from __future__ import annotations
 
 import numpy as np
-from support import seed2_graph
 
 from engine.autodiff import backward, forward
+from support import seed2_graph
 
 V = np.array([0.1, 0.2, 0.3])
 

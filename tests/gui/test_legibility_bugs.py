@@ -145,3 +145,22 @@ def test_export_image_size_and_copy_frame(win: MainWindow, monkeypatch, tmp_path
     copied = QGuiApplication.clipboard().image()
     assert copied.size().toTuple() == (800, 450)
     assert "Copied" in win.statusBar().currentMessage()
+
+
+def test_example_description_shows_in_the_notes_and_edits_are_saved(
+        win: MainWindow, tmp_path) -> None:  # noqa: ANN001
+    from engine.fileformat import load
+
+    _open_example(win, "fan_out")
+    assert win.notes_dock.isVisible()
+    assert win.notes.text() == win.doc.description and "x = 2" in win.notes.text()
+    win.notes.edit.setPlainText("my notes")
+    assert win.doc.description == "my notes" and win.doc.modified
+    win.doc.undo_stack.undo()
+    assert win.notes.text() == win.doc.description != "my notes"
+    win.doc.undo_stack.redo()
+    target = tmp_path / "mine.bpgraph"
+    assert win.files.save_as(target)
+    assert load(target).description == "my notes"
+    win.new_document()
+    assert win.notes.text() == ""
