@@ -504,24 +504,44 @@ def _reduction(name: str, vjp: Vjp, doc: str) -> Op:
 # --------------------------------------------------------------------------- matmul
 
 
-def _matmul_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
-    a, b = shapes
-    if not (1 <= len(a) <= 2 and 1 <= len(b) <= 2):
+def _matmul_parts(a: Shape, b: Shape) -> tuple[Shape, Shape, Shape]:
+    """torch.matmul's rules: (batch shape, promoted a, promoted b), or OpShapeError.
+
+    A 1-D ``a`` becomes a row (1, n), a 1-D ``b`` a column (n, 1); dims before the
+    last two are batch dims and broadcast. The promoted dims leave the result again.
+    """
+    if not a or not b:
         raise OpShapeError(
-            f"matmul takes 1-D or 2-D operands, got {shape_text(a)} and {shape_text(b)}"
+            f"matmul needs operands of at least 1 dim, got {shape_text(a)} and {shape_text(b)}"
         )
-    if a[-1] != b[0]:
+    pa = (1, *a) if len(a) == 1 else tuple(a)
+    pb = (*b, 1) if len(b) == 1 else tuple(b)
+    if pa[-1] != pb[-2]:
         raise OpShapeError(
             f"cannot multiply shapes {shape_text(a)} and {shape_text(b)}: "
-            f"inner sizes {a[-1]} and {b[0]} differ"
+            f"inner sizes {pa[-1]} and {pb[-2]} differ"
         )
-    return tuple(a[:-1]) + tuple(b[1:])
+    try:
+        batch = tuple(np.broadcast_shapes(pa[:-2], pb[:-2]))
+    except ValueError:
+        raise OpShapeError(
+            f"cannot multiply shapes {shape_text(a)} and {shape_text(b)}: batch dims "
+            f"{shape_text(pa[:-2])} and {shape_text(pb[:-2])} do not broadcast"
+        ) from None
+    return batch, pa, pb
+
+
+def _matmul_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    a, b = shapes
+    batch, pa, pb = _matmul_parts(a, b)
+    rows = (pa[-2],) if len(a) > 1 else ()
+    cols = (pb[-1],) if len(b) > 1 else ()
+    return batch + rows + cols
 
 
 def _matmul_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     a, b = xs
-    if a.ndim > 2 or b.ndim > 2:  # numpy would batch these; this op is 1-D/2-D only
-        _matmul_check([a.shape, b.shape], attrs)
+    _matmul_parts(a.shape, b.shape)  # numpy agrees on what it accepts, but says it less clearly
     return np.matmul(a, b)
 
 
@@ -529,15 +549,30 @@ def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs)
     a, b = xs
     if a.ndim == 1 and b.ndim == 1:
         return g * (b if i == 0 else a)
+    batch, pa, pb = _matmul_parts(a.shape, b.shape)
+    g = np.reshape(g, batch + (pa[-2], pb[-1]))  # the promoted dims back in
     if i == 0:
-        return np.outer(g, b) if a.ndim == 2 and b.ndim == 1 else g @ b.T
-    return np.outer(a, g) if a.ndim == 1 else a.T @ g
+        grad = g @ np.swapaxes(np.reshape(b, pb), -1, -2)
+        return unbroadcast(grad, pa).reshape(a.shape)
+    grad = np.swapaxes(np.reshape(a, pa), -1, -2) @ g
+    return unbroadcast(grad, pb).reshape(b.shape)
 
 
 def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> str:
+    a, b = shapes
+    if len(a) == 1 and len(b) == 1:
+        return f"one row holding {'b' if i == 0 else 'a'}: the dot product's gradient"
     if i == 0:
-        return "block structure: each output row takes that row of A times B (rows of Bᵀ)"
-    return "block structure: each output column takes A times that column of B (rows of A)"
+        words = "block structure: each output row takes that row of A times B (rows of Bᵀ)"
+    else:
+        words = "block structure: each output column takes A times that column of B (rows of A)"
+    batch, pa, pb = _matmul_parts(a, b)
+    if batch:
+        words += f"; one such block per batch element {shape_text(batch)}"
+        dims = broadcast_dims((pa if i == 0 else pb)[:-2], batch)
+        if dims:
+            words += f"; broadcast: summed over batch dim {', '.join(map(str, dims))}"
+    return words
 
 
 # --------------------------------------------------------------------------- shape ops
@@ -759,7 +794,7 @@ _OPS: list[Op] = [
         name="matmul",
         arity=2,
         category="Linear algebra",
-        doc="Matrix product (1-D and 2-D cases of torch.matmul).",
+        doc="Matrix product with torch.matmul's rules (1-D promotion, broadcast batches).",
         forward=_matmul_forward,
         vjp=_matmul_vjp,
         jvp=_bilinear_jvp(_matmul_forward),
