@@ -27,6 +27,8 @@ EXAMPLE_ORDER = (
     "matmul_chain",
     "neuron_layer",
     "logistic_loss",
+    "classifier_head",
+    "attention_scores",
 )
 
 

@@ -16,6 +16,7 @@ Adding an op means adding one record below (and its tests): nothing else lists o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,9 +63,15 @@ def _is_number(v: Any) -> bool:
 
 
 def _is_bool_tensor(v: Any) -> bool:
-    if isinstance(v, list):
-        return bool(v) and all(_is_bool_tensor(x) for x in v)
-    return isinstance(v, bool)
+    """true/false, or a non-empty rectangular nested list of them."""
+    if isinstance(v, bool):
+        return True
+    if not isinstance(v, list) or not v:
+        return False
+    try:
+        return np.array(v).dtype == np.bool_
+    except ValueError:  # ragged
+        return False
 
 
 _INT = {"type": "integer"}
@@ -321,6 +328,7 @@ def _binary(
     words: Sequence[str],
     doc: str,
     torch: tuple[str, ...],
+    category: str = "Arithmetic",
 ) -> Op:
     """A broadcasting elementwise binary op.
 
@@ -345,7 +353,7 @@ def _binary(
     return Op(
         name=name,
         arity=2,
-        category="Arithmetic",
+        category=category,
         doc=doc,
         forward=lambda xs, attrs: fwd(xs[0], xs[1]),
         vjp=vjp,
@@ -578,18 +586,27 @@ def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> 
 # --------------------------------------------------------------------------- shape ops
 
 
+def _swapped(ndim: int, attrs: Attrs) -> tuple[int, int]:
+    """The two dims ``transpose`` swaps (a 0-D or 1-D tensor has just dim 0)."""
+    return _dim(ndim, attrs.get("dim0", 0)), _dim(ndim, attrs.get("dim1", -1))
+
+
 def _transpose_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
-    s = shapes[0]
-    if len(s) > 2:
-        raise OpShapeError(f"transpose takes a tensor of at most 2 dims, got {shape_text(s)}")
-    return tuple(reversed(s))
+    s = list(shapes[0])
+    if s:
+        d0, d1 = _swapped(len(s), attrs)
+        s[d0], s[d1] = s[d1], s[d0]
+    return tuple(s)
 
 
 def _transpose_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     x = xs[0]
-    if x.ndim > 2:  # numpy's .T would reverse every dim
-        _transpose_check([x.shape], attrs)
-    return x.T
+    return np.swapaxes(x, *_swapped(x.ndim, attrs)) if x.ndim else x
+
+
+def _transpose_title(a: Sequence[str], attrs: Attrs) -> str:
+    d0, d1 = attrs.get("dim0", 0), attrs.get("dim1", -1)
+    return f"{a[0]}.T" if (d0, d1) == (0, -1) else f"{a[0]}.transpose({d0}, {d1})"
 
 
 def _stack_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
@@ -663,6 +680,440 @@ def _reshape_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     if bad or (unknown and (known == 0 or size % known)) or (not unknown and known != size):
         raise OpShapeError(f"cannot reshape {shape_text(s)} ({size} elements) to {list(target)}")
     return tuple(size // known if d == -1 else d for d in target)
+
+
+# --------------------------------------------------------------------------- more elementwise
+
+
+def _sgn(x: Array) -> Array:
+    """``(x > 0) - (x < 0)``, as abs_backward uses it: +0.0 at both zeros and at NaN."""
+    return (x > 0.0).astype(np.float64) - (x < 0.0)
+
+
+def _clamp_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    if attrs.get("min") is None and attrs.get("max") is None:
+        raise OpShapeError("clamp needs min or max (or both); neither is set")
+    return tuple(shapes[0])
+
+
+def _clamp_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    """``min(max(x, min), max)`` as torch.clamp: NaN stays NaN, -0.0 stays -0.0."""
+    _clamp_check([xs[0].shape], attrs)
+    out = xs[0]
+    low, high = attrs.get("min"), attrs.get("max")
+    if low is not None:
+        out = np.where(out < low, float(low), out)
+    if high is not None:
+        out = np.where(out > high, float(high), out)
+    return np.asarray(out, dtype=np.float64)
+
+
+def _clamp_mask(x: Array, attrs: Attrs) -> Array:
+    """Where the gradient passes: min <= x <= max (NaN: nowhere), as clamp_backward."""
+    mask = np.ones(x.shape, dtype=bool)
+    if attrs.get("min") is not None:
+        mask &= x >= attrs["min"]
+    if attrs.get("max") is not None:
+        mask &= x <= attrs["max"]
+    return mask
+
+
+def _clamp_title(a: Sequence[str], attrs: Attrs) -> str:
+    bounds = [f"{k}={attrs[k]:g}" for k in ("min", "max") if attrs.get(k) is not None]
+    return f"clamp({', '.join([a[0], *bounds])})"
+
+
+def _extremum_grad(larger: bool) -> Callable[[int, Array, Array, Array, Array], Array]:
+    """torch.maximum/minimum's backward: a tie splits g in halves, NaN gives g to both."""
+
+    def grads(i: int, g: Array, a: Array, b: Array, out: Array) -> Array:
+        mine, other = (a, b) if i == 0 else (b, a)
+        loses = mine < other if larger else mine > other
+        return np.where(loses, 0.0, np.where(a == b, g / 2.0, g))
+
+    return grads
+
+
+# --------------------------------------------------------------------------- softmax family
+
+
+def _dim(ndim: int, dim: int) -> int:
+    """One ``dim`` of a tensor, non-negative (a 0-D tensor has dims 0 and -1, as in PyTorch)."""
+    span = max(ndim, 1)
+    if not -span <= dim < span:
+        raise OpShapeError(f"dim {dim} is out of range for a {ndim}-D tensor")
+    return dim % span if ndim else 0
+
+
+def _one_dim_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    reduce_dims(len(shapes[0]), attrs.get("dim", -1))
+    return tuple(shapes[0])
+
+
+def _softmax(x: Array, dim: int) -> Array:
+    if x.ndim == 0:
+        return np.where(np.isnan(x), x, 1.0)
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax(x: Array, dim: int) -> Array:
+    if x.ndim == 0:
+        return x - x
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def _sum_along(x: Array, dim: int) -> Array:
+    return np.sum(x, axis=dim, keepdims=True) if x.ndim else x
+
+
+def _softmax_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    # PyTorch's _softmax_backward_data: s * (g - Σ g·s)
+    dim = _dim(out.ndim, attrs.get("dim", -1))
+    return out * (g - _sum_along(g * out, dim))
+
+
+def _log_softmax_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    # PyTorch's _log_softmax_backward_data: g - exp(out) * Σ g
+    dim = _dim(out.ndim, attrs.get("dim", -1))
+    return g - np.exp(out) * _sum_along(g, dim)
+
+
+def _dim_title(fn: str) -> Title:
+    return lambda a, attrs: f"{fn}({a[0]}, dim={attrs.get('dim', -1)})"
+
+
+def _logsumexp_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    """log Σ exp(x) over ``dim``, shifted by the max as PyTorch (an infinite max is not)."""
+    x = xs[0]
+    axes = reduce_dims(x.ndim, attrs.get("dim"))
+    keep = bool(attrs.get("keepdim"))
+    if x.ndim == 0 or x.size == 0:
+        return np.log(np.sum(np.exp(x), axis=axes or None, keepdims=keep))
+    m = np.max(x, axis=axes, keepdims=True)
+    m = np.where(np.isinf(m), 0.0, m)
+    out = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
+    return out if keep else np.squeeze(out, axis=axes)
+
+
+def _keep(a: Array, shape: Shape, attrs: Attrs) -> Array:
+    """A reduction's result or gradient with the reduced dims kept (size 1)."""
+    axes = reduce_dims(len(shape), attrs.get("dim"))
+    return np.reshape(a, tuple(1 if d in axes else n for d, n in enumerate(shape)))
+
+
+def _logsumexp_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    x = xs[0]
+    return _keep(g, x.shape, attrs) * np.exp(x - _keep(out, x.shape, attrs))
+
+
+def _logsumexp_jvp(
+    ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs
+) -> Array:
+    if ts[0] is None:
+        return np.zeros(out.shape)
+    x = xs[0]
+    weights = np.exp(x - _keep(out, x.shape, attrs))
+    return _reduce_forward(mean=False)([weights * ts[0]], attrs)
+
+
+# --------------------------------------------------------------------------- max / min
+
+
+def _extreme_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    shape, dim = shapes[0], attrs.get("dim")
+    if dim is None:
+        if attrs.get("keepdim"):
+            raise OpShapeError("keepdim needs a dim (torch.max(x) reduces to one number)")
+        if 0 in shape:
+            raise OpShapeError(f"cannot take the extreme of an empty tensor {shape_text(shape)}")
+        return ()
+    axis = _dim(len(shape), dim)
+    if shape and shape[axis] == 0:
+        raise OpShapeError(f"cannot take the extreme over dim {dim} of size 0")
+    return _reduce_check(shapes, attrs)
+
+
+def _extreme_index(x: Array, attrs: Attrs, larger: bool) -> Array:
+    """The index torch.max/min(x, dim) returns: the first extreme (a NaN first of all)."""
+    dim = _dim(x.ndim, attrs["dim"])
+    pick = np.argmax if larger else np.argmin
+    return pick(x, axis=dim, keepdims=True) if x.ndim else np.zeros((), dtype=np.intp)
+
+
+def _extreme_forward(larger: bool) -> Forward:
+    def forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+        x = xs[0]
+        _extreme_check([x.shape], attrs)
+        reduce = np.max if larger else np.min
+        if attrs.get("dim") is None:
+            return reduce(x)
+        if x.ndim == 0:
+            return x.copy()
+        return reduce(x, axis=_dim(x.ndim, attrs["dim"]), keepdims=bool(attrs.get("keepdim")))
+
+    return forward
+
+
+def _extreme_weights(x: Array, out: Array, attrs: Attrs, larger: bool) -> Array:
+    """d out / d x as weights on x: with a dim, a one at the index torch picks; over
+    all elements, the gradient split evenly among the ties (NaNs tie with NaN)."""
+    if attrs.get("dim") is None:
+        hit = np.isnan(x) if np.isnan(out) else x == out
+        return hit / np.count_nonzero(hit)
+    if x.ndim == 0:
+        return np.ones(())
+    weights = np.zeros(x.shape)
+    np.put_along_axis(weights, _extreme_index(x, attrs, larger), 1.0, _dim(x.ndim, attrs["dim"]))
+    return weights
+
+
+def _extreme_vjp(larger: bool) -> Vjp:
+    def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+        x = xs[0]
+        w = _extreme_weights(x, out, attrs, larger)
+        g = g if attrs.get("dim") is None or attrs.get("keepdim") else _keep(g, x.shape, attrs)
+        return w * g
+
+    return vjp
+
+
+def _extreme_jvp(larger: bool) -> Jvp:
+    def jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+        if ts[0] is None:
+            return np.zeros(out.shape)
+        x = xs[0]
+        picked = _extreme_weights(x, out, attrs, larger) * ts[0]
+        if attrs.get("dim") is None:
+            return np.asarray(picked.sum())
+        if x.ndim == 0:
+            return np.asarray(picked)
+        return picked.sum(axis=_dim(x.ndim, attrs["dim"]), keepdims=bool(attrs.get("keepdim")))
+
+    return jvp
+
+
+def _extreme_words(fn: str) -> Words:
+    def words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> str:
+        if attrs.get("dim") is None:
+            return f"one row: 1/k at each of the k elements equal to the {fn}, else 0"
+        return f"selection: a one at the first {fn} of each slice along dim {attrs['dim']}"
+
+    return words
+
+
+# --------------------------------------------------------------------------- where
+
+
+def _condition(attrs: Attrs) -> Array:
+    return np.asarray(attrs.get("condition", True), dtype=bool)
+
+
+def _where_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    cond = _condition(attrs).shape
+    try:
+        return tuple(np.broadcast_shapes(cond, *shapes))
+    except ValueError:
+        listed = " and ".join(shape_text(s) for s in (cond, *shapes))
+        raise OpShapeError(f"cannot broadcast shapes {listed} (condition, a, b)") from None
+
+
+def _where_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    _where_check([x.shape for x in xs], attrs)
+    return np.where(_condition(attrs), xs[0], xs[1])
+
+
+def _where_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    cond = _condition(attrs)
+    picked = np.where(cond, g, 0.0) if i == 0 else np.where(cond, 0.0, g)
+    return unbroadcast(np.broadcast_to(picked, out.shape), xs[i].shape)
+
+
+def _where_title(a: Sequence[str], attrs: Attrs) -> str:
+    text = json.dumps(attrs.get("condition", True))
+    return f"where({text if len(text) <= 16 else 'cond'}, {a[0]}, {a[1]})"
+
+
+# --------------------------------------------------------------------------- more shape ops
+
+
+def _unsqueeze_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    s, dim = shapes[0], attrs.get("dim", 0)
+    if not -(len(s) + 1) <= dim <= len(s):
+        raise OpShapeError(f"dim {dim} is out of range for unsqueezing {shape_text(s)}")
+    dim %= len(s) + 1
+    return (*s[:dim], 1, *s[dim:])
+
+
+def _squeeze_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    s, dim = shapes[0], attrs.get("dim")
+    if dim is None:
+        return tuple(n for n in s if n != 1)
+    d = _dim(len(s), dim)
+    return tuple(n for k, n in enumerate(s) if k != d or n != 1) if s else ()
+
+
+def _flatten_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    s = shapes[0]
+    start, end = attrs.get("start_dim", 0), attrs.get("end_dim", -1)
+    a, b = _dim(len(s), start), _dim(len(s), end)
+    if a > b:
+        raise OpShapeError(f"start_dim {start} comes after end_dim {end} for {shape_text(s)}")
+    if not s:
+        return (1,)
+    return (*s[:a], int(np.prod(s[a : b + 1])), *s[b + 1 :])
+
+
+def _reshaping(check: Check) -> Forward:
+    """A shape op's forward: the same elements in the shape ``check`` works out."""
+    return lambda xs, attrs: np.reshape(xs[0], check([xs[0].shape], attrs))
+
+
+def _shape_op(name: str, check: Check, doc: str, title: Title, attrs: tuple[Attr, ...]) -> Op:
+    forward = _reshaping(check)
+    return Op(
+        name=name,
+        arity=1,
+        category="Shape",
+        doc=doc,
+        forward=forward,
+        vjp=lambda i, g, xs, out, attrs: np.reshape(g, xs[0].shape),
+        jvp=_linear_jvp(forward),
+        check=check,
+        title=title,
+        jacobian_words=_const_words("identity: the same elements, read in a new shape"),
+        attrs=attrs,
+        torch=(f"torch.{name}", f"Tensor.{name}"),
+    )
+
+
+# --------------------------------------------------------------------------- losses
+
+
+def _same_shape_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    a, b = shapes
+    if a != b:
+        raise OpShapeError(
+            f"input and target need one shape (as torch), got {shape_text(a)} and {shape_text(b)}"
+        )
+    return ()
+
+
+def _mse_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    d = xs[0] - xs[1]
+    return np.mean(d * d) if d.size else np.asarray(np.nan)
+
+
+def _mse_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    d = xs[0] - xs[1]
+    grad = (2.0 / d.size) * d * g
+    return unbroadcast(grad if i == 0 else -grad, xs[i].shape)
+
+
+def _mse_jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    d = xs[0] - xs[1]
+    t0, t1 = _tangents(ts, xs)
+    return np.asarray(np.sum((2.0 / d.size) * d * (t0 - t1)))
+
+
+#: PyTorch's EPSILON in binary_cross_entropy_backward: 1e-12 as a float32.
+_BCE_EPSILON = float(np.float32(1e-12))
+
+
+def _bce_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    p, y = xs
+    _same_shape_check([p.shape, y.shape], attrs)
+    if ((p < 0.0) | (p > 1.0)).any():
+        raise ValueError("binary_cross_entropy needs input values between 0 and 1")
+    log_p = np.maximum(np.log(p), -100.0)  # PyTorch clamps each log at -100
+    log_q = np.maximum(np.log1p(-p), -100.0)
+    return np.mean(-(y * log_p + (1.0 - y) * log_q)) if p.size else np.asarray(np.nan)
+
+
+def _bce_partials(p: Array, y: Array) -> tuple[Array, Array]:
+    """d loss / d p and d loss / d y per element, before the 1/n of the mean."""
+    dp = (p - y) / np.maximum((1.0 - p) * p, _BCE_EPSILON)
+    dy = -(np.log(p) - np.log1p(-p))  # -logit(p)
+    return dp, dy
+
+
+def _bce_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    return g * _bce_partials(xs[0], xs[1])[i] / xs[0].size
+
+
+def _bce_jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    parts = _bce_partials(xs[0], xs[1])
+    total = sum(np.sum(d * t) for d, t in zip(parts, ts, strict=True) if t is not None)
+    return np.asarray(total / xs[0].size, dtype=np.float64)
+
+
+def _ce_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    a, b = shapes
+    if not a:
+        raise OpShapeError("cross_entropy needs logits of at least 1 dim (the classes), got ()")
+    if a != b:
+        raise OpShapeError(
+            "cross_entropy needs target class probabilities of the logits' shape, "
+            f"got {shape_text(a)} and {shape_text(b)}"
+        )
+    return ()
+
+
+def _ce_parts(x: Array) -> tuple[int, int]:
+    """(class dim, how many rows the mean is over): classes are dim 1, or dim 0 of a 1-D x."""
+    dim = 1 if x.ndim > 1 else 0
+    return dim, (x.size // x.shape[dim]) if x.shape[dim] else 0
+
+
+def _ce_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    x, y = xs
+    _ce_check([x.shape, y.shape], attrs)
+    dim, n = _ce_parts(x)
+    return np.asarray(-np.sum(y * _log_softmax(x, dim)) / n if n else np.nan)
+
+
+def _ce_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    x, y = xs
+    dim, n = _ce_parts(x)
+    if i == 1:
+        return -g * _log_softmax(x, dim) / n
+    return g * (_softmax(x, dim) * np.sum(y, axis=dim, keepdims=True) - y) / n
+
+
+def _ce_jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    return np.asarray(
+        sum(
+            np.sum(t * _ce_vjp(i, np.ones(()), xs, out, attrs))
+            for i, t in enumerate(ts)
+            if t is not None
+        ),
+        dtype=np.float64,
+    )
+
+
+def _loss(
+    name: str, forward: Forward, vjp: Vjp, jvp: Jvp, check: Check, words: Sequence[str], doc: str
+) -> Op:
+    """A loss of (input, target) with PyTorch's default reduction='mean': a scalar."""
+    return Op(
+        name=name,
+        arity=2,
+        category="Losses",
+        doc=doc,
+        forward=forward,
+        vjp=vjp,
+        jvp=jvp,
+        check=check,
+        title=lambda a, attrs: f"{name}({a[0]}, {a[1]})",
+        jacobian_words=lambda i, shapes, out, attrs: words[i],
+        torch=(f"torch.nn.functional.{name}",),
+    )
+
+
+def _mse_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    _broadcast_check(shapes, attrs)
+    return ()
 
 
 # --------------------------------------------------------------------------- the table
@@ -807,14 +1258,22 @@ _OPS: list[Op] = [
         name="transpose",
         arity=1,
         category="Linear algebra",
-        doc="Swap the two dims of a matrix.",
+        doc="Swap two dims: a matrix's rows and columns by default (dims 0 and -1).",
         forward=_transpose_forward,
-        vjp=lambda i, g, xs, out, attrs: g.T,
+        vjp=lambda i, g, xs, out, attrs: _transpose_forward([g], attrs),
         jvp=_linear_jvp(_transpose_forward),
         check=_transpose_check,
-        title=lambda a, attrs: f"{a[0]}.T",
-        jacobian_words=_const_words("permutation: element (i, j) goes to (j, i)"),
-        torch=("torch.t", "Tensor.t", ".T"),
+        title=_transpose_title,
+        jacobian_words=lambda i, shapes, out, attrs: (
+            "permutation: element (i, j) goes to (j, i)"
+            if len(shapes[0]) <= 2
+            else f"permutation: dims {attrs.get('dim0', 0)} and {attrs.get('dim1', -1)} swap"
+        ),
+        attrs=(
+            Attr("dim0", "int", 0, _DIM_HELP, **_DIM_RANGE),
+            Attr("dim1", "int", -1, _DIM_HELP, **_DIM_RANGE),
+        ),
+        torch=("torch.transpose", "Tensor.transpose", "torch.t", "Tensor.t", ".T", ".mT"),
     ),
     Op(
         name="stack",
@@ -866,6 +1325,224 @@ _OPS: list[Op] = [
             Attr("shape", "shape", [-1], "The new shape as a list of integers; one -1 is inferred"),
         ),
         torch=("torch.reshape", "Tensor.reshape", "Tensor.view"),
+    ),
+    _unary(
+        "abs",
+        np.abs,
+        lambda g, x, out: g * _sgn(x),
+        "diagonal with entries sign(x) (0 at x = 0)",
+        "Absolute value |x|.",
+    ),
+    _unary(
+        "sqrt",
+        np.sqrt,
+        lambda g, x, out: g / (2.0 * out),
+        "diagonal with entries 1/(2√x)",
+        "Square root.",
+    ),
+    _unary(
+        "square",
+        lambda x: x * x,
+        lambda g, x, out: g * (2.0 * x),
+        "diagonal with entries 2x",
+        "x², as torch.square (x ** 2).",
+    ),
+    Op(
+        name="clamp",
+        arity=1,
+        category="Elementwise functions",
+        doc="x limited to [min, max]; either bound may be left out.",
+        forward=_clamp_forward,
+        vjp=lambda i, g, xs, out, attrs: np.where(_clamp_mask(xs[0], attrs), g, 0.0),
+        jvp=lambda ts, xs, out, attrs: np.where(
+            _clamp_mask(xs[0], attrs), _tangents(ts, xs)[0], 0.0
+        ),
+        check=_clamp_check,
+        title=_clamp_title,
+        jacobian_words=_const_words("diagonal with entries 1 where min ≤ x ≤ max, else 0"),
+        attrs=(
+            Attr("min", "number-or-null", -1.0, "Lower bound; empty for none"),
+            Attr("max", "number-or-null", 1.0, "Upper bound; empty for none"),
+        ),
+        torch=("torch.clamp", "Tensor.clamp", "torch.clip"),
+    ),
+    _binary(
+        "maximum",
+        "max",
+        np.maximum,
+        _extremum_grad(larger=True),
+        (
+            "diagonal: 1 where a > b, ½ where a = b, else 0",
+            "diagonal: 1 where b > a, ½ where a = b, else 0",
+        ),
+        "Elementwise maximum, broadcasting; a tie splits the gradient.",
+        ("torch.maximum", "Tensor.maximum"),
+        category="Elementwise functions",
+    ),
+    _binary(
+        "minimum",
+        "min",
+        np.minimum,
+        _extremum_grad(larger=False),
+        (
+            "diagonal: 1 where a < b, ½ where a = b, else 0",
+            "diagonal: 1 where b < a, ½ where a = b, else 0",
+        ),
+        "Elementwise minimum, broadcasting; a tie splits the gradient.",
+        ("torch.minimum", "Tensor.minimum"),
+        category="Elementwise functions",
+    ),
+    Op(
+        name="where",
+        arity=2,
+        category="Elementwise functions",
+        doc="a where the constant condition holds, else b; broadcasting.",
+        forward=_where_forward,
+        vjp=_where_vjp,
+        jvp=lambda ts, xs, out, attrs: np.asarray(
+            np.broadcast_to(_where_forward(_tangents(ts, xs), attrs), out.shape), dtype=np.float64
+        ),
+        check=_where_check,
+        title=_where_title,
+        jacobian_words=lambda i, shapes, out, attrs: _broadcast_words(
+            "diagonal with entries 1 where the condition is "
+            + ("true" if i == 0 else "false")
+            + ", else 0"
+        )(i, shapes, out, attrs),
+        attrs=(
+            Attr("condition", "bool-tensor", True, "true/false, or a nested list of them (a mask)"),
+        ),
+        torch=("torch.where",),
+    ),
+    Op(
+        name="softmax",
+        arity=1,
+        category="Elementwise functions",
+        doc="exp(x) / Σ exp(x) along dim: each slice becomes probabilities.",
+        forward=lambda xs, attrs: _softmax(xs[0], _dim(xs[0].ndim, attrs.get("dim", -1))),
+        vjp=_softmax_vjp,
+        jvp=lambda ts, xs, out, attrs: (
+            np.zeros(out.shape) if ts[0] is None else _softmax_vjp(0, ts[0], xs, out, attrs)
+        ),
+        check=_one_dim_check,
+        title=_dim_title("softmax"),
+        jacobian_words=lambda i, shapes, out, attrs: (
+            f"block diagonal, one block per slice along dim {attrs.get('dim', -1)}: "
+            "diag(s) - s sᵀ (symmetric)"
+        ),
+        attrs=(Attr("dim", "int", -1, _DIM_HELP, **_DIM_RANGE),),
+        torch=("torch.softmax", "Tensor.softmax", "torch.nn.functional.softmax"),
+    ),
+    Op(
+        name="log_softmax",
+        arity=1,
+        category="Elementwise functions",
+        doc="log(softmax(x)) along dim, computed stably.",
+        forward=lambda xs, attrs: _log_softmax(xs[0], _dim(xs[0].ndim, attrs.get("dim", -1))),
+        vjp=_log_softmax_vjp,
+        jvp=lambda ts, xs, out, attrs: (
+            np.zeros(out.shape)
+            if ts[0] is None
+            else ts[0] - _sum_along(np.exp(out) * ts[0], _dim(out.ndim, attrs.get("dim", -1)))
+        ),
+        check=_one_dim_check,
+        title=_dim_title("log_softmax"),
+        jacobian_words=lambda i, shapes, out, attrs: (
+            f"block diagonal, one block per slice along dim {attrs.get('dim', -1)}: "
+            "I - 1 sᵀ (each row minus the softmax)"
+        ),
+        attrs=(Attr("dim", "int", -1, _DIM_HELP, **_DIM_RANGE),),
+        torch=("torch.log_softmax", "Tensor.log_softmax", "torch.nn.functional.log_softmax"),
+    ),
+    Op(
+        name="logsumexp",
+        arity=1,
+        category="Reductions",
+        doc="log Σ exp(x) over dim (int or list; null: all), computed stably.",
+        forward=_logsumexp_forward,
+        vjp=_logsumexp_vjp,
+        jvp=_logsumexp_jvp,
+        check=_reduce_check,
+        title=_reduce_title("logsumexp"),
+        jacobian_words=lambda i, shapes, out, attrs: (
+            "one row per reduced slice holding softmax(x) of that slice"
+        ),
+        attrs=(Attr("dim", "int-or-list", -1, _DIMS_HELP), _KEEPDIM),
+        torch=("torch.logsumexp", "Tensor.logsumexp"),
+    ),
+    *(
+        Op(
+            name=fn,
+            arity=1,
+            category="Reductions",
+            doc=f"The {'largest' if fn == 'max' else 'smallest'} element, or per slice along dim.",
+            forward=_extreme_forward(fn == "max"),
+            vjp=_extreme_vjp(fn == "max"),
+            jvp=_extreme_jvp(fn == "max"),
+            check=_extreme_check,
+            title=_reduce_title(fn),
+            jacobian_words=_extreme_words(fn),
+            attrs=(Attr("dim", "int-or-null", None, _DIM_HELP + "; empty for all"), _KEEPDIM),
+            torch=(f"torch.{fn}", f"Tensor.{fn}", f"torch.a{fn}"),
+        )
+        for fn in ("max", "min")
+    ),
+    _shape_op(
+        "unsqueeze",
+        _unsqueeze_check,
+        "A new dim of size 1 at dim.",
+        lambda a, attrs: f"{a[0]}.unsqueeze({attrs.get('dim', 0)})",
+        (Attr("dim", "int", 0, _DIM_HELP, **_DIM_RANGE),),
+    ),
+    _shape_op(
+        "squeeze",
+        _squeeze_check,
+        "Drop dims of size 1 (all of them, or just dim).",
+        lambda a, attrs: (
+            f"{a[0]}.squeeze()" if attrs.get("dim") is None else f"{a[0]}.squeeze({attrs['dim']})"
+        ),
+        (Attr("dim", "int-or-null", None, _DIM_HELP + "; empty for all size-1 dims"),),
+    ),
+    _shape_op(
+        "flatten",
+        _flatten_check,
+        "Merge dims start_dim..end_dim into one.",
+        lambda a, attrs: f"{a[0]}.flatten({attrs.get('start_dim', 0)}, {attrs.get('end_dim', -1)})",
+        (
+            Attr("start_dim", "int", 0, _DIM_HELP, **_DIM_RANGE),
+            Attr("end_dim", "int", -1, _DIM_HELP, **_DIM_RANGE),
+        ),
+    ),
+    _loss(
+        "mse_loss",
+        _mse_forward,
+        _mse_vjp,
+        _mse_jvp,
+        _mse_check,
+        ("one row: 2(x - y)/n", "one row: -2(x - y)/n"),
+        "Mean squared error mean((x - y)²), broadcasting as torch.",
+    ),
+    _loss(
+        "binary_cross_entropy",
+        _bce_forward,
+        _bce_vjp,
+        _bce_jvp,
+        _same_shape_check,
+        ("one row: (p - y) / (p(1 - p)) / n", "one row: -logit(p)/n = (ln(1 - p) - ln p)/n"),
+        "mean(-(y ln p + (1 - y) ln(1 - p))) for probabilities p; each log clamped at -100.",
+    ),
+    _loss(
+        "cross_entropy",
+        _ce_forward,
+        _ce_vjp,
+        _ce_jvp,
+        _ce_check,
+        (
+            "one row: (softmax(x)·Σy - y)/N; for one-hot y: softmax(x) - y, over N rows",
+            "one row: -log_softmax(x)/N",
+        ),
+        "Softmax cross-entropy of logits (classes: dim 1, or dim 0 if 1-D) against "
+        "target class probabilities (one-hot for hard labels); mean over the N rows.",
     ),
 ]
 

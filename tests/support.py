@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from engine.graph import Graph
+from engine.ops import OPS
 
 try:
     import torch
@@ -56,35 +57,30 @@ def seed3_graph() -> Graph:
 
 
 def torch_op(name: str, xs: Sequence[Any], attrs: dict[str, Any]) -> Any:
-    """The PyTorch counterpart of one engine op, applied to tensors ``xs``."""
-    a = xs[0]
-    if name == "add":
-        return a + xs[1]
-    if name == "sub":
-        return a - xs[1]
-    if name == "mul":
-        return a * xs[1]
-    if name == "div":
-        return a / xs[1]
-    if name == "pow":
-        return torch.pow(a, xs[1])
-    if name == "neg":
-        return -a
-    if name in ("exp", "log", "sin", "cos", "tanh", "sigmoid", "relu"):
-        return getattr(torch, name)(a)
-    if name in ("sum", "mean"):
-        return getattr(torch, name)(a, dim=attrs.get("dim"), keepdim=bool(attrs.get("keepdim")))
-    if name == "matmul":
-        return torch.matmul(a, xs[1])
-    if name == "transpose":
-        return a.t()  # like the engine: at most 2 dims, 0-D and 1-D unchanged
+    """The PyTorch counterpart of one engine op, applied to tensors ``xs``.
+
+    Read from the op table: the record's first PyTorch spelling, called with the
+    operands and the attributes by name (an attribute that is None is left out, as
+    PyTorch spells "not given"), so the spellings the table publishes are tested too.
+    """
+    spelling = OPS[name].torch[0]
+    attrs = {**OPS[name].defaults, **attrs}
+    kwargs = {k: v for k, v in attrs.items() if v is not None}
     if name == "stack":
-        return torch.stack(list(xs), dim=attrs.get("dim", 0))
-    if name == "select":
-        return torch.select(a, attrs.get("dim", 0), attrs.get("index", 0))
+        return torch.stack(list(xs), **kwargs)
+    if name == "where":
+        return torch.where(torch.tensor(attrs.get("condition", True)), xs[0], xs[1])
+    if name in ("sum", "mean", "logsumexp") and attrs["dim"] in (None, []):
+        kwargs["dim"] = tuple(range(xs[0].ndim))  # "all dims", as torch spells it here
+    if name in ("max", "min") and attrs["dim"] is None and not attrs["keepdim"]:
+        del kwargs["keepdim"]  # torch.max(x) takes no keepdim
     if name == "reshape":
-        return torch.reshape(a, tuple(attrs.get("shape", [-1])))
-    raise KeyError(name)
+        kwargs["shape"] = tuple(kwargs.get("shape", [-1]))
+    fn: Any = torch
+    for part in spelling.split(".")[1:]:
+        fn = getattr(fn, part)
+    out = fn(*xs, **kwargs)
+    return out.values if name in ("max", "min") and "dim" in kwargs else out
 
 
 def close(actual: Any, expected: Any, rtol: float = 1e-9, atol: float = 1e-12) -> None:

@@ -34,6 +34,8 @@ REQUIRED = [
     "mean_vs_sum",
     "logistic_loss",
     "matmul_chain",
+    "classifier_head",
+    "attention_scores",
 ]
 
 

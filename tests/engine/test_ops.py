@@ -17,6 +17,9 @@ from engine.trace import JACOBIAN_LIMIT
 REQUIRED_OPS = {
     "input", "const", "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh",
     "sigmoid", "relu", "sum", "mean", "matmul", "transpose", "stack", "select", "reshape",
+    "abs", "sqrt", "square", "clamp", "maximum", "minimum", "softmax", "log_softmax",
+    "logsumexp", "max", "min", "where", "unsqueeze", "squeeze", "flatten", "mse_loss",
+    "binary_cross_entropy", "cross_entropy",
 }  # fmt: skip
 
 BROADCAST_SHAPES = [
@@ -40,6 +43,8 @@ BINARY = {
     "mul": ("any", "any"),
     "div": ("any", "away0"),
     "pow": ("pos", "any"),
+    "maximum": ("any", "any"),
+    "minimum": ("any", "any"),
 }
 UNARY = {
     "neg": "any",
@@ -50,6 +55,9 @@ UNARY = {
     "tanh": "any",
     "sigmoid": "any",
     "relu": "away0",
+    "abs": "away0",
+    "sqrt": "pos",
+    "square": "any",
 }
 REDUCE_ATTRS = [
     ((2, 3, 4), {}),
@@ -100,8 +108,17 @@ def _cases() -> list[Any]:
         ((1, 2, 3), (3, 3, 1)),
     ]:
         cases.append(_case("matmul", list(shapes), {}, ["any", "any"]))
-    for shape in [(2, 3), (1, 4), (3, 3)]:
-        cases.append(_case("transpose", [shape], {}, ["any"]))
+    for shape, attrs in [
+        ((2, 3), {}),
+        ((1, 4), {}),
+        ((3, 3), {}),
+        ((3,), {}),
+        ((), {}),
+        ((2, 3, 4), {"dim0": -2, "dim1": -1}),
+        ((2, 3, 4), {}),
+        ((2, 1, 3, 2), {"dim0": 1, "dim1": 3}),
+    ]:
+        cases.append(_case("transpose", [shape], attrs, ["any"]))
     for n, shape, dim in [
         (1, (3,), 0),
         (2, (), 0),
@@ -135,6 +152,64 @@ def _cases() -> list[Any]:
         ((4,), [2, 1, 2]),
     ]:
         cases.append(_case("reshape", [shape], {"shape": target}, ["any"]))
+    cases += _new_op_cases()
+    return cases
+
+
+def _new_op_cases() -> list[Any]:
+    cases = []
+    for shape, attrs in [
+        ((5,), {}),
+        ((2, 3), {"min": -0.5, "max": 0.5}),
+        ((2, 3), {"min": 0.0, "max": None}),
+        ((4,), {"min": None, "max": 0.25}),
+    ]:
+        cases.append(_case("clamp", [shape], attrs, ["away0"]))
+    for op in ("softmax", "log_softmax"):
+        for shape, dim in [((4,), -1), ((2, 3), 1), ((2, 3), 0), ((2, 3, 2), -2), ((), 0)]:
+            cases.append(_case(op, [shape], {"dim": dim}, ["any"]))
+    for shape, attrs in [
+        ((2, 3), {}),
+        ((2, 3), {"dim": 0, "keepdim": True}),
+        ((2, 3, 4), {"dim": [0, 2]}),
+        ((2, 3), {"dim": None}),
+        ((), {"dim": 0}),
+    ]:
+        cases.append(_case("logsumexp", [shape], attrs, ["any"]))
+    for op in ("max", "min"):
+        for shape, attrs in [
+            ((5,), {}),
+            ((2, 3), {}),
+            ((2, 3), {"dim": 1}),
+            ((2, 3, 2), {"dim": 0, "keepdim": True}),
+            ((2, 3), {"dim": -1, "keepdim": True}),
+            ((), {"dim": 0}),
+        ]:
+            cases.append(_case(op, [shape], attrs, ["any"]))
+    for shapes, cond in [
+        (((3,), (3,)), [True, False, True]),
+        (((2, 3), (3,)), [[True, False, False], [False, True, True]]),
+        (((2, 1), (1, 3)), [False, True, True]),
+        (((), (2,)), True),
+    ]:
+        cases.append(_case("where", list(shapes), {"condition": cond}, ["any", "any"]))
+    for shape, dim in [((3,), 0), ((2, 3), -1), ((2, 3), 1), ((), 0)]:
+        cases.append(_case("unsqueeze", [shape], {"dim": dim}, ["any"]))
+    for shape, attrs in [((1, 3, 1), {}), ((1, 3, 1), {"dim": 0}), ((2, 3), {"dim": 1}), ((), {})]:
+        cases.append(_case("squeeze", [shape], attrs, ["any"]))
+    for shape, attrs in [
+        ((2, 3, 2), {}),
+        ((2, 3, 2), {"start_dim": 1}),
+        ((2, 3, 2, 2), {"start_dim": 1, "end_dim": 2}),
+        ((), {}),
+    ]:
+        cases.append(_case("flatten", [shape], attrs, ["any"]))
+    for shapes in [((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((), ())]:
+        cases.append(_case("mse_loss", list(shapes), {}, ["any", "any"]))
+    for shapes in [((3,), (3,)), ((2, 3), (2, 3)), ((), ())]:
+        cases.append(_case("binary_cross_entropy", list(shapes), {}, ["prob", "prob"]))
+    for shape in [(4,), (2, 3), (2, 3, 2)]:
+        cases.append(_case("cross_entropy", [shape, shape], {}, ["any", "prob"]))
     return cases
 
 
@@ -147,6 +222,8 @@ def _values(shapes, domains, seed: int) -> list[np.ndarray]:
     for shape, dom in zip(shapes, domains, strict=True):
         if dom == "pos":
             v = rng.uniform(0.5, 2.0, size=shape)
+        elif dom == "prob":
+            v = rng.uniform(0.05, 0.95, size=shape)
         elif dom == "away0":
             v = rng.choice([-1.0, 1.0], size=shape) * rng.uniform(0.1, 2.0, size=shape)
         else:

@@ -20,16 +20,22 @@ from hypothesis.extra import numpy as hnp
 
 from engine.autodiff import Session, backward, end_to_end_jacobian, forward
 from engine.graph import Graph
-from engine.ops import OPS
+from engine.ops import OPS, Attr, OpShapeError, validate_attrs
 
-LEAF_SHAPES = [(2, 3), (), (3,), (2, 1), (1, 3), (3, 2), (2, 2)]
-UNARY = ["tanh", "exp", "sin", "cos", "neg", "sigmoid", "relu", "log"]
-BINARY = ["mul", "add", "sub", "div", "pow"]
-OTHER = ["matmul", "sum", "mean", "transpose", "stack", "select", "reshape"]
-# Hypothesis leans on the first choice of a list: make it a binary op.
-ALL_OPS = BINARY + UNARY + OTHER
+LEAF_SHAPES = [(2, 3), (), (3,), (2, 1), (1, 3), (3, 2), (2, 2), (2, 2, 3), (1, 2, 3), (2, 3, 1)]
+# Every op of the table; hypothesis leans on the first choice of a list: make it a binary op.
+BINARY = [n for n, op in OPS.items() if op.arity == 2 and op.category == "Arithmetic"]
+ALL_OPS = BINARY + [n for n, op in OPS.items() if not op.is_leaf and n not in BINARY]
+# Operands that must be positive (log, sqrt, a base, a divisor) or in (0, 1) (probabilities).
+POSITIVE_OPERAND = {("log", 0), ("sqrt", 0), ("pow", 0), ("div", 1)}
+UNIT_OPERAND = {("binary_cross_entropy", 0)}
+ALWAYS_POSITIVE = {"exp", "sigmoid", "softmax"}
 POSITIVE_PRESERVING = {"add", "mul", "div", "sum", "mean", "matmul", "transpose", "stack"}
-POSITIVE_PRESERVING |= {"select", "reshape"}
+POSITIVE_PRESERVING |= {"select", "reshape", "sqrt", "square", "maximum", "minimum", "where"}
+POSITIVE_PRESERVING |= {"max", "min", "unsqueeze", "squeeze", "flatten"}
+UNIT_MAKERS = {"sigmoid", "softmax"}
+UNIT_PRESERVING = {"select", "reshape", "transpose", "stack", "unsqueeze", "squeeze", "flatten"}
+UNIT_PRESERVING |= {"max", "min", "maximum", "minimum", "where", "mean"}
 
 
 def _settings(n: int) -> settings:
@@ -50,14 +56,7 @@ class Spec:
     requires_grad: bool = False
     shape: tuple[int, ...] = ()
     positive: bool = False
-
-
-def _broadcasts(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-    try:
-        np.broadcast_shapes(a, b)
-    except ValueError:
-        return False
-    return True
+    unit: bool = False  # every element in (0, 1)
 
 
 @st.composite
@@ -78,92 +77,71 @@ def leaf(draw, k: int, shapes: list[tuple[int, ...]]) -> Spec:
     )
 
 
+def _attr_value(draw, attr: Attr, shape: tuple[int, ...]) -> Any:
+    """A value of the attribute's kind (from the op table), often but not always valid."""
+    nd = max(len(shape), 1)
+    small = st.integers(-nd - 1, nd)
+    if attr.kind == "bool":
+        return draw(st.booleans())
+    if attr.kind == "int":
+        return draw(st.integers(-3, 2) if attr.name == "index" else small)
+    if attr.kind == "int-or-null":
+        return draw(st.one_of(st.none(), small))
+    if attr.kind == "int-or-list":
+        dims = st.lists(st.integers(0, len(shape) - 1), unique=True, max_size=len(shape))
+        return draw(st.one_of(st.none(), small, dims if shape else st.just([])))
+    if attr.kind == "number-or-null":
+        return draw(st.one_of(st.none(), st.floats(-1.0, 1.0)))
+    if attr.kind == "bool-tensor":
+        mask = draw(hnp.arrays(np.bool_, shape[draw(st.integers(0, len(shape))) :]))
+        return mask.tolist()
+    n = int(np.prod(shape))  # shape: targets that fit, and one that need not
+    targets = [[-1], [n], [1, -1], [-1, 1], list(shape[::-1]), [2, -1]]
+    return draw(st.sampled_from(targets + ([[]] if n == 1 else [])))
+
+
 def _grow(draw, specs: list[Spec], k: int) -> Spec | None:
-    """Draw one op node on top of ``specs``; None if the drawn op has no operands."""
+    """Draw one op node on top of ``specs``; None if what was drawn does not fit."""
     op = draw(st.sampled_from(ALL_OPS))
+    rule = OPS[op]
 
     def pick(pool: list[Spec]) -> Spec:
         # Mostly one of the newest nodes, so graphs grow deep rather than wide.
         anywhere = draw(st.integers(0, 3)) == 3
         return draw(st.sampled_from(pool if anywhere else pool[-2:]))
 
-    pos = [s for s in specs if s.positive]
-    attrs: dict[str, Any] = {}
-    if op in UNARY:
-        pool = pos if op == "log" else specs
+    n = rule.arity if rule.arity is not None else draw(st.integers(1, 3))
+    ops: list[Spec] = []
+    for i in range(n):
+        pool = specs
+        if (op, i) in POSITIVE_OPERAND:
+            pool = [s for s in specs if s.positive]
+        elif (op, i) in UNIT_OPERAND:
+            pool = [s for s in specs if s.unit]
+        if ops and (rule.arity is None or draw(st.integers(0, 2))):
+            # Mostly an operand whose shape fits the first one's.
+            fits = [s for s in pool if s.shape == ops[0].shape]
+            pool = fits or pool
         if not pool:
             return None
-        ops = [pick(pool)]
-    elif op in BINARY:
-        first_pool = pos if op == "pow" else specs
-        if not first_pool:
-            return None
-        a = pick(first_pool)
-        second_pool = pos if op == "div" else specs
-        second_pool = [s for s in second_pool if _broadcasts(a.shape, s.shape)]
-        if not second_pool:
-            return None
-        ops = [a, pick(second_pool)]
-    elif op in ("sum", "mean"):
-        a = pick(specs)
-        ops = [a]
-        nd = len(a.shape)
-        choice = draw(st.sampled_from(["all", "int", "list"]))
-        if choice == "int":
-            attrs["dim"] = draw(st.integers(-max(nd, 1), max(nd, 1) - 1))
-        elif choice == "list" and nd:
-            attrs["dim"] = draw(st.lists(st.integers(0, nd - 1), unique=True, max_size=nd))
-        attrs["keepdim"] = draw(st.booleans())
-    elif op == "matmul":
-        left = [s for s in specs if 1 <= len(s.shape) <= 2]
-        if not left:
-            return None
-        a = pick(left)
-        right = [s for s in specs if 1 <= len(s.shape) <= 2 and s.shape[0] == a.shape[-1]]
-        if not right:
-            return None
-        ops = [a, pick(right)]
-    elif op == "transpose":
-        pool = [s for s in specs if len(s.shape) == 2]
-        if not pool:
-            return None
-        ops = [pick(pool)]
-    elif op == "stack":
-        a = pick(specs)
-        same = [s for s in specs if s.shape == a.shape]
-        ops = [a] + draw(st.lists(st.sampled_from(same), max_size=2))
-        nd = len(a.shape) + 1
-        attrs["dim"] = draw(st.integers(-nd, nd - 1))
-    elif op == "select":
-        pool = [s for s in specs if s.shape]
-        if not pool:
-            return None
-        a = pick(pool)
-        ops = [a]
-        dim = draw(st.integers(-len(a.shape), len(a.shape) - 1))
-        size = a.shape[dim]
-        attrs = {"dim": dim, "index": draw(st.integers(-size, size - 1))}
-    else:  # reshape
-        a = pick(specs)
-        ops = [a]
-        n = int(np.prod(a.shape))
-        targets = [[-1], [n], [1, -1], [-1, 1], list(a.shape[::-1])]
-        if n == 1:
-            targets.append([])
-        if n == 6:
-            targets += [[2, 3], [3, 1, 2]]
-        attrs["shape"] = draw(st.sampled_from(targets))
+        ops.append(pick(pool))
+    attrs = {a.name: _attr_value(draw, a, ops[0].shape) for a in rule.attrs}
+    try:
+        rule.check([s.shape for s in ops], validate_attrs(op, attrs))
+    except OpShapeError:
+        return None
     positive = op in POSITIVE_PRESERVING and all(s.positive for s in ops)
-    positive = positive or op in ("exp", "sigmoid") or (op == "pow" and ops[0].positive)
-    spec = Spec(
+    positive = positive or op in ALWAYS_POSITIVE or (op == "pow" and ops[0].positive)
+    unit = op in UNIT_MAKERS or (op in UNIT_PRESERVING and all(s.unit for s in ops))
+    return Spec(
         id=f"n{k}",
         op=op,
         inputs=[s.id for s in ops],
         attrs=attrs,
         requires_grad=any(s.requires_grad for s in ops),
         positive=positive,
+        unit=unit,
     )
-    return spec
 
 
 @st.composite

@@ -125,3 +125,23 @@ def test_jacobian_zeros_have_torchs_sign(tref, op):
     jacs = jacs if isinstance(jacs, tuple) else (jacs,)
     for step in trace.steps:
         same(step.jacobian(), jacs[step.operand_index].numpy())
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize(
+    "attrs", [{}, {"dim": 1}, {"dim": 0, "keepdim": True}], ids=["all", "dim1", "dim0"]
+)
+def test_extreme_ties_and_nan_split_as_torch(tref, op, attrs):
+    # Over all elements torch splits the gradient evenly among the ties; along a dim
+    # it all goes to the index torch.max/min returns (the first; a NaN wins).
+    x = np.array([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, -1.0, -1.0], [np.nan, 0.0, np.nan, 5.0]])
+    for rows in (x[:2], x):
+        graph = tref.single_op_graph(op, [rows], attrs)
+        fwd = forward(graph)
+        v = np.arange(1.0, 1.0 + fwd.values["y"].size).reshape(fwd.values["y"].shape)
+        trace = backward(graph, fwd, "y", v)
+        tx = tref.t64(rows, True)
+        ty = tref.torch_op(op, [tx], attrs)
+        (grad,) = tref.torch.autograd.grad(ty, [tx], grad_outputs=tref.t64(v))
+        same(fwd.values["y"], ty.detach().numpy())
+        same(trace.grads["x0"], grad.numpy())
