@@ -593,15 +593,16 @@ def _swapped(ndim: int, attrs: Attrs) -> tuple[int, int]:
 
 def _transpose_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     s = list(shapes[0])
+    d0, d1 = _swapped(len(s), attrs)
     if s:
-        d0, d1 = _swapped(len(s), attrs)
         s[d0], s[d1] = s[d1], s[d0]
     return tuple(s)
 
 
 def _transpose_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     x = xs[0]
-    return np.swapaxes(x, *_swapped(x.ndim, attrs)) if x.ndim else x
+    d0, d1 = _swapped(x.ndim, attrs)
+    return np.swapaxes(x, d0, d1) if x.ndim else x
 
 
 def _transpose_title(a: Sequence[str], attrs: Attrs) -> str:
@@ -1024,8 +1025,9 @@ _BCE_EPSILON = float(np.float32(1e-12))
 def _bce_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     p, y = xs
     _same_shape_check([p.shape, y.shape], attrs)
-    if ((p < 0.0) | (p > 1.0)).any():
-        raise ValueError("binary_cross_entropy needs input values between 0 and 1")
+    for name, v in (("input", p), ("target", y)):
+        if ((v < 0.0) | (v > 1.0)).any():
+            raise ValueError(f"binary_cross_entropy needs {name} values between 0 and 1")
     log_p = np.maximum(np.log(p), -100.0)  # PyTorch clamps each log at -100
     log_q = np.maximum(np.log1p(-p), -100.0)
     return np.mean(-(y * log_p + (1.0 - y) * log_q)) if p.size else np.asarray(np.nan)

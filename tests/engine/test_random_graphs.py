@@ -28,7 +28,7 @@ BINARY = [n for n, op in OPS.items() if op.arity == 2 and op.category == "Arithm
 ALL_OPS = BINARY + [n for n, op in OPS.items() if not op.is_leaf and n not in BINARY]
 # Operands that must be positive (log, sqrt, a base, a divisor) or in (0, 1) (probabilities).
 POSITIVE_OPERAND = {("log", 0), ("sqrt", 0), ("pow", 0), ("div", 1)}
-UNIT_OPERAND = {("binary_cross_entropy", 0)}
+UNIT_OPERAND = {("binary_cross_entropy", 0), ("binary_cross_entropy", 1)}
 ALWAYS_POSITIVE = {"exp", "sigmoid", "softmax"}
 POSITIVE_PRESERVING = {"add", "mul", "div", "sum", "mean", "matmul", "transpose", "stack"}
 POSITIVE_PRESERVING |= {"select", "reshape", "sqrt", "square", "maximum", "minimum", "where"}
@@ -184,7 +184,10 @@ def _torch_values(tref, graph: Graph, specs: list[Spec], leaves: dict[str, Any])
         if s.id in values:
             continue
         node = graph.nodes[s.id]
-        t = tref.torch_op(node.op, [values[i] for i in node.inputs], node.attrs)
+        operands = [values[i] for i in node.inputs]
+        t = tref.torch_op(node.op, operands, node.attrs)
+        if any(t is x for x in operands):  # a no-op (flatten of one dim) hands back x itself
+            t = t.view_as(t)
         if t.requires_grad:
             t.retain_grad()
         values[s.id] = t
