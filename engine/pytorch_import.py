@@ -697,6 +697,8 @@ class _Walker:
             n = self.nodes[base.id]
             if attr == "T":
                 return self.transpose(base, node)
+            if attr == "mT":  # a batch of matrices
+                return self.add("transpose", [base], {"dim0": -2, "dim1": -1}, node)
             if attr == "shape":
                 return tuple(int(d) for d in n.value.shape)
             if attr in ("data",):
@@ -1111,6 +1113,9 @@ class _Walker:
     # ------------------------------------------------------------------ op handlers
 
     def transpose(self, t: _T, node: ast.AST) -> _T:
+        """``.T`` / ``.t()``: rows and columns of a matrix (PyTorch's ``.t()`` refuses more)."""
+        if self.nodes[t.id].value.ndim > 2:
+            self.refuse(node, ".T and .t() take at most 2 dims here; use .transpose(dim0, dim1)")
         return self.add("transpose", [t], None, node)
 
     def detach(self, t: _T, node: ast.AST) -> _T:
@@ -1533,13 +1538,12 @@ def _identity(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) -> _T
 
 
 def _transpose_handler(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) -> _T:
-    ndim = w.nodes[t.id].value.ndim
     dims = [a for a in args] + [kwargs.pop(k) for k in ("dim0", "dim1") if k in kwargs]
-    if dims:
-        ok = len(dims) == 2 and ndim == 2 and all(_is_int(d) for d in dims)
-        if not ok or {d % 2 for d in dims} != {0, 1}:
-            w.refuse(node, "transpose is supported for the two dims of a matrix only")
-    return w.transpose(t, node)
+    if not dims:  # t() / torch.t(x): a matrix's two dims
+        return w.transpose(t, node)
+    if len(dims) != 2 or not all(_is_int(d) for d in dims):
+        w.refuse(node, "transpose needs two integer dims")
+    return w.add("transpose", [t], {"dim0": int(dims[0]), "dim1": int(dims[1])}, node)
 
 
 def _select_handler(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) -> _T:
@@ -1724,6 +1728,31 @@ def _cross_entropy(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) 
     log_p = w.call_method(t, "log_softmax", [1], {}, node)
     picked = w.add("sum", [w.add("mul", [target, log_p], None, node)], {"dim": 1}, node)
     return _reduce_loss(w, w.add("neg", [picked], None, node), kwargs, node)
+
+
+def _loss_handler(name: str) -> Callable[[_Walker, _T, list, dict, ast.Call], _T]:
+    """A loss the table has as one op: that op for PyTorch's default mean over a target
+    that fits it; the composite above for other reductions or class-index targets."""
+
+    def handler(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) -> _T:
+        target = kwargs.get("target", args[0] if args else None)
+        plain = kwargs.get("reduction", "mean") == "mean" and len(args) <= 1
+        plain = plain and set(kwargs) <= {"target", "reduction"} and isinstance(target, _T)
+        if plain:
+            shapes = [w.nodes[t.id].value.shape, w.nodes[target.id].value.shape]
+            try:
+                OPS[name].check(shapes, {})
+            except OpShapeError:
+                plain = False
+        if not plain:
+            return _COMPOSITES[name](w, t, args, kwargs, node)
+        return w.add(name, [t, target], None, node)
+
+    return handler
+
+
+for _loss in ("mse_loss", "binary_cross_entropy", "cross_entropy"):
+    _HANDLERS[_loss] = _loss_handler(_loss)
 
 
 # =========================================================================== small helpers
