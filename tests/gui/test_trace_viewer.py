@@ -123,3 +123,17 @@ def test_file_open_shows_a_trace_read_only_and_refuses_a_bad_one(
     assert no_dialogs["errors"] == [
         "Cannot open bad.bptrace: unsupported trace version 9: this program reads 1"
     ]
+
+
+def test_main_refuses_a_bad_trace_in_one_line(
+    qapp,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],  # noqa: ANN001
+) -> None:
+    from gui.app import main
+
+    bad = tmp_path / "cut.bptrace"
+    bad.write_text('{"format": "backprop-studio-trace", "version": 1, "nodes": [')
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}: not valid JSON") and err.count("\n") == 1
