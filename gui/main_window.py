@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import GraphError
+from engine.examples import EXAMPLES_DIR, list_examples
 
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
@@ -360,8 +361,6 @@ class MainWindow(QMainWindow):
     def _fill_examples(self) -> None:
         self.examples_menu.clear()
         try:
-            from engine.examples import list_examples
-
             examples = list_examples()
         except Exception:  # a missing examples folder must not stop the app
             examples = []
@@ -512,10 +511,6 @@ class MainWindow(QMainWindow):
 
     def open_default_example(self) -> bool:
         """Seed example 2 (the stack of three scalars with v = [0.1, 0.2, 0.3])."""
-        try:
-            from engine.examples import EXAMPLES_DIR
-        except ImportError:
-            return False
         path = Path(EXAMPLES_DIR) / DEFAULT_EXAMPLE
         return path.exists() and self.files.load_path(path, example=True)
 

@@ -8,6 +8,7 @@ moving a node only recomputes the curves that touch it.
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -35,7 +36,18 @@ from ..model.timeline import EdgeKey
 from ..theme import THEME
 from .port_item import UNIT, cfont, cline
 
-NORMAL, DONE, ACTIVE = "normal", "done", "active"
+
+class EdgeState(StrEnum):
+    """How an edge is drawn: plain, already propagated, carrying the active step, or
+    selected by the user (which wins over the others)."""
+
+    NORMAL = "normal"
+    DONE = "done"
+    ACTIVE = "active"
+    SELECTED = "selected"
+
+
+NORMAL, DONE, ACTIVE = EdgeState.NORMAL, EdgeState.DONE, EdgeState.ACTIVE
 
 
 def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
@@ -118,16 +130,16 @@ def route(
     return default, None
 
 
-_pens: dict[tuple[str, float, bool], QPen] = {}
+_pens: dict[tuple[EdgeState, float, bool], QPen] = {}
 
 
-def edge_pen(state: str) -> QPen:
+def edge_pen(state: EdgeState) -> QPen:
     """The pen of an edge in ``state`` (shared by all edges in that state)."""
     key = (state, UNIT, THEME.high_contrast)
     pen = _pens.get(key)
     if pen is None:
         colour, width = {
-            "selected": (THEME.node_selected, 3.0),
+            EdgeState.SELECTED: (THEME.node_selected, 3.0),
             ACTIVE: (THEME.edge_active, 4.5),
             DONE: (THEME.edge_done, 3.0),
         }.get(state, (THEME.edge, 2.0))
@@ -189,7 +201,7 @@ class EdgeItem(QGraphicsPathItem):
             area = self.bounds if old is None or old.isEmpty() else self.bounds.united(old)
             scene.invalidate(area, QGraphicsScene.SceneLayer.BackgroundLayer)
 
-    def set_state(self, state: str) -> None:
+    def set_state(self, state: EdgeState) -> None:
         if state != self.state:
             self.state = state
             self.restyle()
@@ -200,7 +212,7 @@ class EdgeItem(QGraphicsPathItem):
             self.restyle()
 
     def restyle(self) -> None:
-        self.setPen(edge_pen("selected" if self.selected else self.state))
+        self.setPen(edge_pen(EdgeState.SELECTED if self.selected else self.state))
         self.setZValue({ACTIVE: 0.6, DONE: 0.3}.get(self.state, 0.0))
         flag = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
         if bool(self.flags() & flag) != self.in_background:
