@@ -9,7 +9,7 @@ computed once per structural edit and cached (every run reads it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +92,9 @@ class Links:
         self.pred: dict[str, dict[str, None]] = {}
         self._order: list[str] | None = None
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.succ)
+
     def copy(self) -> Links:
         other = Links()
         other.succ = {n: dict(d) for n, d in self.succ.items()}
@@ -136,22 +139,59 @@ class Links:
 
     def topological_order(self) -> list[str]:
         if self._order is None:
-            indegree = {v: len(p) for v, p in self.pred.items() if p}
-            generation = [v for v, p in self.pred.items() if not p]
-            order: list[str] = []
-            succ = self.succ
-            while generation:
-                order += generation
-                following = []
-                for node in generation:
-                    for child in succ[node]:
-                        indegree[child] -= 1
-                        if not indegree[child]:
-                            following.append(child)
-                            del indegree[child]
-                generation = following
-            self._order = order
+            self._order = [n for generation in self.generations() for n in generation]
         return self._order
+
+    def generations(self) -> list[list[str]]:
+        """Kahn's algorithm by generations: nodes with no operands, then those whose
+        operands are all in earlier generations, ... (ties in insertion order)."""
+        indegree = {v: len(p) for v, p in self.pred.items() if p}
+        generation = [v for v, p in self.pred.items() if not p]
+        out: list[list[str]] = []
+        succ = self.succ
+        while generation:
+            out.append(generation)
+            following = []
+            for node in generation:
+                for child in succ[node]:
+                    indegree[child] -= 1
+                    if not indegree[child]:
+                        following.append(child)
+                        del indegree[child]
+            generation = following
+        return out
+
+    def edges(self) -> list[tuple[str, str]]:
+        return [(u, v) for u, targets in self.succ.items() for v in targets]
+
+    def subgraph(self, nodes: set[str]) -> Links:
+        """The links among ``nodes`` (a copy; insertion order kept)."""
+        other = Links()
+        for n in self.succ:
+            if n in nodes:
+                other.add_node(n)
+        for u, v in self.edges():
+            if u in nodes and v in nodes:
+                other.add_edge(u, v)
+        return other
+
+    def weak_components(self) -> list[set[str]]:
+        """Groups of nodes linked to each other, ignoring direction."""
+        seen: set[str] = set()
+        out = []
+        for start in self.succ:
+            if start in seen:
+                continue
+            comp, stack = {start}, [start]
+            while stack:
+                n = stack.pop()
+                for m in (*self.succ[n], *self.pred[n]):
+                    if m not in comp:
+                        comp.add(m)
+                        stack.append(m)
+            seen |= comp
+            out.append(comp)
+        return out
 
     def has_path(self, a: str, b: str) -> bool:
         if a == b:

@@ -4,7 +4,7 @@ A graph read left to right (inputs, then what is computed from them, then the
 output) is how a teacher draws it on the board, so the layout is the classic
 Sugiyama pipeline, kept small:
 
-1. layers by longest path (networkx topological generations), constants pulled
+1. layers by longest path (topological generations), constants pulled
    right next to their first consumer so they do not drag long edges across;
 2. long edges split by virtual nodes, then barycenter sweeps (port-aware, so
    operand 0 sits above operand 1) keep the order with the fewest crossings;
@@ -21,9 +21,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Hashable, Iterable, Mapping
 
-import networkx as nx
-
-from .graph import Graph
+from .graph import Graph, Links
 
 Size = tuple[float, float]
 Point = tuple[float, float]
@@ -56,8 +54,9 @@ def layered_layout(
     (missing ids get :data:`DEFAULT_SIZE`). Every edge goes from a smaller x to a
     larger x, and no two boxes overlap."""
     sizes = dict(sizes or {})
-    dag = nx.DiGraph()
-    dag.add_nodes_from(graph.nodes)
+    dag = Links()
+    for nid in graph.nodes:
+        dag.add_node(nid)
     ports: dict[tuple[str, str], float] = {}
     for src, dst, index in graph.edges():
         dag.add_edge(src, dst)
@@ -65,14 +64,13 @@ def layered_layout(
         ports.setdefault((src, dst), (index + 0.5) / n_ports - 0.5)
     order = {nid: k for k, nid in enumerate(graph.nodes)}
     components = sorted(
-        (sorted(c, key=order.__getitem__) for c in nx.weakly_connected_components(dag)),
+        (sorted(c, key=order.__getitem__) for c in dag.weak_components()),
         key=lambda c: order[c[0]],
     )
     positions: dict[str, Point] = {}
     top = 0.0
     for comp in components:
-        # a copy, not a view: networkx's filtered views are slow to walk
-        sub = dag if len(components) == 1 else dag.subgraph(comp).copy()
+        sub = dag if len(components) == 1 else dag.subgraph(set(comp))
         consts = {n for n in comp if graph.nodes[n].op == "const"}
         placed = _layout_component(sub, order, consts, sizes, ports, layer_gap, node_gap)
         ys = [y for _, y in placed.values()]
@@ -93,18 +91,18 @@ def _size(sizes: Mapping[str, Size], nid: Hashable) -> Size:
     return (0.0, VIRTUAL_HEIGHT)
 
 
-def _layers(dag: nx.DiGraph, consts: set[str]) -> dict[Hashable, int]:
+def _layers(dag: Links, consts: set[str]) -> dict[Hashable, int]:
     """Longest-path layering; a constant moves to just before its first consumer."""
-    layer = {n: k for k, gen in enumerate(nx.topological_generations(dag)) for n in gen}
+    layer = {n: k for k, gen in enumerate(dag.generations()) for n in gen}
     for n in consts:
-        succ = [layer[s] for s in dag.successors(n)]
-        if succ and dag.in_degree(n) == 0:
+        succ = [layer[s] for s in dag.succ[n]]
+        if succ and not dag.pred[n]:
             layer[n] = min(succ) - 1
     return layer
 
 
 def _layout_component(
-    dag: nx.DiGraph,
+    dag: Links,
     order: Mapping[str, int],
     consts: set[str],
     sizes: Mapping[str, Size],
@@ -119,7 +117,7 @@ def _layout_component(
     # Short edges first: when a few edges span many columns, splitting all of them
     # would cost more than the rest of the graph, so past a budget they stay whole
     # (they then take no part in the ordering, which the short edges decide anyway).
-    budget = VIRTUAL_BUDGET * dag.number_of_nodes() + 64
+    budget = VIRTUAL_BUDGET * len(dag.succ) + 64
     for src, dst in sorted(dag.edges(), key=lambda e: layer[e[1]] - layer[e[0]]):
         port = ports.get((src, dst), 0.0)
         chain: list[Hashable] = [src]

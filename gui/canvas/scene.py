@@ -19,6 +19,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
+from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
 
@@ -537,10 +538,6 @@ class CanvasScene(QGraphicsScene):
     def layout_positions(self) -> dict[str, tuple[float, float]]:
         """Auto-layout of the whole graph for the boxes' real sizes (gaps follow the
         theme's scale, so presentation mode keeps the same proportions)."""
-        # Imported on first use, not at startup: the layout needs networkx, whose
-        # import alone cost 0.3-0.6 s before the first paint (files carry positions).
-        from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
-
         s = UNIT
         return layered_layout(self.doc.graph, self.node_sizes(),
                               layer_gap=LAYER_GAP * s, node_gap=NODE_GAP * s)
