@@ -129,14 +129,31 @@ def _op_expression(node: Node, args: list[str]) -> str:
     if "[]" in spellings and node.attrs.get("dim", 0) >= 0:
         dim, index = node.attrs.get("dim", 0), node.attrs.get("index", 0)
         return f"{args[0]}[{':, ' * dim}{index}]"
+    if node.op == "where":
+        condition = node.attrs.get("condition", True)
+        return f"torch.where(torch.tensor({condition!r}), {args[0]}, {args[1]})"
     attrs = _written_attrs(spec.attrs, node.attrs)
+    if node.op == "logsumexp" and attrs.get("dim") in (None, []):
+        # PyTorch's logsumexp has no "all dims" value; these two spellings read back as null / []
+        whole = "list" if attrs["dim"] == [] else "tuple"
+        attrs["dim"] = _Source(f"{whole}(range({args[0]}.ndim))")
     keywords = "".join(f", {k}={v!r}" for k, v in attrs.items())
     function = next((s for s in spellings if s.startswith("torch.")), None)
     if function is None:
         method = next(s for s in spellings if s.startswith("Tensor."))
         return f"{args[0]}.{method.removeprefix('Tensor.')}({keywords.removeprefix(', ')})"
     operands = f"[{', '.join(args)}]" if spec.arity is None else ", ".join(args)
-    return f"{function}({operands}{keywords})"
+    call = f"{function}({operands}{keywords})"
+    if node.op in ("max", "min") and node.attrs.get("dim") is not None:
+        return call + ".values"  # over a dim PyTorch returns (values, indices)
+    return call
+
+
+class _Source(str):
+    """Python source written as it is (its repr is itself)."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _written_attrs(specs: tuple, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import re
 import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -143,6 +143,35 @@ class _Loss:
 @dataclass(frozen=True)
 class _Dtype:
     name: str
+
+
+@dataclass(frozen=True)
+class _Indices:
+    """The indices of a max/min over a dim: refused wherever they are used."""
+
+
+class _ValuesIndices(NamedTuple):
+    """What ``torch.max/min(x, dim)`` returns: read ``.values`` or ``[0]``; the indices
+    are integers without a gradient, which the graph does not hold."""
+
+    values: _T
+    indices: _Indices
+
+
+@dataclass(frozen=True)
+class _Range:
+    """``range(n)``: only as ``tuple(range(x.ndim))`` / ``list(range(x.ndim))``, the dims
+    the export writes for a logsumexp over all dims (``dim`` null or ``[]``)."""
+
+    n: int
+
+
+@dataclass(frozen=True)
+class _AllDims:
+    """``tuple(range(n))`` (``as_list`` False) or ``list(range(n))``."""
+
+    n: int
+    as_list: bool
 
 
 _COLON = object()  # a ``:`` inside an index
@@ -670,6 +699,9 @@ class _Walker:
             return self.add(name, [self.as_tensor(a, where), self.as_tensor(b, where)], None, where)
         if _is_number(a) and _is_number(b):
             return _number_op(op, a, b, where, self)
+        for v in (a, b):
+            if isinstance(v, _ValuesIndices | _Indices):
+                self.refuse(where, f"{_describe(v)} cannot take part in arithmetic")
         if isinstance(a, tuple | list) and isinstance(b, tuple | list) and isinstance(op, ast.Add):
             return a + b
         self.refuse(where, f"{_construct(where)} on these values is outside the supported subset")
@@ -710,6 +742,8 @@ class _Walker:
             if attr == "ndim":
                 return n.value.ndim
             return _Method(base, attr)
+        if isinstance(base, _ValuesIndices) and attr in ("values", "indices"):
+            return getattr(base, attr)
         self.refuse(node, f"attribute .{attr} of {_describe(base)} is outside the supported subset")
 
     def expr_Subscript(self, node: ast.Subscript) -> Any:
@@ -839,8 +873,13 @@ class _Walker:
             self.refuse(node, "torch.autograd.grad is outside the supported subset; use backward")
         if module not in ("torch", "torch.nn.functional", "torch.special"):
             self.refuse(node, f"{path}(...) is outside the supported subset")
+        if path == "torch.where":
+            return self.where(node)
         args, kwargs = self.arguments(node)
         op = _FUNCTIONS.get(path)
+        if name in ("amax", "amin"):  # over all dims only: over one, a tie splits as max's does not
+            if args[1:] or set(kwargs) - {"dim"} or kwargs.pop("dim", ()) != ():
+                self.refuse(node, f"{path} over a dim splits ties; write x.{name[1:]}(dim).values")
         if op == "stack":
             return self.stack(args, kwargs, node)
         if not args or not isinstance(args[0], _T):
@@ -1132,6 +1171,80 @@ class _Walker:
         if isinstance(dim, tuple):
             dim = list(dim)
         return self.add(op, [t], {"dim": dim, "keepdim": keepdim}, node)
+
+    def where(self, node: ast.Call) -> _T:
+        """``torch.where(torch.tensor(<True/False literal>), a, b)``: the condition is read
+        into the where op's constant attribute, never made a node."""
+        cond = node.args[0] if len(node.args) == 3 and not node.keywords else None
+        literal = None
+        if isinstance(cond, ast.Call) and _canonical(self.callee_path(cond.func) or "") in (
+            "torch.tensor",
+            "torch.as_tensor",
+        ):
+            dtype = [k for k in cond.keywords if k.arg == "dtype"]
+            if len(cond.args) == 1 and len(dtype) == len(cond.keywords) <= 1:
+                literal = self.expr(cond.args[0])
+        if literal is None:
+            self.refuse(node, "torch.where needs torch.tensor(<True/False values>), a, b")
+        condition = self.bool_literal(literal, cond)
+        a, b = (self.as_tensor(self.expr(arg), arg) for arg in node.args[1:])
+        return self.add("where", [a, b], {"condition": condition}, node)
+
+    def bool_literal(self, value: Any, node: ast.AST) -> bool | list:
+        """A bool or rectangular nested list of bools, as the where op's condition holds it."""
+
+        def check(v: Any) -> None:
+            if isinstance(v, tuple | list):
+                for x in v:
+                    check(x)
+            elif not isinstance(v, bool):
+                self.refuse(node, f"torch.where's condition must be True/False, got {_describe(v)}")
+
+        check(value)
+        try:
+            array = np.array(value, dtype=bool)
+        except ValueError:
+            self.refuse(node, "torch.where's condition: the nested lists are not rectangular")
+        if array.dtype != bool or array.ndim != np.ndim(value):
+            self.refuse(node, "torch.where's condition: the nested lists are not rectangular")
+        self.reserve(array.size, node, "where")
+        return array.tolist()
+
+    def extreme(
+        self, op: str, t: _T, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        """``x.max()`` (a tensor), ``x.max(dim, keepdim)`` (values and indices, as torch)
+        and ``torch.max(a, b)`` (the elementwise maximum)."""
+        other = kwargs.pop("other", args[0] if args and isinstance(args[0], _T) else None)
+        if other is not None:
+            if args[1:] or kwargs:
+                self.refuse(node, f"{op}(a, b): unsupported arguments")
+            return self.add("maximum" if op == "max" else "minimum", [t, other], None, node)
+        dim = kwargs.pop("dim", args[0] if args else None)
+        keepdim = kwargs.pop("keepdim", args[1] if len(args) > 1 else False)
+        if kwargs or len(args) > 2 or not (dim is None or _is_int(dim)):
+            self.refuse(node, f"{op}: takes one integer dim and keepdim")
+        if dim is None:
+            if keepdim:
+                self.refuse(node, f"{op}: keepdim needs a dim")
+            return self.add(op, [t], {"dim": None, "keepdim": False}, node)
+        values = self.add(op, [t], {"dim": dim, "keepdim": bool(keepdim)}, node)
+        return _ValuesIndices(values, _Indices())
+
+    def logsumexp(self, t: _T, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> _T:
+        """logsumexp over dims; ``tuple(range(x.ndim))`` is null (all dims), ``list(...)`` []."""
+        dim = kwargs.get("dim", args[0] if args else None)
+        if isinstance(dim, _AllDims):
+            if dim.n != self.nodes[t.id].value.ndim:
+                self.refuse(node, f"logsumexp: range({dim.n}) is not every dim of the tensor")
+            whole: list | None = [] if dim.as_list else None
+            if args:
+                args = [whole, *args[1:]]
+            else:
+                kwargs["dim"] = whole
+        elif dim is None:
+            self.refuse(node, "logsumexp needs a dim (PyTorch has no default)")
+        return self.reduction("logsumexp", t, args, kwargs, node)
 
     def reshape(self, t: _T, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> _T:
         dims = args if args else [kwargs.pop("shape", kwargs.pop("size", None))]
@@ -1531,6 +1644,7 @@ _LOSS_MODULES = {
 _FLOAT_DTYPES = {f"torch.{d}" for d in ("float", "float32", "float64", "double", "float16", "half")}
 
 _BUILTINS = {"print", "float", "int", "len", "abs", "display", "range", "min", "max", "sum"}
+_BUILTINS |= {"tuple", "list"}
 
 
 def _identity(w: _Walker, t: _T, args: list, kwargs: dict, node: ast.Call) -> _T:
@@ -1598,6 +1712,9 @@ _HANDLERS: dict[str, Callable[[_Walker, _T, list, dict, ast.Call], Any]] = {
     "sum": lambda w, t, a, k, n: w.reduction("sum", t, a, k, n),
     "mean": lambda w, t, a, k, n: w.reduction("mean", t, a, k, n),
     "reshape": lambda w, t, a, k, n: w.reshape(t, a, k, n),
+    "max": lambda w, t, a, k, n: w.extreme("max", t, a, k, n),
+    "min": lambda w, t, a, k, n: w.extreme("min", t, a, k, n),
+    "logsumexp": lambda w, t, a, k, n: w.logsumexp(t, a, k, n),
 }
 
 #: Methods that change nothing the graph records (dtype, device, copies), and detach.
@@ -1881,7 +1998,25 @@ def _tensor_builtin(op: str) -> Callable[[_Walker, list, dict, ast.Call], Any]:
     return call
 
 
+def _builtin_range(w: _Walker, args: list, kwargs: dict, node: ast.Call) -> _Range:
+    if len(args) != 1 or kwargs or not _is_int(args[0]) or not 0 <= args[0] <= 64:
+        w.refuse(node, "range(...) is supported only as tuple(range(x.ndim)) for dims")
+    return _Range(args[0])
+
+
+def _all_dims(as_list: bool) -> Callable[[_Walker, list, dict, ast.Call], _AllDims]:
+    def build(w: _Walker, args: list, kwargs: dict, node: ast.Call) -> _AllDims:
+        if len(args) != 1 or kwargs or not isinstance(args[0], _Range):
+            w.refuse(node, "tuple(...)/list(...) are supported only around range(x.ndim)")
+        return _AllDims(args[0].n, as_list)
+
+    return build
+
+
 _BUILTIN_FUNCTIONS: dict[str, Callable[[_Walker, list, dict, ast.Call], Any]] = {
+    "range": _builtin_range,
+    "tuple": _all_dims(as_list=False),
+    "list": _all_dims(as_list=True),
     "float": _builtin_float,
     "int": _builtin_int,
     "len": _builtin_len,
@@ -1963,6 +2098,10 @@ def _describe(value: Any) -> str:
         return value.path
     if isinstance(value, _Method):
         return f"method .{value.name}"
+    if isinstance(value, _Indices):
+        return "the indices of max/min (integers without a gradient)"
+    if isinstance(value, _ValuesIndices):
+        return "(values, indices) of max/min: read .values"
     if value is None:
         return "None"
     return type(value).__name__

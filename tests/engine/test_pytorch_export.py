@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_random_graphs import random_graph
 
@@ -24,12 +24,10 @@ from engine.fileformat import load
 from engine.graph import Graph
 from engine.pytorch_check import TorchCheckError, compare_with_torch, run_with_torch
 from engine.pytorch_export import export_script, python_names
-from engine.pytorch_import import import_code
+from engine.pytorch_import import CodeError, import_code
 from support import torch
 
 EXAMPLES = [path for path, _ in list_examples()]
-# New in the op table; the script writer and reader do not spell them yet.
-NOT_YET_SPELT = {"where", "max", "min", "logsumexp"}
 
 
 def assert_same_graph(a: Graph, b: Graph) -> None:
@@ -122,7 +120,6 @@ def _renamed(graph: Graph, data: st.DataObject) -> dict[str, str]:
 @given(drawn=random_graph(max_ops=8), data=st.data())
 def test_random_graphs_round_trip_and_match_torch(drawn, data) -> None:
     graph, _, output, v = drawn
-    assume(not any(node.op in NOT_YET_SPELT for node in graph.nodes.values()))
     output = _renamed(graph, data).get(output, output)
     script = round_trip(graph, output, v)
     if torch is not None:
@@ -170,3 +167,91 @@ def test_check_with_torch_reports_a_failing_script_in_one_line() -> None:
     with pytest.raises(TorchCheckError) as info:
         run_with_torch(g, "y", np.ones(3))  # v of the wrong shape: PyTorch refuses it
     assert "\n" not in str(info.value) and str(info.value)
+
+
+def _spelt_graph() -> Graph:
+    """where, max, min and logsumexp in every form the script writer spells differently."""
+    g = Graph()
+    g.add_node("x", "input", value=[[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])  # ties on purpose
+    g.add_node("y", "input", value=[5.0, 3.0, -1.0])
+    g.add_node("w", "where", ["x", "y"], attrs={"condition": [True, False, True]})
+    g.add_node("w0", "where", ["w", "x"], attrs={"condition": False})
+    g.add_node("m", "max", ["w0"])
+    g.add_node("m1", "max", ["x"], attrs={"dim": 1})
+    g.add_node("n1", "min", ["x"], attrs={"dim": 0, "keepdim": True})
+    g.add_node("n", "min", ["x"])
+    g.add_node("l", "logsumexp", ["x"], attrs={"dim": 1})
+    g.add_node("la", "logsumexp", ["x"], attrs={"dim": None, "keepdim": True})
+    g.add_node("le", "logsumexp", ["x"], attrs={"dim": []})
+    g.add_node("s1", "sum", ["m1"], attrs={"dim": None})
+    g.add_node("s2", "sum", ["n1"], attrs={"dim": None})
+    g.add_node("s3", "sum", ["l"], attrs={"dim": None})
+    g.add_node("s4", "sum", ["la"], attrs={"dim": None})
+    parts = ["m", "n", "s1", "s2", "s3", "s4", "le"]
+    total = parts[0]
+    for k, part in enumerate(parts[1:]):
+        g.add_node(f"t{k}", "add", [total, part])
+        total = f"t{k}"
+    return g
+
+
+def test_where_max_min_logsumexp_are_written_as_pytorch_writes_them() -> None:
+    g = _spelt_graph()
+    script = round_trip(g, "t5", None)
+    assert "w = torch.where(torch.tensor([True, False, True]), x, y)" in script
+    assert "w0 = torch.where(torch.tensor(False), w, x)" in script
+    assert "m = torch.max(w0)\n" in script
+    assert "m1 = torch.max(x, dim=1).values" in script
+    assert "n1 = torch.min(x, dim=0, keepdim=True).values" in script
+    assert "l = torch.logsumexp(x, dim=1)" in script
+    assert "la = torch.logsumexp(x, dim=tuple(range(x.ndim)), keepdim=True)" in script
+    assert "le = torch.logsumexp(x, dim=list(range(x.ndim)))" in script
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
+def test_where_max_min_logsumexp_scripts_give_our_gradients_with_ties() -> None:
+    g = _spelt_graph()
+    script = export_script(g, "t5", None, retain_grads=True)
+    check_against_torch(script, g, "t5", None)
+    # The tie at 3.0 in x's first row: the full max splits, max over a dim picks one.
+    trace = backward(g, forward(g), "m1", np.ones(2))
+    np.testing.assert_array_equal(trace.grads["x"], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize(
+    ("line", "op", "attrs"),
+    [
+        ("v = x.max()", "max", {"dim": None, "keepdim": False}),
+        ("v = x.max(1)[0]", "max", {"dim": 1, "keepdim": False}),
+        ("v, i = torch.min(x, dim=0, keepdim=True)", "min", {"dim": 0, "keepdim": True}),
+        ("v = torch.amin(x)", "min", {"dim": None, "keepdim": False}),
+        ("v = torch.max(x, x)", "maximum", {}),
+        ("v = x.logsumexp(0)", "logsumexp", {"dim": 0, "keepdim": False}),
+        ("v = torch.logsumexp(x, (0, 1))", "logsumexp", {"dim": [0, 1], "keepdim": False}),
+    ],
+)
+def test_the_other_spellings_of_max_min_and_logsumexp_import(line, op, attrs) -> None:
+    source = f"import torch\nx = torch.ones(2, 3, requires_grad=True)\n{line}\n"
+    node = import_code(source).graph.nodes["v"]
+    assert (node.op, node.attrs) == (op, attrs)
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "message"),
+    [
+        ("v = x.max(1) + 1", 5, "(values, indices) of max/min: read .values"),
+        ("v = x.max(1).indices + 1", 5, "indices of max/min"),
+        ("v = torch.amax(x, dim=1)", 5, "torch.amax over a dim splits ties"),
+        ("v = torch.where(x > 0, x, x)", 5, "torch.where needs torch.tensor(<True/False"),
+        ("v = torch.where(torch.tensor([1.0, 0.0, 1.0]), x, x)", 17, "must be True/False"),
+        ("v = torch.where(torch.tensor([[True], [False, True]]), x, x)", 17, "not rectangular"),
+        ("v = torch.logsumexp(x, dim=tuple(range(3)))", 5, "range(3) is not every dim"),
+        ("v = x.max(keepdim=True)", 5, "keepdim needs a dim"),
+    ],
+)
+def test_bad_where_max_min_logsumexp_are_refused_at_their_column(line, column, message) -> None:
+    source = f"import torch\nx = torch.ones(2, 3, requires_grad=True)\n{line}\n"
+    with pytest.raises(CodeError) as info:
+        import_code(source)
+    assert f"line 3, column {column}:" in str(info.value)
+    assert message in str(info.value)
