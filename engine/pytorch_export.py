@@ -160,9 +160,14 @@ def _written_attrs(specs: tuple, attrs: dict[str, Any]) -> dict[str, Any]:
     """Attributes worth writing: all but trailing ones left at a None/False default
     (``torch.sum(x, dim=None, keepdim=True)``: PyTorch wants dim with keepdim)."""
     names = [a.name for a in specs]
-    quiet = {a.name for a in specs if a.default in (None, False) and attrs.get(a.name) is a.default}
+    quiet = {a.name for a in specs if _unset(a.default) and attrs.get(a.name) is a.default}
     last = max((k for k, n in enumerate(names) if n not in quiet), default=-1)
     return {n: attrs.get(n) for n in names[: last + 1]}
+
+
+def _unset(default: Any) -> bool:
+    """A None/False default (not 0, which equals False: unsqueeze's dim=0 must be written)."""
+    return default is None or default is False
 
 
 def export_script(

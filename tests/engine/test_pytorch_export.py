@@ -255,3 +255,11 @@ def test_bad_where_max_min_logsumexp_are_refused_at_their_column(line, column, m
         import_code(source)
     assert f"line 3, column {column}:" in str(info.value)
     assert message in str(info.value)
+
+
+def test_an_attribute_at_a_zero_default_is_still_written() -> None:
+    g = Graph()
+    g.add_node("x", "input", value=[1.0, 2.0])
+    g.add_node("u", "unsqueeze", ["x"], attrs={"dim": 0})  # 0 == False, but PyTorch needs it
+    script = round_trip(g, None, None)
+    assert "u = torch.unsqueeze(x, dim=0)" in script
