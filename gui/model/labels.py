@@ -484,10 +484,11 @@ def forward_html(
 
 
 def _grad_row(A: str, y: str, gradient: np.ndarray) -> str:
-    """``[∂A/∂y₁, ∂A/∂y₂, ...]`` as the seed writes v (for up to 4 elements), else ∂A/∂y."""
+    """``[∂A/∂y₀, ∂A/∂y₁, ...]`` (0-based, as PyTorch indexes ``y``) for up to 4
+    elements, else ∂A/∂y."""
     g = np.asarray(gradient)
     if 1 < g.size <= 4 and g.ndim == 1:
-        return h_matrix([[h_frac(f"∂{A}", f"∂{h_name(y, str(j + 1))}") for j in range(g.size)]])
+        return h_matrix([[h_frac(f"∂{A}", f"∂{h_name(y, str(j))}") for j in range(g.size)]])
     return h_frac(f"∂{A}", f"∂{h_name(y)}")
 
 

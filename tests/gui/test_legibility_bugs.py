@@ -164,3 +164,10 @@ def test_example_description_shows_in_the_notes_and_edits_are_saved(
     assert load(target).description == "my notes"
     win.new_document()
     assert win.notes.text() == ""
+
+
+def test_tensor_indices_are_zero_based_in_formulas_as_in_tables(win: MainWindow) -> None:
+    win.player.to_end()  # seed 2: vᵀJ with v = [∂A/∂y₀, ∂A/∂y₁, ∂A/∂y₂]
+    text = win.chain_rule.text()
+    assert "∂y0" in text.replace("₀", "0") and "∂y2" in text.replace("₂", "2")
+    assert "∂y3" not in text.replace("₃", "3")
