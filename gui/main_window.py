@@ -271,6 +271,8 @@ class MainWindow(QMainWindow):
                               "The image size Export Image and Copy Frame use"),
             "copy_frame": a("Copy &Frame", self.copy_frame, "Ctrl+Shift+C",
                             "Copy the current frame as an image, for slides"),
+            "export_animation": a("Export &Animation…", self.export_animation, "Ctrl+Shift+E",
+                                  "The whole backward pass as GIF, video, PDF or web page"),
             "quit": a("&Quit", self.close, SK.Quit, "Close the window"),
             "cut": a("Cu&t", self.cut, SK.Cut, "Cut the selected nodes", CANVAS_SCOPE),
             "copy": a("&Copy", self.copy, SK.Copy, "Copy the selected nodes", CANVAS_SCOPE),
@@ -328,7 +330,7 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         file.addSeparator()
         file.addActions([act["save"], act["save_as"], act["export"], act["export_size"],
-                         act["copy_frame"]])
+                         act["copy_frame"], act["export_animation"]])
         file.addSeparator()
         file.addAction(act["quit"])
 
@@ -552,6 +554,15 @@ class MainWindow(QMainWindow):
         image = render_frame(self.doc, self.player.position, export_size())
         QGuiApplication.clipboard().setImage(image)
         self.show_status(f"Copied the frame ({image.width()}x{image.height()})")
+
+    def export_animation(self) -> None:
+        """File > Export Animation…: a non-modal dialog; the export runs in the background."""
+        from .export.dialog import ExportAnimationDialog
+
+        dialog = ExportAnimationDialog(self.doc, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished_export.connect(lambda ok, text: self.show_status(text))
+        dialog.show()
 
     def _export_name(self) -> str:
         stem = self.doc.path.stem if self.doc.path else "graph"

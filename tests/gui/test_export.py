@@ -125,7 +125,7 @@ def test_export_command_gives_three_different_images(tmp_path: Path, artifacts_d
         (["{seed2}", "--step", "99"], "past the end"),
         (["{seed2}", "--step", "1", "--size", "12x"], "--size must look like"),
         (["{seed2}", "--step", "1", "--size", "50x50"], "out of range"),
-        (["{seed2}"], "required: --step"),
+        (["{seed2}"], "one of the arguments --step --all is required"),
     ],
 )
 def test_export_command_bad_input(tmp_path: Path, args: list[str], says: str) -> None:
@@ -134,7 +134,7 @@ def test_export_command_bad_input(tmp_path: Path, args: list[str], says: str) ->
     names = {"missing": str(tmp_path / "nope.bpgraph"), "broken": str(broken),
              "seed2": str(seed2_file(tmp_path))}
     argv = [a.format(**names) for a in args]
-    if "--step" in argv or argv == [names["seed2"]]:
+    if "--out" not in argv:
         argv += ["--out", str(tmp_path / "x.png")]
     done = run_export(*argv)
     assert done.returncode == 2
@@ -143,4 +143,19 @@ def test_export_command_bad_input(tmp_path: Path, args: list[str], says: str) ->
     assert lines[0].startswith(f"error: {argv[0]}: ")
     assert says in lines[0]
     assert "Traceback" not in done.stderr
-    assert not (tmp_path / "x.png").exists()
+    assert sorted(os.listdir(tmp_path)) == ["broken.bpgraph"]  # nothing written, no leftovers
+
+
+def test_export_all_command_writes_a_gif(tmp_path: Path) -> None:
+    out = tmp_path / "lesson.gif"
+    done = run_export(str(seed2_file(tmp_path)), "--all", "--out", str(out), "--size", "480x270",
+                      "--transition", "0", "--forward", "--view", "canvas", "--progress")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[-1] == f"progress: {len(lines)}/{len(lines)}"
+    from PIL import Image
+
+    with Image.open(out) as im:
+        assert im.size == (480, 270)
+        assert im.n_frames == len(lines) == 2 + 9 + 16  # cards, forward nodes 1..9, k = 0..15

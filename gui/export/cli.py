@@ -1,0 +1,264 @@
+"""``main.py export``: one frame (``--step K``) or the whole lesson (``--all``), headless.
+
+    python main.py export FILE --step K --out frame.png|.svg [--size WxH] [--view slide|canvas]
+    python main.py export FILE --all --out lesson.gif|.apng|.webp|.mp4|.pdf|.html|DIR/
+        [--size WxH] [--fps N] [--hold S] [--transition S] [--forward] [--worksheet]
+        [--view slide|canvas]
+
+``K`` counts backward steps: 0 is "forward done, nothing propagated yet", ``end``
+is "backward done". Bad input exits with status 2 and one line on stderr,
+``error: FILE: ...``, never a traceback; a failed export leaves no file behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+from .options import (
+    FRAME_SUFFIXES,
+    LESSON_SUFFIXES,
+    VIEWS,
+    ExportError,
+    LessonOptions,
+    Timing,
+    lesson_kind,
+    parse_fps,
+    parse_seconds,
+    parse_size,
+    parse_step,
+)
+
+PROG = "main.py export"
+USAGE = (
+    f"usage: main.py export FILE (--step K --out frame.png | --all --out "
+    f"lesson{'|'.join(LESSON_SUFFIXES)}|DIR/) [--size 1280x720]"
+)
+_VALUED = ("--step", "--out", "--size", "--fps", "--hold", "--transition", "--view")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ExportError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        add_help=True,
+        description="Render a graph file's backward pass: one frame, or the whole "
+        "lesson as an animation, a PNG folder, a PDF or a web page.",
+    )
+    parser.add_argument("file", metavar="FILE")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--step",
+        metavar="K",
+        help="one frame: backward steps applied, 0 (forward done) .. n, or 'end'",
+    )
+    which.add_argument("--all", action="store_true", help="every step: the whole lesson")
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help="--step: .png or .svg; --all: .gif .apng .webp .mp4 .pdf .html, "
+        "or a folder ending in / for numbered PNGs",
+    )
+    parser.add_argument(
+        "--size", default=None, metavar="WxH", help="image size in pixels (default 1280x720)"
+    )
+    parser.add_argument(
+        "--fps",
+        default=None,
+        metavar="N",
+        help="frames per second of the step transitions (default 10)",
+    )
+    parser.add_argument(
+        "--hold", default=None, metavar="S", help="seconds each step stays on screen (default 1.5)"
+    )
+    parser.add_argument(
+        "--transition",
+        default=None,
+        metavar="S",
+        help="seconds of the travelling pulse between steps (default 0.5; 0: cut)",
+    )
+    parser.add_argument(
+        "--forward",
+        action="store_true",
+        help="play the forward pass, node by node, before backward",
+    )
+    parser.add_argument(
+        "--worksheet",
+        action="store_true",
+        help="PDF: blank boxes for each step's numbers, answer key at the back",
+    )
+    parser.add_argument(
+        "--view",
+        default="slide",
+        choices=VIEWS,
+        help="slide: canvas and chain-rule text (default); canvas: canvas alone",
+    )
+    parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def _lesson_options(args: argparse.Namespace, kind: str) -> LessonOptions:
+    base = Timing()
+    timing = Timing(
+        hold=base.hold if args.hold is None else parse_seconds(args.hold, "--hold"),
+        fps=base.fps if args.fps is None else parse_fps(args.fps),
+        transition=(
+            base.transition
+            if args.transition is None
+            else parse_seconds(args.transition, "--transition", 10.0)
+        ),
+    )
+    if args.worksheet and kind != "pdf":
+        raise ExportError("--worksheet is for a .pdf handout")
+    return LessonOptions(
+        kind=kind,
+        size=parse_size(args.size),
+        timing=timing,
+        forward=args.forward,
+        worksheet=args.worksheet,
+        view=args.view,
+    )
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``main.py export``; returns the exit status (0 ok, 2 bad input, 1 failed)."""
+    qInstallMessageHandler(_quiet_messages)
+    if any(a in ("-h", "--help") for a in argv):
+        _parser().print_help()
+        return 0
+    name = _file_argument(argv)
+    try:
+        args = _parser().parse_args(argv)
+        name = args.file
+        out = Path(args.out)
+        if args.all:
+            options: LessonOptions | None = _lesson_options(args, lesson_kind(args.out))
+            step = None
+        else:
+            options = None
+            step = parse_step(args.step)
+            if out.suffix.lower() not in FRAME_SUFFIXES:
+                raise ExportError(
+                    f"--out must end in .png or .svg, got {args.out!r} "
+                    f"(use --all for a whole lesson)"
+                )
+            if not out.parent.exists():
+                raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
+        size = parse_size(args.size)
+    except ExportError as exc:
+        print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
+        return 2
+    try:
+        if options is not None:
+            status = _export_lesson(args.file, out, options, args.progress)
+        else:
+            status = _export_frame(args.file, step, out, size, args.view)
+        for line in _held:
+            print(line, file=sys.stderr)
+        return status
+    except ExportError as exc:
+        print(f"error: {_one_line(name)}: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"error: {_one_line(name)}: export cancelled, nothing written", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(
+            f"error: {_one_line(name)}: cannot write {out}: {exc.strerror or exc}", file=sys.stderr
+        )
+        return 1
+    except Exception as exc:  # a bug, not the user's fault: still one line, never a traceback
+        print(
+            f"error: {_one_line(name)}: internal error: {type(exc).__name__}: "
+            f"{_one_line(str(exc))}",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _file_argument(argv: list[str]) -> str:
+    """FILE as typed (for the error line), even when parsing fails; else ``export``."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in _VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            return a
+    return "export"
+
+
+#: Qt's warnings during an export, printed only if it succeeds: a failed export
+#: says one line, the error, and nothing before it.
+_held: list[str] = []
+
+
+def _quiet_messages(kind: QtMsgType, _context: object, message: str) -> None:
+    """Keep stderr for what matters: the offscreen platform's harmless chatter is dropped."""
+    if "propagateSizeHints" in message or kind == QtMsgType.QtDebugMsg:
+        return
+    _held.append(_one_line(message))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _load(file: str):  # noqa: ANN202 - GraphDocument, imported late (needs the app)
+    from engine.fileformat import FileFormatError
+
+    from .render import load_document
+
+    try:
+        return load_document(file)
+    except FileFormatError as exc:
+        raise ExportError(str(exc)) from None
+
+
+def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: str) -> int:
+    from ..model.timeline import Timeline
+    from .frame_sheet import save_frame
+
+    doc = _load(file)
+    timeline = Timeline(doc.results)
+    n = len(timeline.steps)
+    if step is None:
+        position = timeline.end
+    elif doc.results.trace is None:
+        if step > 0:
+            reason = doc.results.backward_error
+            raise ExportError(f"no backward pass to step through: {reason}")
+        position = timeline.end  # forward done
+    elif step > n:
+        raise ExportError(
+            f"--step {step} is past the end: this graph has {n} backward steps "
+            f"(use 0..{n} or 'end')"
+        )
+    else:
+        position = timeline.position_of_step(step)
+    save_frame(doc, position, out, size, view)
+    return 0
+
+
+def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool) -> int:
+    from .atomic import interrupt_on_terminate
+    from .writers import write_lesson
+
+    interrupt_on_terminate()
+    doc = _load(file)
+
+    def report(done: int, total: int) -> None:
+        print(f"progress: {done}/{total}", flush=True)
+
+    write_lesson(doc, out, options, report if progress else None)
+    return 0

@@ -1,0 +1,282 @@
+"""File > Export Animation…: choose a format, size and timing, see the first frame, export.
+
+The export runs in a child process (``main.py export --all ... --progress``) fed a
+snapshot of the open document, so the window stays responsive however long an MP4
+takes and a crash in an encoder cannot take the app down. The child reports
+``progress: i/n`` lines that drive the progress bar; Cancel terminates it, and the
+child removes its temporary file on the way out (nothing partial is left).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QProcess, QProcessEnvironment, Qt, Signal
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..document import GraphDocument
+from .frame_sheet import render_frame
+from .options import MAX_SIDE, MIN_SIDE, Timing
+
+#: (label, suffix or "/" for a folder, extra arguments)
+FORMATS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("Animated GIF", ".gif", ()),
+    ("Animated PNG (APNG)", ".apng", ()),
+    ("Animated WebP", ".webp", ()),
+    ("Video, MP4 (H.264)", ".mp4", ()),
+    ("PDF handout", ".pdf", ()),
+    ("PDF worksheet (answer key at the back)", ".pdf", ("--worksheet",)),
+    ("Web page player (HTML)", ".html", ()),
+    ("Folder of numbered PNGs", "/", ()),
+)
+MAIN_PY = Path(__file__).resolve().parents[2] / "main.py"
+PROGRESS = re.compile(r"progress: (\d+)/(\d+)")
+PREVIEW_WIDTH = 384
+
+
+class ExportAnimationDialog(QDialog):
+    """Options, a preview of the first frame, and the export running in the background.
+
+    ``finished_export(ok, message)`` is emitted when the child process ends.
+    """
+
+    finished_export = Signal(bool, str)
+
+    def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export Animation")
+        self.doc = doc
+        self.process: QProcess | None = None
+        self._snapshot: Path | None = None
+        self._stderr = ""
+
+        defaults = Timing()
+        self.format_box = QComboBox()
+        for label, _suffix, _extra in FORMATS:
+            self.format_box.addItem(label)
+        self.path_edit = QLineEdit(self._suggested_path(FORMATS[0][1]))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+        self.width_box, self.height_box = QSpinBox(), QSpinBox()
+        for box, value in ((self.width_box, 1280), (self.height_box, 720)):
+            box.setRange(MIN_SIDE, MAX_SIDE)
+            box.setValue(value)
+            box.setSuffix(" px")
+        size_row = QHBoxLayout()
+        size_row.addWidget(self.width_box)
+        size_row.addWidget(QLabel("×"))
+        size_row.addWidget(self.height_box)
+        self.hold_box = self._seconds(defaults.hold, 60.0)
+        self.transition_box = self._seconds(defaults.transition, 10.0)
+        self.fps_box = QSpinBox()
+        self.fps_box.setRange(1, 60)
+        self.fps_box.setValue(int(defaults.fps))
+        self.forward_box = QCheckBox("Play the forward pass first")
+        self.view_box = QComboBox()
+        self.view_box.addItems(["slide", "canvas"])
+        self.view_box.setToolTip("slide: canvas and chain-rule text; canvas: the canvas alone")
+
+        form = QFormLayout()
+        form.addRow("Format", self.format_box)
+        form.addRow("Save to", path_row)
+        form.addRow("Size", size_row)
+        form.addRow("Hold each step", self.hold_box)
+        form.addRow("Transition", self.transition_box)
+        form.addRow("Frames per second", self.fps_box)
+        form.addRow("View", self.view_box)
+        form.addRow("", self.forward_box)
+
+        self.preview = QLabel()
+        self.preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.preview.setMinimumWidth(PREVIEW_WIDTH)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+
+        self.buttons = QDialogButtonBox()
+        self.export_button = self.buttons.addButton(
+            "Export", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+
+        top = QHBoxLayout()
+        top.addLayout(form, 1)
+        top.addWidget(self.preview)
+        outer = QVBoxLayout(self)
+        outer.addLayout(top)
+        outer.addWidget(self.progress)
+        outer.addWidget(self.status)
+        outer.addWidget(self.buttons)
+
+        self.format_box.currentIndexChanged.connect(self._format_changed)
+        for box in (self.width_box, self.height_box):
+            box.editingFinished.connect(self.update_preview)
+        self.view_box.currentIndexChanged.connect(self.update_preview)
+        self.update_preview()
+
+    @staticmethod
+    def _seconds(value: float, upper: float) -> QDoubleSpinBox:
+        box = QDoubleSpinBox()
+        box.setRange(0.0, upper)
+        box.setSingleStep(0.1)
+        box.setDecimals(2)
+        box.setSuffix(" s")
+        box.setValue(value)
+        return box
+
+    # ------------------------------------------------------------------ options
+
+    def _suggested_path(self, suffix: str) -> str:
+        stem = self.doc.path.stem if self.doc.path else "lesson"
+        folder = self.doc.path.parent if self.doc.path else Path.home()
+        return _named(folder, stem, suffix)
+
+    def _format_changed(self, index: int) -> None:
+        current = Path(self.path_edit.text().rstrip("/"))
+        stem = current.stem.removesuffix("-frames") or "lesson"
+        self.path_edit.setText(_named(current.parent, stem, FORMATS[index][1]))
+
+    def _browse(self) -> None:
+        suffix = FORMATS[self.format_box.currentIndex()][1]
+        if suffix == "/":
+            path = QFileDialog.getExistingDirectory(self, "Export into folder")
+            path = path and path.rstrip("/") + "/"
+        else:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export animation", self.path_edit.text(), f"*{suffix}"
+            )
+        if path:
+            self.path_edit.setText(path)
+
+    def arguments(self, graph_file: str) -> list[str]:
+        """The ``main.py export`` arguments for the options as set."""
+        _label, _suffix, extra = FORMATS[self.format_box.currentIndex()]
+        return [
+            "export", graph_file, "--all", "--out", self.path_edit.text(),
+            "--size", f"{self.width_box.value()}x{self.height_box.value()}",
+            "--hold", f"{self.hold_box.value():g}",
+            "--transition", f"{self.transition_box.value():g}",
+            "--fps", str(self.fps_box.value()),
+            "--view", self.view_box.currentText(),
+            *(("--forward",) if self.forward_box.isChecked() else ()),
+            *extra, "--progress",
+        ]  # fmt: skip
+
+    def update_preview(self) -> None:
+        """The first step (forward done, backward about to start) at the chosen size."""
+        from ..model.timeline import Timeline
+
+        size = (self.width_box.value(), self.height_box.value())
+        start = Timeline(self.doc.results).forward_length
+        image = render_frame(self.doc, start, size, self.view_box.currentText())
+        pixmap = QPixmap.fromImage(image).scaledToWidth(
+            PREVIEW_WIDTH, Qt.TransformationMode.SmoothTransformation
+        )
+        self.preview.setPixmap(pixmap)
+
+    # ------------------------------------------------------------------ running
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None
+
+    def start(self) -> None:
+        """Snapshot the document and start the child process."""
+        if self.running:
+            return
+        from engine.fileformat import save
+
+        fd, name = tempfile.mkstemp(prefix="export-", suffix=".bpgraph")
+        os.close(fd)
+        self._snapshot = Path(name)
+        save(self._snapshot, self.doc.to_file())
+        process = QProcess(self)
+        env = QProcessEnvironment.systemEnvironment()
+        env.insert("QT_QPA_PLATFORM", "offscreen")
+        process.setProcessEnvironment(env)
+        process.readyReadStandardOutput.connect(self._read_progress)
+        process.readyReadStandardError.connect(self._read_errors)
+        process.finished.connect(self._finished)
+        self.process = process
+        self._stderr = ""
+        self.progress.setRange(0, 0)  # busy until the first report
+        self.status.setText("Exporting…")
+        self.export_button.setEnabled(False)
+        process.start(sys.executable, [str(MAIN_PY), *self.arguments(str(self._snapshot))])
+
+    def cancel(self) -> None:
+        """Stop a running export (nothing is left behind), or close the dialog."""
+        if self.process is None:
+            self.reject()
+            return
+        self.status.setText("Cancelling…")
+        self.process.terminate()
+
+    def _read_progress(self) -> None:
+        assert self.process is not None
+        text = bytes(self.process.readAllStandardOutput().data()).decode(errors="replace")
+        for done, total in PROGRESS.findall(text):
+            self.progress.setRange(0, int(total))
+            self.progress.setValue(int(done))
+
+    def _read_errors(self) -> None:
+        assert self.process is not None
+        self._stderr += bytes(self.process.readAllStandardError().data()).decode(errors="replace")
+
+    def _finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        self._read_errors()
+        ok = status == QProcess.ExitStatus.NormalExit and code == 0
+        if self._snapshot is not None:
+            self._snapshot.unlink(missing_ok=True)
+        self.process = None
+        self.export_button.setEnabled(True)
+        if ok:
+            message = f"Exported {Path(self.path_edit.text().rstrip('/')).name}"
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+        else:
+            lines = [ln for ln in self._stderr.splitlines() if ln.strip()]
+            message = (
+                re.sub(r"^error: [^:]*: ", "", lines[-1])
+                if lines
+                else "Export stopped: nothing was written"
+            )
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
+        self.status.setText(message)
+        self.finished_export.emit(ok, message)
+
+
+def _named(folder: Path, stem: str, suffix: str) -> str:
+    """``folder/stem.gif``, or ``folder/stem-frames/`` for a folder of PNGs."""
+    if suffix == "/":
+        return f"{folder / (stem + '-frames')}/"
+    return str(folder / f"{stem}{suffix}")

@@ -1,0 +1,233 @@
+"""One off-screen sheet that paints any frame of playback: built once, moved step by step.
+
+The image is made by the very widgets the window shows (a CanvasView wired to a
+Player with :func:`gui.player.connect_canvas`, and the ChainRulePanel), laid out
+off screen at the requested size and painted with ``QWidget.render``: an exported
+frame cannot disagree with the screen. A whole lesson reuses one sheet and only
+seeks its player, so a thousand frames cost a thousand paints, not a thousand
+window builds. SVG goes through QtSvg's QSvgGenerator, so the canvas and the
+formulas stay vector graphics.
+
+Views: ``slide`` is a status line over the canvas beside the chain-rule text;
+``canvas`` is the canvas alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from engine.atomic_write import write_atomic
+
+from .. import application
+from ..document import GraphDocument
+from ..model.camera import CameraTarget
+from ..theme import THEME
+from . import camera
+from .options import DEFAULT_SIZE, ExportError
+
+#: Where the pulse sits on the active edge in a still image.
+STILL_PULSE = 0.5
+#: Share of the width (landscape) or height (portrait) given to the chain-rule panel.
+PANEL_SHARE = 0.38
+
+
+def ensure_app() -> QApplication:
+    """The running QApplication, or an offscreen one for a headless export (named as the
+    app's own, through ``gui.application``)."""
+    if QApplication.instance() is None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return application.ensure_app([])
+
+
+class FrameSheet(QWidget):
+    """The canvas and the chain-rule panel side by side (or stacked), with a status line.
+
+    Shown off screen (``WA_DontShowOnScreen``) so every layout is real; call
+    :meth:`show_position` then :meth:`image` (or :meth:`paint_into`) per frame.
+    """
+
+    def __init__(
+        self, doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide"
+    ) -> None:
+        super().__init__()
+        from ..canvas.view import CanvasView
+        from ..panels.chain_rule import ChainRulePanel
+        from ..player import Player, connect_canvas
+
+        ensure_app()
+        self.doc = doc
+        self.view = view
+        self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        self.setAutoFillBackground(True)
+        pal = self.palette()
+        pal.setColor(self.backgroundRole(), QColor("#ffffff"))
+        self.setPalette(pal)
+        w, h = size
+        self.player = Player(doc, self)
+        self.canvas = CanvasView(doc)
+        camera.follow(self.canvas)
+        self._came_from: CameraTarget | None = None  # the last held step's view
+        connect_canvas(self.player, self.canvas)
+        self.panel = ChainRulePanel(self.player)
+        self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.panel.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        self.header = QLabel(self)
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.header.setFont(THEME.font(12, bold=True))
+        self.header.setContentsMargins(12, 6, 12, 6)
+        self.header.setWordWrap(True)  # a long title must not widen the image
+        self.header.setStyleSheet("background:#eef1f6; color:#1d2230;")
+
+        landscape = w >= h
+        body = QBoxLayout(
+            QBoxLayout.Direction.LeftToRight if landscape else QBoxLayout.Direction.TopToBottom
+        )
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(1)
+        body.addWidget(self.canvas, int(round(100 * (1 - PANEL_SHARE))))
+        body.addWidget(self.panel, int(round(100 * PANEL_SHARE)))
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self.header)
+        outer.addLayout(body, 1)
+        if view == "canvas":
+            self.header.hide()
+            self.panel.hide()
+        self.setFixedSize(w, h)
+        self.show()
+        outer.activate()
+        QApplication.processEvents()
+        self.show_position(self.player.timeline.end)
+
+    @property
+    def title(self) -> str:
+        return self.doc.title or self.doc.display_name
+
+    def show_position(self, position: int, pulse: float = STILL_PULSE, glide: float = 1.0) -> None:
+        """Put the sheet at timeline ``position`` with the pulse at ``pulse`` (0..1).
+
+        ``glide`` below 1 is a transition: the camera is that far on its way from the
+        last step shown with ``glide`` 1 to this one.
+        """
+        self.player.seek(position)
+        self.header.setText(f"{self.title}   ·   {self.player.status_text()}")
+        target = camera.aim(self.canvas, self._came_from, glide)
+        if glide >= 1.0:
+            self._came_from = target
+        self.canvas.set_pulse_progress(pulse)
+
+    def paint_into(self, painter: QPainter) -> None:
+        """Render the sheet with the active ``painter``, then end it (also on an error)."""
+        try:
+            self.render(painter, QPoint(0, 0))
+        finally:
+            painter.end()
+
+    def image(self) -> QImage:
+        """The sheet as it stands, as an RGB32 image of the sheet's size."""
+        image = QImage(self.size(), QImage.Format.Format_RGB32)
+        image.fill(QColor("#ffffff"))
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        self.paint_into(painter)
+        return image
+
+    def svg(self) -> bytes:
+        """The sheet as it stands, as an SVG document (vector canvas and text)."""
+        from PySide6.QtSvg import QSvgGenerator
+
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        size = self.size()
+        gen = QSvgGenerator()
+        gen.setOutputDevice(buffer)
+        gen.setSize(size)
+        gen.setViewBox(QRect(QPoint(0, 0), size))
+        gen.setResolution(96)  # CSS pixels: a browser shows the SVG at WxH
+        gen.setTitle(self.title)
+        gen.setDescription(f"Backprop Studio: {self.player.status_text()}")
+        painter = QPainter()
+        if not painter.begin(gen):
+            raise ExportError("cannot start the SVG writer")
+        self.paint_into(painter)
+        buffer.close()
+        return bytes(data.data())
+
+
+@contextmanager
+def frame_sheet(
+    doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide"
+) -> Iterator[FrameSheet]:
+    """A sheet for a ``with`` block, thrown away after it (needs a QApplication, made if
+    missing)."""
+    ensure_app()
+    sheet = FrameSheet(doc, size, view)
+    try:
+        yield sheet
+    finally:
+        sheet.close()
+        sheet.deleteLater()
+
+
+def render_frame(
+    doc: GraphDocument,
+    position: int | None,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    view: str = "slide",
+) -> QImage:
+    """The frame at timeline ``position`` (None: backward done, everything live) as an image."""
+    with frame_sheet(doc, size, view) as sheet:
+        sheet.show_position(sheet.player.timeline.end if position is None else position)
+        return sheet.image()
+
+
+def save_frame(
+    doc: GraphDocument,
+    position: int | None,
+    path: str | os.PathLike[str],
+    size: tuple[int, int] = DEFAULT_SIZE,
+    view: str = "slide",
+) -> None:
+    """Save the frame at ``position`` as PNG or SVG (chosen by the suffix).
+
+    The image is encoded in memory and written with ``write_atomic``, which checks
+    every write: a full disk or a read-only folder is an ExportError and leaves no
+    partial file. Raises ExportError for an unknown suffix too.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
+    with frame_sheet(doc, size, view) as sheet:
+        sheet.show_position(sheet.player.timeline.end if position is None else position)
+        if suffix == ".svg":
+            data = sheet.svg()
+        else:
+            data = png_bytes(sheet.image())
+    if not data:
+        raise ExportError(f"cannot write {p.name}: nothing was drawn")
+    try:
+        write_atomic(p, data)
+    except OSError as exc:
+        raise ExportError(f"cannot write {p}: {exc.strerror or exc}") from None
+
+
+def png_bytes(image: QImage) -> bytes:
+    """``image`` encoded as PNG, in memory."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())

@@ -1,0 +1,176 @@
+"""The printable handout: a PDF through Qt's QPdfWriter, every text vector text.
+
+Pages: a title page (the title card: graph, inputs, the backward call with its v;
+and the graph itself); each backward step on half a page (the canvas at that
+step, then the chain-rule write-up the panel shows); an end page (``vᵀ J`` and
+the leaves' ``.grad``, with the final graph). The ``--worksheet`` variant shows
+each step as a question (:mod:`gui.model.worksheet`): the graph as it stood
+before the step, the givens, and empty boxes for the vjp and the accumulated
+gradient; the answer key and then the end page (the final result) are at the back.
+
+Pictures are the canvas painted straight into the PDF (QGraphicsView.render), so
+boxes, edges and numbers stay sharp at any zoom and their text can be selected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from PySide6.QtCore import QMarginsF, QRectF
+from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
+
+from ..model import labels, worksheet
+from ..model.chain_rule import chain_rule_html
+from .animation import Progress
+from .atomic import atomic_file
+from .render import LessonRenderer
+
+#: Picture size the canvas is laid out at (its aspect ratio is the picture's).
+PICTURE = (1200, 640)
+#: Points: cards, and the write-up under each step.
+CARD_PT, STEP_PT = 12.0, 9.5
+MARGIN_MM = 14.0
+GAP = 14.0  # between blocks, in page units (1/96 inch)
+
+
+class _Pages:
+    """A QPdfWriter with a painter, in units of 1/96 inch inside the margins."""
+
+    def __init__(self, path: Path, title: str) -> None:
+        self.writer = QPdfWriter(str(path))
+        self.writer.setTitle(title)
+        self.writer.setCreator("Backprop Studio")
+        self.writer.setResolution(96)
+        self.writer.setPageLayout(
+            QPageLayout(
+                QPageSize(QPageSize.PageSizeId.A4),
+                QPageLayout.Orientation.Portrait,
+                QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
+                QPageLayout.Unit.Millimeter,
+            )
+        )
+        self.painter = QPainter()
+        if not self.painter.begin(self.writer):
+            raise OSError(f"cannot write {path.name}")
+        self.painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = self.writer.pageLayout().paintRectPixels(96)
+        self.width, self.height = float(rect.width()), float(rect.height())
+        self.started = False
+
+    def new_page(self) -> None:
+        if self.started:
+            self.writer.newPage()
+        self.started = True
+
+    def text(self, html: str, rect: QRectF) -> float:
+        """Lay ``html`` out in ``rect`` (shrunk to fit its height); the height used."""
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setHtml(html)
+        doc.setTextWidth(rect.width())
+        height = doc.size().height()
+        scale = min(1.0, rect.height() / height) if height > 0 else 1.0
+        p = self.painter
+        p.save()
+        p.translate(rect.topLeft())
+        p.scale(scale, scale)
+        doc.setTextWidth(rect.width() / scale)
+        doc.drawContents(p, QRectF(0, 0, rect.width() / scale, rect.height() / scale))
+        p.restore()
+        return min(height, doc.size().height() * scale)
+
+    def picture(self, renderer: LessonRenderer, rect: QRectF) -> None:
+        """The canvas as it stands, painted into ``rect`` (aspect kept and centred, vector)."""
+        canvas = renderer.sheet.canvas
+        view = canvas.viewport().rect()
+        width = min(rect.width(), rect.height() * view.width() / view.height())
+        height = width * view.height() / view.width()
+        rect = QRectF(rect.x() + (rect.width() - width) / 2, rect.y(), width, height)
+        self.painter.save()
+        self.painter.setClipRect(rect)
+        canvas.render(self.painter, rect, view)
+        self.painter.restore()
+        self.painter.drawRect(rect)
+
+    def close(self) -> None:
+        self.painter.end()
+
+
+def write_handout(renderer: LessonRenderer, out: Path, progress: Progress | None = None) -> None:
+    """Write the renderer's lesson as a PDF handout (or worksheet) to ``out``."""
+    with atomic_file(out) as tmp:
+        pages = _Pages(tmp, renderer.sheet.title)
+        try:
+            _write(renderer, pages, progress)
+        finally:
+            pages.close()
+
+
+def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -> None:
+    sheet, doc = renderer.sheet, renderer.doc
+    tl = sheet.player.timeline
+    steps = tl.steps
+    n = len(steps)
+    total = n + 2
+    worksheet_mode = renderer.options.worksheet
+    w, h = pages.width, pages.height
+    picture_h = w * PICTURE[1] / PICTURE[0]
+
+    def tick(done: int) -> None:
+        if progress is not None:
+            progress(done, total)
+
+    # Title page: the card, then the graph before backward starts.
+    pages.new_page()
+    used = pages.text(renderer.card_html("title", CARD_PT), QRectF(0, 0, w, h - picture_h - GAP))
+    sheet.show_position(tl.forward_length)
+    pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
+    tick(1)
+
+    half = (h - GAP) / 2
+    step_picture_h = min(picture_h, half * 0.55)
+    for k, step in enumerate(steps, 1):
+        top = 0.0 if k % 2 == 1 else half + GAP
+        if k % 2 == 1:
+            pages.new_page()
+        position = tl.forward_length + k
+        if worksheet_mode:
+            before = tl.frame(position - 1)
+            sheet.show_position(position - 1)
+            sheet.canvas.show_frame(dataclasses.replace(before, active=None))
+            html = worksheet.question_html(step, k, n, doc.graph, STEP_PT)
+        else:
+            sheet.show_position(position)
+            html = chain_rule_html(
+                doc.graph, tl, tl.frame(position), sheet.player.end_to_end, STEP_PT
+            )
+        pages.picture(renderer, QRectF(0, top, w, step_picture_h))
+        text_top = top + step_picture_h + GAP / 2
+        pages.text(html, QRectF(0, text_top, w, half - step_picture_h - GAP / 2))
+        tick(1 + k)
+
+    if worksheet_mode:
+        _answer_key(pages, doc.graph, steps)
+    # End page: the whole call as vT J and the leaves' .grad, with the final graph.
+    pages.new_page()
+    used = pages.text(renderer.card_html("end", CARD_PT), QRectF(0, 0, w, h - picture_h - GAP))
+    sheet.show_position(tl.end)
+    pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
+    tick(total)
+
+
+def _answer_key(pages: _Pages, graph: object, steps: list) -> None:
+    """Every step's two answers, as many per page as fit."""
+    per_page = 24
+    for first in range(0, len(steps), per_page):
+        pages.new_page()
+        rows = []
+        for k, step in enumerate(steps[first : first + per_page], first + 1):
+            vjp_line, grad_line = worksheet.answer_lines(step, k, graph)
+            rows.append(labels.esc(vjp_line) + "; " + labels.esc(grad_line))
+        heading = labels.h_para("Answer key", bold=True, size=f"{CARD_PT * 1.5:.0f}pt")
+        body = "".join(labels.h_para(r) for r in rows)
+        pages.text(
+            labels.h_document(heading + body, CARD_PT), QRectF(0, 0, pages.width, pages.height)
+        )

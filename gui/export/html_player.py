@@ -1,0 +1,155 @@
+"""A self-contained web player: one ``.html`` file a teacher can post on a course page.
+
+Everything is inline (no network, no external scripts or fonts): each frame is the
+canvas as inline SVG (QSvgGenerator, the canvas's own painting), the chain-rule
+write-up beside it is real HTML text (the same write-up the panel shows), and a
+few lines of script step through the slides: buttons, the arrow / Page / Home /
+End keys, a scrubber, Space to play. ``#step=K`` in the address opens backward
+step K (0: forward done) and follows the player as it moves.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from ..model.chain_rule import chain_rule_html
+from .animation import Progress
+from .atomic import atomic_file
+from .render import LessonRenderer
+
+#: Points of the write-up text (the page scales with the browser's zoom).
+TEXT_PT = 12.0
+
+#: The page may load nothing at all: only its own inline style and script run.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+STYLE = """
+body{margin:0;font-family:'DejaVu Sans',Verdana,sans-serif;color:#1d2230;background:#f4f6fa}
+header{padding:8px 14px;background:#eef1f6;font-weight:bold}
+main{display:flex;gap:12px;padding:10px;align-items:flex-start}
+.slide{display:none;width:100%}
+.slide.on{display:flex;gap:12px}
+.picture{flex:62;background:#fff;border:1px solid #c9ced8}
+.picture svg{width:100%;height:auto;display:block}
+.text{flex:38;background:#fff;border:1px solid #c9ced8;padding:8px;overflow-wrap:anywhere}
+.card{flex:1;background:#fff;border:1px solid #c9ced8;padding:24px 40px}
+nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
+nav input[type=range]{flex:1}
+nav button{font-size:16px;min-width:44px}
+#status{min-width:220px}
+"""
+
+SCRIPT = """
+(function(){
+  var slides=[].slice.call(document.querySelectorAll('.slide'));
+  var scrub=document.getElementById('scrub'), status=document.getElementById('status');
+  var at=0, timer=null;
+  scrub.max=slides.length-1;
+  function show(i){
+    at=Math.max(0,Math.min(slides.length-1,i));
+    slides.forEach(function(s,j){s.classList.toggle('on',j===at);});
+    scrub.value=at;
+    status.textContent=slides[at].getAttribute('data-status');
+    var k=slides[at].getAttribute('data-step');
+    if(k!==null){history.replaceState(null,'','#step='+k);}
+  }
+  function fromHash(){
+    var m=/step=(\\d+)/.exec(location.hash);
+    if(!m){return false;}
+    for(var j=0;j<slides.length;j++){
+      if(slides[j].getAttribute('data-step')===m[1]){show(j);return true;}
+    }
+    return false;
+  }
+  function play(){
+    if(timer){clearInterval(timer);timer=null;return;}
+    timer=setInterval(function(){if(at>=slides.length-1){play();}else{show(at+1);}},HOLD);
+  }
+  document.getElementById('first').onclick=function(){show(0);};
+  document.getElementById('prev').onclick=function(){show(at-1);};
+  document.getElementById('next').onclick=function(){show(at+1);};
+  document.getElementById('last').onclick=function(){show(slides.length-1);};
+  document.getElementById('play').onclick=play;
+  scrub.oninput=function(){show(parseInt(scrub.value,10));};
+  document.addEventListener('keydown',function(e){
+    var keys={ArrowRight:1,PageDown:1,ArrowLeft:-1,PageUp:-1};
+    if(e.key in keys){show(at+keys[e.key]);e.preventDefault();}
+    else if(e.key==='Home'){show(0);e.preventDefault();}
+    else if(e.key==='End'){show(slides.length-1);e.preventDefault();}
+    else if(e.key===' '){play();e.preventDefault();}
+  });
+  window.addEventListener('hashchange',fromHash);
+  if(!fromHash()){show(0);}
+})();
+"""
+
+
+def inline_svg(svg: bytes) -> str:
+    """QSvgGenerator's document as an element to put inside HTML: no XML prologue, and
+    sized by CSS (its viewBox keeps the aspect)."""
+    text = svg.decode("utf-8")
+    text = text[text.index("<svg") :]
+    return re.sub(r'(<svg[^>]*?)\s(width|height)="[^"]*"', r"\1", text, count=2)
+
+
+def _slide(kind: str, status: str, inner: str, step: int | None = None) -> str:
+    data = f' data-step="{step}"' if step is not None else ""
+    return (
+        f'<section class="slide {kind}" data-status="{html.escape(status)}"{data}>'
+        f"{inner}</section>\n"
+    )
+
+
+def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None = None) -> None:
+    """Write the renderer's lesson as one self-contained HTML page to ``out``."""
+    sheet, doc = renderer.sheet, renderer.doc
+    tl = sheet.player.timeline
+    shots = [s for s in renderer.shots if s.kind != "frame" or s.held]
+    title = html.escape(sheet.title)
+    hold_ms = max(400, int(renderer.options.timing.hold * 1000))
+    with atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{title}</title><style>{STYLE}</style></head><body>\n"
+            f"<header>{title}</header>\n"
+            '<nav><button id="first" title="First (Home)">«</button>'
+            '<button id="prev" title="Back (Left)">‹ Back</button>'
+            '<button id="play" title="Play / pause (Space)">Play</button>'
+            '<button id="next" title="Next (Right)">Next ›</button>'
+            '<button id="last" title="Last (End)">»</button>'
+            '<input id="scrub" type="range" min="0" value="0" aria-label="Scrub">'
+            '<span id="status"></span></nav>\n<main>\n'
+        )
+        for i, shot in enumerate(shots, 1):
+            if shot.kind == "frame":
+                sheet.show_position(shot.position)
+                frame = tl.frame(shot.position)
+                text = chain_rule_html(doc.graph, tl, frame, sheet.player.end_to_end, TEXT_PT)
+                step = frame.k if shot.position >= tl.forward_length else None
+                inner = (
+                    f'<div class="picture">{inline_svg(sheet.svg())}</div>'
+                    f'<div class="text">{_body(text)}</div>'
+                )
+                f.write(_slide("frame", sheet.player.status_text(), inner, step))
+            else:
+                card = _body(renderer.card_html(shot.kind, TEXT_PT * 1.2))
+                status = "title" if shot.kind == "title" else "backward done: vᵀJ"
+                f.write(_slide("card-slide", status, f'<div class="card">{card}</div>'))
+            if progress is not None:
+                progress(i, len(shots))
+        f.write(f"</main>\n<script>var HOLD={json.dumps(hold_ms)};{SCRIPT}</script>\n")
+        f.write("</body></html>\n")
+
+
+def _body(rich_text: str) -> str:
+    """The inside of a Qt rich-text document (its ``<body>`` element's content, kept with
+    its style on a ``div``)."""
+    m = re.search(r"<body([^>]*)>(.*)</body>", rich_text, re.S)
+    if m is None:
+        return rich_text
+    return f"<div{m.group(1)}>{m.group(2)}</div>"

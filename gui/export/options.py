@@ -1,0 +1,117 @@
+"""What an export is asked to make: the output kind, size and timing, checked up front.
+
+Qt-free so the command line, the Export Animation dialog and the tests share one
+reading of ``--size``, ``--step`` and the output path, and one list of formats.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import quoted
+
+from ..model.lesson import Timing
+
+DEFAULT_SIZE = (1280, 720)
+MIN_SIDE, MAX_SIDE = 200, 8192
+MAX_STEP_DIGITS = 9
+
+#: Output kinds of a whole-lesson export, by the suffix of ``--out``; a folder (a path
+#: ending in ``/`` or an existing directory) gets a numbered PNG sequence.
+ANIMATIONS = {".gif": "gif", ".apng": "apng", ".webp": "webp", ".mp4": "mp4"}
+DOCUMENTS = {".pdf": "pdf", ".html": "html"}
+SEQUENCE = "png-sequence"
+LESSON_SUFFIXES = (*ANIMATIONS, *DOCUMENTS)
+FRAME_SUFFIXES = (".png", ".svg")
+
+
+class ExportError(Exception):
+    """Bad input for an export; ``str`` is one line for ``error: FILE: ...``."""
+
+
+@dataclass(frozen=True)
+class LessonOptions:
+    """One whole-lesson export: every step of the backward pass (and optionally forward)."""
+
+    kind: str
+    size: tuple[int, int] = DEFAULT_SIZE
+    timing: Timing = Timing()
+    forward: bool = False
+    worksheet: bool = False
+    view: str = "slide"
+
+
+VIEWS = ("slide", "canvas")
+
+
+def parse_size(text: str | None) -> tuple[int, int]:
+    """``1280x720`` -> (1280, 720); raises ExportError with the reason."""
+    if text is None:
+        return DEFAULT_SIZE
+    m = re.fullmatch(r"\s*(\d{1,9})\s*[xX×]\s*(\d{1,9})\s*", text)
+    if not m:
+        raise ExportError(f"--size must look like 1280x720, got {quoted(text)}")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (MIN_SIDE <= w <= MAX_SIDE and MIN_SIDE <= h <= MAX_SIDE):
+        raise ExportError(f"--size {w}x{h} is out of range: each side {MIN_SIDE}..{MAX_SIDE}")
+    return w, h
+
+
+def parse_step(text: str) -> int | None:
+    """``end`` -> None; a non-negative integer -> itself; else ExportError."""
+    t = text.strip().lower()
+    if t == "end":
+        return None
+    if not re.fullmatch(r"\d+", t):
+        raise ExportError(
+            f"--step must be a number of backward steps (0, 1, ...) or 'end', got {quoted(text)}"
+        )
+    if len(t) > MAX_STEP_DIGITS:  # int() refuses thousands of digits; no graph is that long
+        raise ExportError(f"--step {quoted(t)} is past the end of any graph")
+    return int(t)
+
+
+def parse_seconds(text: str, flag: str, upper: float = 60.0) -> float:
+    """A duration in seconds (0..upper) for ``flag``; raises ExportError with the reason."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ExportError(f"{flag} must be a number of seconds, got {quoted(text)}") from None
+    if not 0.0 <= value <= upper:
+        raise ExportError(f"{flag} {quoted(text)} is out of range: 0..{upper:g} seconds")
+    return value
+
+
+def parse_fps(text: str) -> float:
+    """Frames per second of the transitions (1..60)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ExportError(f"--fps must be a number, got {quoted(text)}") from None
+    if not 1.0 <= value <= 60.0:
+        raise ExportError(f"--fps {value:g} is out of range: 1..60")
+    return value
+
+
+def lesson_kind(out: str) -> str:
+    """The output kind of ``--out`` for ``--all``: a suffix in LESSON_SUFFIXES, or a folder.
+
+    Raises ExportError naming the accepted suffixes, or a missing parent folder.
+    """
+    p = Path(out)
+    if out.endswith(("/", "\\")) or p.is_dir():
+        if not p.parent.exists():
+            raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
+        return SEQUENCE
+    suffix = p.suffix.lower()
+    kind = ANIMATIONS.get(suffix) or DOCUMENTS.get(suffix)
+    if kind is None:
+        shown = "|".join(LESSON_SUFFIXES)
+        raise ExportError(
+            f"--out must end in {shown} or '/' (a folder of PNGs) with --all, got {quoted(out)}"
+        )
+    if not p.parent.exists():
+        raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
+    return kind

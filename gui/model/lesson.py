@@ -1,0 +1,176 @@
+"""A lesson as a list of shots: the title card, the frames of playback, the end card.
+
+Pure Python (no Qt): every exporter (animation, PNG sequence, PDF, HTML) walks
+the same :func:`plan`, so the formats cannot disagree about which frames exist,
+how long each stays and what the cards say. The card texts are Qt rich-text
+HTML built from :mod:`gui.model.labels`, the same pieces the panels show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import labels
+from .formatting import fmt_num
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long things stay on screen, in seconds, and the frame rate of transitions.
+
+    ``transition`` is the travelling pulse between two steps (0: cut straight to
+    the next step); it is drawn with ``round(transition * fps)`` in-between frames.
+    """
+
+    hold: float = 1.5
+    fps: float = 10.0
+    transition: float = 0.5
+    title: float = 3.0
+    end: float = 4.0
+
+    @property
+    def transition_frames(self) -> int:
+        return max(0, int(round(self.transition * self.fps)))
+
+
+#: Where the pulse rests while a step is held: arrived at the operand, as in the app.
+HOLD_PULSE = 1.0
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One picture of the lesson and how long it stays (milliseconds).
+
+    ``kind`` is ``title``, ``frame`` or ``end``; a frame has a timeline
+    ``position`` and the pulse's progress along the active edge. ``held`` is False
+    for the in-between pictures of a transition.
+    """
+
+    kind: str
+    duration_ms: int
+    position: int = 0
+    pulse: float = HOLD_PULSE
+    held: bool = True
+
+
+def plan(forward_length: int, end: int, timing: Timing, forward: bool) -> list[Shot]:
+    """The shots of a lesson over a timeline with ``forward_length`` forward positions
+    and its last position ``end`` (see :class:`gui.model.timeline.Timeline`).
+
+    Title card; with ``forward`` the forward pass node by node; the start of backward;
+    each backward step as its transition (the pulse travelling along the edge, at
+    ``timing.fps``) then its held frame; the end card.
+    """
+    hold = _ms(timing.hold)
+    shots = [Shot("title", _ms(timing.title))]
+    start = forward_length
+    if forward:
+        shots += [Shot("frame", hold, p) for p in range(1, forward_length)]
+    shots.append(Shot("frame", hold, start))
+    between = timing.transition_frames
+    tick = _ms(1.0 / timing.fps)
+    for p in range(start + 1, end + 1):
+        shots += [
+            Shot("frame", tick, p, i / (between + 1), held=False) for i in range(1, between + 1)
+        ]
+        shots.append(Shot("frame", hold, p))
+    shots.append(Shot("end", _ms(timing.end)))
+    return shots
+
+
+def _ms(seconds: float) -> int:
+    return max(10, int(round(seconds * 1000)))
+
+
+def held_frames(shots: Sequence[Shot]) -> Iterator[Shot]:
+    """The frames a reader steps through (no cards, no transition pictures)."""
+    return (s for s in shots if s.kind == "frame" and s.held)
+
+
+# --------------------------------------------------------------------------- card text
+
+
+def python_literal(a: np.ndarray) -> str:
+    """An array as the nested list one types into ``torch.tensor``: ``[0.1, 0.2, 0.3]``."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return fmt_num(a)
+    return "[" + ", ".join(python_literal(x) for x in a) + "]"
+
+
+def backward_call(output: str, gradient: np.ndarray) -> str:
+    """The PyTorch call the lesson plays: ``y.backward(gradient=tensor([0.1, 0.2, 0.3]))``,
+    or ``z.backward()`` for a scalar output seeded with 1."""
+    g = np.asarray(gradient)
+    if g.ndim == 0 and float(g) == 1.0:
+        return f"{output}.backward()"
+    return f"{output}.backward(gradient=tensor({python_literal(g)}))"
+
+
+def input_lines(graph: Any, values: Mapping[str, np.ndarray]) -> list[str]:
+    """``x1 = 1   (requires_grad)`` for each input node, in the graph's order."""
+    lines = []
+    for nid, node in graph.nodes.items():
+        if node.op != "input":
+            continue
+        value = values.get(nid, node.value)
+        shown = "—" if value is None else labels.inline_tensor(np.asarray(value), 64)
+        lines.append(f"{nid} = {shown}" + ("   (requires_grad)" if node.is_leaf else ""))
+    return lines
+
+
+def title_html(
+    title: str, description: str, call: str | None, inputs: Sequence[str], base_pt: float
+) -> str:
+    """The title card: the graph's title, its inputs and the backward call with its v."""
+    parts = [labels.h_para(labels.esc(title), bold=True, size=_pt(base_pt, 1.7))]
+    if description:
+        parts.append(labels.h_para(labels.esc(description), labels.MUTED_COLOR))
+    parts.append(labels.h_para("Inputs", bold=True, size=_pt(base_pt, 1.2)))
+    parts.append(_mono("<br/>".join(labels.esc(t) for t in inputs) or "none"))
+    parts.append(labels.h_para("The backward call", bold=True, size=_pt(base_pt, 1.2)))
+    if call is None:
+        parts.append(
+            labels.h_para(
+                "No backward pass: the graph has no output to start from.", labels.GRAD_COLOR
+            )
+        )
+    else:
+        parts.append(_mono(labels.h_color(labels.esc(call), labels.GRAD_COLOR)))
+    return labels.h_document("".join(parts), base_pt)
+
+
+def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_pt: float) -> str:
+    """The end card: the whole call as ``vᵀ J`` and the leaves' ``.grad``.
+
+    ``e2e`` is the player's :class:`~gui.player.EndToEnd` (None: no backward pass).
+    """
+    parts = [labels.h_para("Backward done", bold=True, size=_pt(base_pt, 1.7))]
+    if e2e is None or leaf_grads is None:
+        parts.append(labels.h_para("There was no backward pass to play."))
+        return labels.h_document("".join(parts), base_pt)
+    parts.append(
+        labels.end_to_end_html(
+            e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp
+        )
+    )
+    parts.append(labels.h_para("Leaf gradients", bold=True, size=_pt(base_pt, 1.2)))
+    lines = labels.leaf_grad_lines(leaf_grads)
+    parts.append(
+        _mono("<br/>".join(labels.h_color(labels.esc(t), labels.GRAD_COLOR) for t in lines))
+    )
+    return labels.h_document("".join(parts), base_pt)
+
+
+def _pt(base_pt: float, factor: float) -> str:
+    """A font size relative to the card's base (Qt's rich text ignores percentages on
+    paragraphs)."""
+    return f"{base_pt * factor:.1f}pt"
+
+
+def _mono(body: str) -> str:
+    return f"<p style=\"margin:6px 0px; font-family:'DejaVu Sans Mono'; \">{body}</p>"

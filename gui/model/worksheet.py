@@ -1,0 +1,75 @@
+"""The worksheet variant of the handout: each step as a question, the answers at the back.
+
+A question gives what a student needs (the upstream gradient arriving at the
+consumer, the local Jacobian, what the operand held before) and leaves the
+step's two results blank: the vector-Jacobian product and the operand's
+accumulated gradient. The answer key states exactly those two, in the same
+words (``vjp = ...``, ``x3.grad = ...``), so a reader and a test can match them.
+No Qt: the boxes are bordered table cells of Qt's rich text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.trace import Step
+
+from . import labels
+
+#: An empty box to write an answer in.
+BLANK = (
+    '<table border="1" cellspacing="0" cellpadding="10" style="border-style:solid;'
+    f' border-color:{labels.TEXT_COLOR}"><tr><td width="260">&nbsp;</td></tr></table>'
+)
+
+
+def operand_grad_name(graph: Any, node: str) -> str:
+    """``x3.grad`` for a leaf, ``grad y1`` otherwise (as the chain-rule panel says)."""
+    n = graph.nodes.get(node) if graph is not None else None
+    return labels.grad_name(node, bool(n is not None and n.is_leaf))
+
+
+def jacobian_label(step: Step) -> str:
+    """The active edge's label on a question: the local Jacobian only, not the product."""
+    return f"∂{step.consumer}/∂{step.operand} = {labels.jacobian_text(step)}"
+
+
+def answer_lines(step: Step, k: int, graph: Any) -> list[str]:
+    """The answer to step ``k``: ``Step 3 (y2 → x3): vjp = 0.2``, then the operand's gradient."""
+    name = operand_grad_name(graph, step.operand)
+    return [
+        f"Step {k} ({step.consumer} → {step.operand}): vjp = {labels.inline_tensor(step.vjp)}",
+        f"{name} = {labels.inline_tensor(step.accumulated)}",
+    ]
+
+
+def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str:
+    """Step ``k`` of ``n`` as a question: the givens, then ``vjp =`` and ``grad =`` blank."""
+    c, o = step.consumer, step.operand
+    name = operand_grad_name(graph, o)
+    before = "0 (nothing yet)" if step.before is None else labels.inline_tensor(step.before)
+    jac = labels.small_jacobian(step, labels.PANEL_MAX_ENTRIES)
+    jac_html = (
+        labels.h_jacobian(jac)
+        if jac is not None
+        else labels.h_color(labels.esc(step.structure()), labels.JAC_COLOR)
+    )
+    parts = [
+        labels.h_para(
+            f"Step {k} of {n}: from {labels.h_name(c)} back to {labels.h_name(o)}",
+            bold=True,
+            size="115%",
+        ),
+        labels.h_equation(
+            [
+                f"upstream ∂A/∂{labels.h_name(c)} =",
+                labels.h_numbers(step.upstream, labels.GRAD_COLOR, as_row=True),
+                f"&nbsp;&nbsp;J = ∂{labels.h_name(c)}/∂{labels.h_name(o)} =",
+                jac_html,
+            ]
+        ),
+        labels.h_para(f"{labels.esc(name)} before this step: {labels.esc(before)}"),
+        labels.h_equation(["vjp = upstream · J =", BLANK]),
+        labels.h_equation([f"{labels.esc(name)} = before + vjp =", BLANK]),
+    ]
+    return labels.h_document("".join(parts), base_pt)

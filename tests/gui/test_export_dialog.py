@@ -1,0 +1,94 @@
+"""File > Export Animation…: the dialog drives a background export the window survives.
+
+The export runs in a child process; while it runs the window keeps handling
+events (a timer keeps ticking), the progress bar follows the child's reports,
+and Cancel stops it with nothing left on disk.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PIL import Image
+from PySide6.QtCore import QTimer
+
+from gui.export.dialog import FORMATS, ExportAnimationDialog
+from gui.export.render import load_document
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED2 = ROOT / "assets" / "examples" / "seed2_stack_vjp.bpgraph"
+
+
+def make_dialog(qtbot, tmp_path: Path, label: str) -> ExportAnimationDialog:  # noqa: ANN001
+    dialog = ExportAnimationDialog(load_document(SEED2))
+    qtbot.addWidget(dialog)
+    dialog.format_box.setCurrentIndex([f[0] for f in FORMATS].index(label))
+    dialog.width_box.setValue(480)
+    dialog.height_box.setValue(270)
+    dialog.transition_box.setValue(0.0)
+    return dialog
+
+
+def test_export_runs_in_the_background_with_progress(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    dialog = make_dialog(qtbot, tmp_path, "Animated GIF")
+    assert dialog.preview.pixmap() is not None and not dialog.preview.pixmap().isNull()
+    out = tmp_path / "lesson.gif"
+    dialog.path_edit.setText(str(out))
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(20)
+    seen = []
+    dialog.progress.valueChanged.connect(seen.append)
+    with qtbot.waitSignal(dialog.finished_export, timeout=120_000) as result:
+        dialog.export_button.click()
+        assert dialog.running and not dialog.export_button.isEnabled()
+    timer.stop()
+    assert result.args[0] is True, result.args[1]
+    assert len(ticks) > 5  # the event loop kept running while the child exported
+    assert max(seen) >= 18  # reports up to all 18 pictures arrived (15 steps, k = 0, 2 cards)
+    with Image.open(out) as im:
+        assert (im.size, im.n_frames) == ((480, 270), 18)
+    assert dialog.status.text() == "Exported lesson.gif"
+
+
+def test_cancel_leaves_nothing_behind(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    dialog = make_dialog(qtbot, tmp_path, "Video, MP4 (H.264)")
+    dialog.transition_box.setValue(2.0)  # many pictures: time to cancel
+    dialog.fps_box.setValue(30)
+    dialog.path_edit.setText(str(tmp_path / "lesson.mp4"))
+    with qtbot.waitSignal(dialog.finished_export, timeout=120_000) as result:
+        dialog.export_button.click()
+        qtbot.waitUntil(lambda: dialog.progress.value() >= 3, timeout=60_000)
+        dialog.cancel_button.click()
+    assert result.args[0] is False
+    assert "cancelled" in result.args[1]
+    assert os.listdir(tmp_path) == []
+    assert not dialog.running and dialog.export_button.isEnabled()
+
+
+def test_format_choice_updates_the_path_and_arguments(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    dialog = make_dialog(qtbot, tmp_path, "PDF worksheet (answer key at the back)")
+    dialog.path_edit.setText(str(tmp_path / "seed2.pdf"))
+    args = dialog.arguments("g.bpgraph")
+    assert args[:5] == ["export", "g.bpgraph", "--all", "--out", str(tmp_path / "seed2.pdf")]
+    assert "--worksheet" in args and "480x270" in args
+    dialog.format_box.setCurrentIndex([f[0] for f in FORMATS].index("Folder of numbered PNGs"))
+    assert dialog.path_edit.text() == str(tmp_path / "seed2-frames") + "/"
+
+
+def test_file_menu_opens_the_dialog_on_the_open_document(
+    qtbot,  # noqa: ANN001
+    settings_sandbox,  # noqa: ANN001
+) -> None:
+    from gui.app import create_window
+
+    window = create_window(SEED2)
+    qtbot.addWidget(window)
+    window.actions["export_animation"].trigger()
+    dialog = window.findChild(ExportAnimationDialog)
+    assert dialog is not None and dialog.isVisible() and not dialog.isModal()
+    assert dialog.doc is window.doc
+    assert dialog.path_edit.text().endswith(".gif")
+    dialog.close()

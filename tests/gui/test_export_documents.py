@@ -1,0 +1,159 @@
+"""The PDF handout and the HTML player, read back the way a reader meets them.
+
+The PDF's text is extracted with pypdf: the handout holds every step's numbers;
+the worksheet's step pages leave them blank and its answer key holds them. The
+HTML player is opened in a real browser engine (Debian's ``chromium``, headless):
+``#step=3`` and ``#step=5`` look different, the page's text is the write-up, and
+the page asks the network for nothing (read from Chromium's net log, where the
+browser's own background traffic is marked as having no page origin; a control
+page that does load a remote image proves the check can fail).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pypdf
+import pytest
+
+from gui.export.options import LessonOptions
+from gui.export.writers import write_lesson
+from gui.model import labels
+from gui.model.worksheet import answer_lines
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED2 = ROOT / "assets" / "examples" / "seed2_stack_vjp.bpgraph"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def lesson(qapp, tmp_path_factory):  # noqa: ANN001, ANN201 - fixture
+    """Seed example 2's document and its backward steps."""
+    from gui.export.render import load_document
+
+    doc = load_document(SEED2)
+    return doc, list(doc.results.trace.steps)
+
+
+def pdf_pages(path: Path) -> list[str]:
+    return [page.extract_text() for page in pypdf.PdfReader(path).pages]
+
+
+def flat(text: str) -> str:
+    """pypdf separates words by tabs and breaks lines at sub/superscripts."""
+    return " ".join(text.split())
+
+
+def test_handout_holds_every_step(lesson, artifacts_dir: str) -> None:  # noqa: ANN001
+    doc, steps = lesson
+    out = Path(artifacts_dir) / "lesson_seed2.pdf"
+    write_lesson(doc, out, LessonOptions("pdf"))
+    pages = pdf_pages(out)
+    assert len(pages) == 1 + (len(steps) + 1) // 2 + 1  # title, two steps a page, end
+    title = flat(pages[0])
+    assert "y.backward(gradient=tensor([0.1, 0.2, 0.3]))" in title
+    assert "x1 = 1" in title and "x3 = 3" in title
+    body = flat(" ".join(pages[1:-1]))
+    for k, step in enumerate(steps, 1):
+        assert f"Step {k} of {len(steps)}" in body
+        assert labels.inline_tensor(step.accumulated) in body
+    end = flat(pages[-1])
+    for line in ("x1.grad = 1.1", "x2.grad = 1.4", "x3.grad = 1"):
+        assert line in end
+    assert "6 3 2" in end  # the end-to-end Jacobian's first row
+
+
+def test_worksheet_blanks_steps_and_keeps_the_answers_at_the_back(
+    lesson,  # noqa: ANN001
+    artifacts_dir: str,
+) -> None:
+    doc, steps = lesson
+    out = Path(artifacts_dir) / "lesson_seed2_worksheet.pdf"
+    write_lesson(doc, out, LessonOptions("pdf", worksheet=True))
+    pages = [flat(p) for p in pdf_pages(out)]
+    key_start = next(i for i, p in enumerate(pages) if p.startswith("Answer key"))
+    questions, key = " ".join(pages[1:key_start]), " ".join(pages[key_start:])
+    for k, step in enumerate(steps, 1):
+        vjp_line, grad_line = answer_lines(step, k, doc.graph)
+        assert vjp_line in key and grad_line in key
+        assert vjp_line not in questions and grad_line not in questions
+        assert f"Step {k} of {len(steps)}" in questions
+    assert not re.search(r"vjp = upstream · J = [-\d\[]", questions)  # the boxes are empty
+
+
+def chromium(*args: str, user_data: Path) -> subprocess.CompletedProcess[str]:
+    assert Path(CHROMIUM).exists(), "the HTML player test needs Debian's chromium installed"
+    return subprocess.run(
+        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={user_data}", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def page_requests(netlog: Path) -> list[str]:
+    """URLs the page itself asked for (the browser's own traffic has no page origin)."""
+    log = json.loads(netlog.read_text(encoding="utf-8"))
+    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    urls = []
+    for event in log["events"]:
+        params = event.get("params", {})
+        if event["type"] != start or "url" not in params:
+            continue  # the job's end event carries no request
+        if params.get("initiator") != "not an origin" and not params["url"].startswith("file:"):
+            urls.append(params["url"])
+    return urls
+
+
+def screenshot(url: str, folder: Path, name: str) -> tuple[bytes, list[str]]:
+    shot, netlog = folder / f"{name}.png", folder / f"{name}.json"
+    done = chromium(
+        f"--screenshot={shot}",
+        "--window-size=1280,800",
+        f"--log-net-log={netlog}",
+        url,
+        user_data=folder / f"profile-{name}",
+    )
+    assert shot.exists(), done.stderr
+    return shot.read_bytes(), page_requests(netlog)
+
+
+def test_html_player_in_a_real_browser(lesson, artifacts_dir: str, tmp_path: Path) -> None:  # noqa: ANN001
+    doc, steps = lesson
+    out = Path(artifacts_dir) / "lesson_seed2.html"
+    write_lesson(doc, out, LessonOptions("html"))
+    page = out.read_text(encoding="utf-8")
+    assert "<script src" not in page and "http://" not in page.split("<main>")[0]
+    assert page.count("<svg") == len(steps) + 1  # one inline picture per step, k = 0..n
+
+    step3, requests3 = screenshot(f"{out.as_uri()}#step=3", tmp_path, "step3")
+    step5, requests5 = screenshot(f"{out.as_uri()}#step=5", tmp_path, "step5")
+    assert step3 != step5
+    assert requests3 == [] and requests5 == []
+    shutil.copy(tmp_path / "step3.png", Path(artifacts_dir) / "lesson_seed2_html_step3.png")
+
+    dom = chromium("--dump-dom", f"{out.as_uri()}#step=5", user_data=tmp_path / "dom").stdout
+    shown = re.search(r'<section class="slide frame on"[^>]*data-step="(\d+)"', dom)
+    assert shown is not None and shown.group(1) == "5"
+    assert "Step 5 of 15" in dom  # the write-up is text, not a picture
+
+
+def test_network_check_catches_a_page_that_loads_something(tmp_path: Path) -> None:
+    page = tmp_path / "remote.html"
+    page.write_text('<html><body><img src="http://127.0.0.1:9/x.png"></body></html>')
+    _, requests = screenshot(page.as_uri(), tmp_path, "control")
+    assert requests == ["http://127.0.0.1:9/x.png"]
