@@ -19,6 +19,7 @@ from gui.clipboard import snapshots_from_json
 from gui.commands import SetValue, push
 from gui.export import ExportError, save_frame
 from gui.main_window import MainWindow
+from hostile_inputs import window_state as state
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = (
@@ -39,21 +40,6 @@ def window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
     yield win
     win.doc.undo_stack.clear()
     win.close()
-
-
-def state(win: MainWindow) -> dict[str, Any]:
-    """What a refused load must not change: file, title, undo history and the graph."""
-    doc = win.doc
-    return {
-        "path": doc.path,
-        "title": win.windowTitle(),
-        "modified": doc.modified,
-        "undo": (doc.undo_stack.count(), doc.undo_stack.index()),
-        "text": doc.undo_stack.undoText(),
-        "nodes": {n: (v.op, list(v.inputs)) for n, v in doc.graph.nodes.items()},
-        "positions": dict(doc.positions),
-        "transform": win.canvas.transform(),
-    }
 
 
 @pytest.mark.parametrize("pos", POSITIONS)
