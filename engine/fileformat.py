@@ -38,7 +38,7 @@ import numpy as np
 from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
 from .errors import GraphError, brief, quoted, shape_text
-from .graph import Graph, arity_problem
+from .graph import MAX_ID_LENGTH, MAX_NODES, MAX_OPERANDS, Graph, arity_problem
 from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .ops import LEAF_OPS, OPS, OpShapeError
@@ -57,11 +57,6 @@ MAX_NDIM = 32
 #: Lists and objects nested deeper than this anywhere in a file (a 32-dim tensor
 #: sits 36 deep); beyond it saving again would recurse past Python's limit.
 MAX_DEPTH = 48
-#: Limits where a bigger file stops being a diagram and starts being a hang.
-#: (Captured PyTorch models run to thousands of nodes; the GUI keeps 5,000 interactive.)
-MAX_NODES = 10_000
-MAX_OPERANDS = 256
-MAX_ID_LENGTH = 200
 
 
 _TOP_KEYS = ("format", "version", "minor_version", "title", "description", "nodes", "backward",

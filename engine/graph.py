@@ -18,6 +18,22 @@ import numpy as np
 from .errors import AttrError, CycleError, GraphError
 from .ops import LEAF_OPS, OP_NAMES, OPS, validate_attrs
 
+#: Limits where a bigger graph stops being a diagram and starts being a hang; the file
+#: loader refuses files beyond them, so an edit must not make a graph that cannot reopen.
+#: (Captured PyTorch models run to thousands of nodes; the GUI keeps 5,000 interactive.)
+MAX_NODES = 10_000
+MAX_OPERANDS = 256
+MAX_ID_LENGTH = 200
+
+
+def id_problem(id: Any) -> str | None:
+    """Why ``id`` cannot name a node, or None."""
+    if not isinstance(id, str) or not id:
+        return "a node id must be a non-empty string"
+    if len(id) > MAX_ID_LENGTH:
+        return f"an id may have at most {MAX_ID_LENGTH} characters, not {len(id):,}"
+    return None
+
 
 def arity_problem(op: str, inputs: list[str | None], *, complete: bool = True) -> str | None:
     """What is wrong with ``op``'s operand list, in words, or None if nothing is.
@@ -49,9 +65,9 @@ def fresh_id(base: str, taken: Container[str]) -> str:
         return base
     stem = base.rstrip("0123456789") or base
     k = 2
-    while f"{stem}{k}" in taken:
+    while f"{stem[: MAX_ID_LENGTH - len(str(k))]}{k}" in taken:
         k += 1
-    return f"{stem}{k}"
+    return f"{stem[: MAX_ID_LENGTH - len(str(k))]}{k}"
 
 
 def _plural(n: int, word: str) -> str:
@@ -246,8 +262,11 @@ class Graph:
         requires_grad: bool = True,
     ) -> Node:
         """Add a node; its operand ports are connected in order (``None`` leaves one empty)."""
-        if not isinstance(id, str) or not id:
-            raise GraphError("a node id must be a non-empty string")
+        problem = id_problem(id)
+        if problem is not None:
+            raise GraphError(problem)
+        if len(self.nodes) >= MAX_NODES:
+            raise GraphError(f"a graph may have at most {MAX_NODES:,} nodes")
         if id in self.nodes:
             raise GraphError("this id is used twice", id)
         if op not in OP_NAMES:
@@ -312,6 +331,8 @@ class Graph:
         arity = OPS[node.op].arity
         if index < 0 or (arity is not None and index >= arity):
             raise GraphError(f"{node.op} has no operand port {index}", dst)
+        if index >= MAX_OPERANDS:
+            raise GraphError(f"a node may have at most {MAX_OPERANDS} operands", dst)
         if index < len(node.inputs) and node.inputs[index] is not None:
             raise GraphError(
                 f"operand port {index} is already taken by {node.inputs[index]!r}", dst
@@ -351,8 +372,9 @@ class Graph:
         self._get(old)
         if old == new:
             return
-        if not isinstance(new, str) or not new:
-            raise GraphError("a node id must be a non-empty string", old)
+        problem = id_problem(new)
+        if problem is not None:
+            raise GraphError(problem, old)
         if new in self.nodes:
             raise GraphError(f"the id {new!r} is already used", old)
         self.nodes[old].id = new

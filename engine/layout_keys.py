@@ -16,8 +16,9 @@ from typing import Any
 
 from .errors import brief
 
-#: Scene coordinates beyond this are no layout anyone drew (the canvas is ~10^4 wide).
-MAX_COORD = 1e6
+#: Scene coordinates beyond this are no layout anyone drew (the canvas is ~10^4 wide);
+#: the canvas indexes edges in a grid, and an edge 10^6 long would fill memory.
+MAX_COORD = 1e5
 
 
 class LayoutKeyError(ValueError):
@@ -39,6 +40,11 @@ def point(value: Any, what: str) -> tuple[float, float]:
     raise LayoutKeyError(
         f"{what} must be two finite numbers within ±{MAX_COORD:,.0f}, got {brief(value)}"
     )
+
+
+def clamp(c: float) -> float:
+    """``c`` brought within ±:data:`MAX_COORD` (what the GUI writes always reloads)."""
+    return min(max(c, -MAX_COORD), MAX_COORD)
 
 
 def check_node_keys(extra: dict[str, Any]) -> None:
@@ -69,4 +75,4 @@ def check_file_keys(extra: dict[str, Any]) -> None:
             raise LayoutKeyError("autosave.pid must be an integer")
 
 
-__all__ = ["MAX_COORD", "LayoutKeyError", "check_file_keys", "check_node_keys", "point"]
+__all__ = ["MAX_COORD", "LayoutKeyError", "check_file_keys", "check_node_keys", "clamp", "point"]

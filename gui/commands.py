@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 from engine.errors import GraphError
-from engine.graph import as_tensor
+from engine.graph import MAX_NODES, as_tensor, id_problem
 from engine.ops import validate_attrs
 
 from .document import GraphDocument, NodeSnapshot, Point
@@ -38,6 +38,12 @@ def push(doc: GraphDocument, cmd: EditCommand) -> GraphError | None:
         return exc
     doc.undo_stack.push(cmd)
     return None
+
+
+def check_room(doc: GraphDocument, new: int) -> None:
+    """Refuse an edit that would give the graph more nodes than a file may hold."""
+    if len(doc.graph.nodes) + new > MAX_NODES:
+        raise GraphError(f"a graph may have at most {MAX_NODES:,} nodes")
 
 
 class Composite(EditCommand):
@@ -143,6 +149,7 @@ class AddNode(EditCommand):
     def check(self) -> None:
         if self.node in self.doc.graph:
             raise GraphError("this id is already used", self.node)
+        check_room(self.doc, 1)
 
     def redo(self) -> None:
         self.doc.add_node(self.node, **self.args)
@@ -159,6 +166,7 @@ class AddSubgraph(EditCommand):
         self.snapshots = snapshots
 
     def check(self) -> None:
+        check_room(self.doc, len(self.snapshots))
         for snap in self.snapshots:
             if snap.removed.node.id in self.doc.graph:
                 raise GraphError("this id is already used", snap.removed.node.id)
@@ -230,6 +238,9 @@ class Rename(EditCommand):
     def check(self) -> None:
         if not self.new:
             raise GraphError("a name cannot be empty", self.old)
+        problem = id_problem(self.new)
+        if problem is not None:
+            raise GraphError(problem, self.old)
         if self.new != self.old and self.new in self.doc.graph:
             raise GraphError(f"the name {self.new!r} is already used", self.old)
 

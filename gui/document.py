@@ -22,7 +22,7 @@ from engine.autodiff import backward, forward
 from engine.errors import GraphError
 from engine.graph import Graph, Node, Removed, fresh_id
 from engine.groups import Group, check_group
-from engine.layout_keys import point
+from engine.layout_keys import clamp, point
 
 from .model.results import Results
 
@@ -136,8 +136,8 @@ class GraphDocument(QObject):
 
         node_extra = {nid: dict(self.node_extra.get(nid, {})) for nid in self.graph.nodes}
         for nid, (x, y) in self.positions.items():
-            if nid in node_extra:
-                node_extra[nid]["position"] = [round(x, 2), round(y, 2)]
+            if nid in node_extra:  # within what the loader accepts, so the file reopens
+                node_extra[nid]["position"] = [round(clamp(x), 2), round(clamp(y), 2)]
         return GraphFile(
             graph=self.graph,
             output=self.output,

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import GraphError
 from engine.examples import EXAMPLES_DIR, list_examples
+from engine.layout_keys import clamp
 
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
@@ -627,7 +628,8 @@ class MainWindow(QMainWindow):
             return None  # presentation zoom is for the projector, not the file
         centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
         zoom = self.canvas.transform().m11()
-        return {"zoom": round(zoom, 4), "center": [round(centre.x(), 2), round(centre.y(), 2)]}
+        x, y = clamp(centre.x()), clamp(centre.y())  # within what the loader accepts
+        return {"zoom": round(zoom, 4), "center": [round(x, 2), round(y, 2)]}
 
     def apply_view_state(self, view: dict[str, Any] | None) -> None:
         """Restore a saved zoom/centre (or fit the graph); waits for the first show."""

@@ -13,6 +13,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from engine.graph import MAX_NODES
+from engine.layout_keys import MAX_COORD
+
 WRONG = [None, True, "s", 0, -3, 1.5, [], {}, [1], ["a", "b"], [[1], 2], [None, None],
          {"a": 1}]
 NONFINITE = ["NaN", "Infinity", "-Infinity", 1e400, -1e400, float("nan")]
@@ -143,10 +146,10 @@ def hostile_files() -> Iterator[tuple[str, str]]:
     yield "surrogate key", dump(base()).replace('"requires_grad"', '"\\udfff"', 1)
     chain = base()  # past the node limit
     chain["nodes"] = [{"id": "n0", "op": "input", "value": 1.0}] + [
-        {"id": f"n{i}", "op": "neg", "inputs": [f"n{i - 1}"]} for i in range(1, 4001)
+        {"id": f"n{i}", "op": "neg", "inputs": [f"n{i - 1}"]} for i in range(1, MAX_NODES + 1)
     ]
-    chain["backward"] = {"output": "n4000"}
-    yield "4001 nodes", dump(chain)
+    chain["backward"] = {"output": f"n{MAX_NODES}"}
+    yield "one node past the limit", dump(chain)
     yield "huge empty shape", dump(put(put(put(base(), slot["op"], "reshape"), slot["inputs"],
                                            ["x"]), ("nodes", 2, "attrs"),
                                        {"shape": [4294967297, 0]}))
@@ -155,7 +158,7 @@ def hostile_files() -> Iterator[tuple[str, str]]:
 def loadable_files() -> Iterator[tuple[str, str]]:
     """Files at or near the limits that must load, run and export."""
     yield "base", dump(base())
-    doc = put(base(), ("nodes", 0, "position"), [-1e6, 1e6])
+    doc = put(base(), ("nodes", 0, "position"), [-MAX_COORD, MAX_COORD])
     yield "positions at the limit", dump(doc)
     yield "zoom 1e-9", dump(put(base(), ("view", "zoom"), 1e-9))
     yield "unknown key 40 deep", dump(put(base(), ("notes",), nested(40)))

@@ -226,3 +226,25 @@ def test_loading_the_issue_s_examples_from_disk(tmp_path: Path) -> None:
     path.write_text(BAD_POSITION.replace("POS", '["a","b"]'))
     with pytest.raises(FileFormatError, match="position"):
         load(path)
+
+
+def test_edits_cannot_make_a_graph_the_loader_would_refuse() -> None:
+    """The limits hold for edits too, so whatever the GUI saves reopens."""
+    from engine.errors import GraphError
+    from engine.graph import Graph, fresh_id
+
+    g = Graph()
+    with pytest.raises(GraphError, match="at most 200 characters"):
+        g.add_node("q" * (MAX_ID_LENGTH + 1), "input", value=1.0)
+    g.add_node("x", "input", value=1.0)
+    with pytest.raises(GraphError, match="at most 200 characters"):
+        g.rename("x", "q" * (MAX_ID_LENGTH + 1))
+    g.add_node("s", "stack")
+    with pytest.raises(GraphError, match=f"at most {MAX_OPERANDS} operands"):
+        g.connect("x", "s", MAX_OPERANDS)
+    long = "q" * MAX_ID_LENGTH
+    assert len(fresh_id(long, {long})) == MAX_ID_LENGTH
+    for i in range(MAX_NODES - 2):
+        g.add_node(f"n{i}", "const", value=0.0)
+    with pytest.raises(GraphError, match=f"at most {MAX_NODES:,} nodes"):
+        g.add_node("one_more", "const", value=0.0)

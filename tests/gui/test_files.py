@@ -286,3 +286,17 @@ def test_saving_over_a_read_only_file_asks_first(setup, tmp_path: Path) -> None:
     host.replace_read_only_answer = True
     assert files.save_as(target)
     assert not doc.modified and "keep me" not in target.read_text()
+
+
+def test_a_node_moved_far_away_is_saved_where_the_loader_accepts_it(
+    setup, tmp_path: Path  # noqa: ANN001
+) -> None:
+    from engine.layout_keys import MAX_COORD
+
+    doc, host, files = setup
+    build(doc)
+    assert push(doc, MoveNodes(doc, {"x": doc.positions["x"]}, {"x": (5e6, -5e6)})) is None
+    path = tmp_path / "far.bpgraph"
+    assert files.save_as(path)
+    assert files.open_path(path)
+    assert doc.positions["x"] == (MAX_COORD, -MAX_COORD)

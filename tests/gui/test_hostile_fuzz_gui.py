@@ -100,7 +100,10 @@ for path in sys.argv[2:]:
 
 
 def test_export_ends_with_an_image_or_one_line(tmp_path: Path) -> None:
-    files = write_all(tmp_path)
+    """Every third hostile file (rendering costs) and every loadable one."""
+    every = write_all(tmp_path)
+    n_loadable = len(list(loadable_files()))
+    files = every[: -n_loadable : 3] + every[-n_loadable:]
     out = tmp_path / "frame.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     proc = subprocess.run([sys.executable, "-c", DRIVER, str(out), *(str(p) for _, p in files)],
@@ -114,4 +117,5 @@ def test_export_ends_with_an_image_or_one_line(tmp_path: Path) -> None:
         if status == 2:
             assert err.count("\n") == 1 and err.startswith("error: "), (names[path], err)
             assert len(err) < 600, names[path]
-    assert sum(status == 2 for _, status, _ in results) > 300
+    assert sum(status == 2 for _, status, _ in results) > 100
+    assert all(status == 0 for _, status, _ in results[-n_loadable:])

@@ -190,3 +190,10 @@ def test_a_saved_document_reopens_with_its_view(window: MainWindow, tmp_path: Pa
     view = json.loads(path.read_text())["view"]
     assert set(view) == {"zoom", "center"}
     assert window.files.open_path(path)
+
+
+def test_what_the_window_saves_always_reopens(window: MainWindow) -> None:
+    """A rename past the id limit is refused (the loader would refuse the saved file)."""
+    from gui.commands import Rename
+
+    assert "at most 200 characters" in str(push(window.doc, Rename(window.doc, "x1", "q" * 201)))
