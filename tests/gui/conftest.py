@@ -76,3 +76,37 @@ def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
     monkeypatch.setattr(MainWindow, "ask_open_path", lambda self: None)
     monkeypatch.setattr(MainWindow, "ask_save_path", lambda self, suggested: None)
     return record
+
+
+@pytest.fixture
+def make_window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201 - pytest fixture
+    """Open real main windows (``path`` or seed example 2) at ``size``; all closed afterwards.
+
+    Each is shown, exposed and settled; at teardown presentation mode is left, the undo
+    stack cleared (nothing left to confirm) and the theme's scale reset.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    from gui.app import create_window
+    from gui.theme import THEME
+
+    windows = []
+
+    def make(path=None, size=(1600, 1000)):  # noqa: ANN001, ANN202
+        win = create_window(path)
+        qtbot.addWidget(win)
+        win.resize(*size)
+        win.show()
+        qtbot.waitExposed(win)
+        qtbot.wait(30)
+        QApplication.processEvents()
+        windows.append(win)
+        return win
+
+    yield make
+    for win in windows:
+        if win.presenting:
+            win.leave_presentation()
+        win.doc.undo_stack.clear()
+        win.close()
+    THEME.scale, THEME.high_contrast = 1.0, False

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from engine.fileformat import FileFormatError
-from gui.app import create_window
 from gui.clipboard import paste_snapshots, snapshots_from_json
 from gui.commands import SetValue, push
 from gui.main_window import MainWindow
@@ -23,15 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
-    win = create_window(None)
-    qtbot.addWidget(win)
-    win.resize(800, 600)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.doc.undo_stack.clear()
-    win.close()
+def window(make_window):  # noqa: ANN001, ANN201
+    return make_window(size=(800, 600))
 
 
 def write_all(folder: Path) -> list[tuple[str, Path]]:

@@ -14,7 +14,6 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from gui.app import create_window
 from gui.clipboard import snapshots_from_json
 from gui.commands import SetValue, push
 from gui.export import ExportError, save_frame
@@ -31,15 +30,8 @@ POSITIONS = ['["a","b"]', "[[1],2]", "[null,null]", "[1e400, 0]", "[NaN, Infinit
 
 
 @pytest.fixture
-def window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
-    win = create_window(None)
-    qtbot.addWidget(win)
-    win.resize(1280, 720)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.doc.undo_stack.clear()
-    win.close()
+def window(make_window):  # noqa: ANN001, ANN201
+    return make_window(size=(1280, 720))
 
 
 @pytest.mark.parametrize("pos", POSITIONS)

@@ -6,22 +6,13 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 
-from gui.app import create_window
 from gui.main_window import MainWindow
 from gui.model.placement import place_box
 
 
 @pytest.fixture
-def win(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
-    w: MainWindow = create_window()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitExposed(w)
-    QApplication.processEvents()
-    yield w
-    w.doc.undo_stack.clear()
-    w.close()
+def win(make_window):  # noqa: ANN001, ANN201
+    return make_window(size=(1280, 720))
 
 
 def test_auto_names_start_at_x1(win: MainWindow) -> None:

@@ -11,9 +11,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
-from gui.app import create_window
 from gui.commands import Disconnect, SetValue, push
-from gui.main_window import MainWindow, menu_of, presentation_scale
+from gui.main_window import menu_of, presentation_scale
 from gui.shortcuts import ShortcutsDialog, collect_actions
 from gui.theme import PRESENTATION_SCALE, THEME
 
@@ -25,27 +24,6 @@ def settle(qtbot, ms: int = 30) -> None:  # noqa: ANN001
     QApplication.processEvents()
 
 
-@pytest.fixture
-def make_window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
-    windows: list[MainWindow] = []
-
-    def make(path: str | Path | None = None) -> MainWindow:
-        win = create_window(path)
-        qtbot.addWidget(win)
-        win.resize(1600, 1000)
-        win.show()
-        qtbot.waitExposed(win)
-        settle(qtbot)
-        windows.append(win)
-        return win
-
-    yield make
-    for win in windows:
-        if win.presenting:
-            win.leave_presentation()
-        win.doc.undo_stack.clear()
-        win.close()
-    THEME.scale, THEME.high_contrast = 1.0, False
 
 
 def test_opens_seed2_and_screenshots(qtbot, make_window, artifacts_dir: str) -> None:  # noqa: ANN001

@@ -10,27 +10,14 @@ from PySide6.QtWidgets import QApplication
 from engine.fileformat import GraphFile
 from engine.gradcheck import Status
 from engine.graph import Graph
-from gui.app import create_window
 from gui.main_window import MainWindow, menu_of
 from gui.model.quiz import Hidden
 from gui.panels.gradcheck import status_color
-from gui.theme import THEME
 
 
 @pytest.fixture
-def window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201
-    win = create_window()
-    qtbot.addWidget(win)
-    win.resize(1280, 720)
-    win.show()
-    qtbot.waitExposed(win)
-    QApplication.processEvents()
-    yield win
-    if win.presenting:
-        win.leave_presentation()
-    win.doc.undo_stack.clear()
-    win.close()
-    THEME.scale, THEME.high_contrast = 1.0, False
+def window(make_window):  # noqa: ANN001, ANN201
+    return make_window(size=(1280, 720))
 
 
 def menu_action(win: MainWindow, menu: str, text: str):  # noqa: ANN201
