@@ -137,14 +137,30 @@ def torch_repr(value: Any, prefix: str = "tensor(") -> str:
 # =========================================================================== running
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, as for every other bad input
+    (argparse's default adds a usage block); shared by every headless command."""
+
+    def __init__(self, *args: Any, usage_line: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.usage_line = usage_line
+
     def error(self, message: str) -> NoReturn:
-        """One line, as for every other bad input (argparse's default adds a usage block)."""
-        self.exit(2, f"{self.prog}: error: {message} (usage: {PROG} FILE [--json] [--steps])\n")
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.usage_line})\n")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | int:
+    """The parsed arguments, or the exit status when argparse has already answered
+    (--help: 0, a usage error: 2, both printed)."""
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
+        usage_line=f"{PROG} FILE [--json] [--steps]",
         prog=PROG,
         description="Run a graph file's backward pass and print every value and gradient.",
     )
@@ -198,10 +214,9 @@ def _pick_output(gf: GraphFile) -> str:
 
 def main(argv: list[str]) -> int:
     """Entry point of ``main.py run``; returns the exit status (0 ok, 2 bad input)."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (2), already printed
-        return exc.code if isinstance(exc.code, int) else 2
+    args = parse_args(_parser(), argv)
+    if isinstance(args, int):
+        return args
     name = args.file.replace("\n", "\\n")
     try:
         gf = load(args.file)

@@ -10,28 +10,13 @@ are one line each.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-from typing import NoReturn
 
+from .cli import OneLineParser, parse_args
 from .fileformat import FileFormatError, dumps, load, save
 from .pytorch_export import export_script
 from .pytorch_import import MAX_SOURCE_CHARS, CodeError, import_code
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """One line, as for every other bad input."""
-        self.exit(2, f"{self.prog}: error: {message} (usage: {self.usage_line})\n")
-
-    usage_line = ""
-
-
-def _parser(prog: str, usage: str) -> _Parser:
-    parser = _Parser(prog=prog)
-    parser.usage_line = usage
-    return parser
 
 
 def read_source(path: str) -> str:
@@ -51,13 +36,14 @@ def read_source(path: str) -> str:
 
 def import_main(argv: list[str]) -> int:
     """Entry point of ``main.py import``; 0 ok, 2 refused or unreadable."""
-    parser = _parser("main.py import", "main.py import SNIPPET.py --out FILE.bpgraph")
+    parser = OneLineParser(
+        prog="main.py import", usage_line="main.py import SNIPPET.py --out FILE.bpgraph"
+    )
     parser.add_argument("snippet", metavar="SNIPPET.py")
     parser.add_argument("--out", metavar="FILE.bpgraph", help="where to write (default: stdout)")
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+    args = parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
     name = args.snippet.replace("\n", "\\n")
     try:
         imported = import_code(read_source(args.snippet))
@@ -78,7 +64,7 @@ def import_main(argv: list[str]) -> int:
 def export_main(argv: list[str]) -> int:
     """Entry point of ``main.py export-torch``; 0 ok, 2 when the file cannot be loaded."""
     usage = "main.py export-torch FILE [--out script.py] [--retain-grads]"
-    parser = _parser("main.py export-torch", usage)
+    parser = OneLineParser(prog="main.py export-torch", usage_line=usage)
     parser.add_argument("file", metavar="FILE")
     parser.add_argument("--out", metavar="script.py", help="where to write (default: stdout)")
     parser.add_argument(
@@ -86,10 +72,9 @@ def export_main(argv: list[str]) -> int:
         action="store_true",
         help="also keep and print the .grad of every non-leaf that requires grad",
     )
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+    args = parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
     name = args.file.replace("\n", "\\n")
     try:
         gf = load(args.file)
