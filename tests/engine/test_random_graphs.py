@@ -234,7 +234,10 @@ def test_random_graph_gradients_match_torch(tref, case):
     for step in trace.steps:
         jac = step.jacobian(force=True)
         assert jac.shape == (step.upstream.size, step.vjp.size)
-        _close(step.vjp.ravel(), step.upstream.ravel() @ jac)
+        if np.all(np.isfinite(step.upstream)):
+            # A dense product turns NaN·0 into NaN where a structured VJP (as torch's)
+            # never touches the zero: vjp = uᵀJ holds for finite upstream gradients only.
+            _close(step.vjp.ravel(), step.upstream.ravel() @ jac)
         _close(step.accumulated, step.vjp if step.before is None else step.before + step.vjp)
         assert graph.nodes[step.consumer].inputs[step.operand_index] == step.operand
 
