@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.autodiff import backward, forward  # noqa: E402
-from engine.graph import Graph  # noqa: E402
+from engine.graph import MAX_OPERANDS, Graph  # noqa: E402
 
 try:
     import torch
@@ -44,7 +44,10 @@ except ImportError:  # the engine figures still print
 
 
 def _finish(g: Graph, rng: np.random.Generator, shapes: dict[str, tuple[int, ...]]) -> str:
-    """Reduce every node nothing consumes to one scalar output; return its id."""
+    """Reduce every node nothing consumes to one scalar output; return its id.
+
+    The scalars are summed by a tree of ``stack`` + ``sum`` nodes, each stacking at most
+    :data:`~engine.graph.MAX_OPERANDS` operands (the most a node may have)."""
     sinks = [n for n in g.outputs() if g.nodes[n].op != "const"]
     scalars = []
     for s in sinks:
@@ -53,17 +56,23 @@ def _finish(g: Graph, rng: np.random.Generator, shapes: dict[str, tuple[int, ...
         else:
             g.add_node(f"r_{s}", "sum", [s])
             scalars.append(f"r_{s}")
-    if len(scalars) == 1:
-        return scalars[0]
-    g.add_node("all", "stack", scalars)
-    g.add_node("out", "sum", ["all"])
-    return "out"
+    level = 0
+    while len(scalars) > 1:
+        sums = []
+        for k in range(0, len(scalars), MAX_OPERANDS):
+            nid = "out" if len(scalars) <= MAX_OPERANDS else f"sum{level}_{k // MAX_OPERANDS}"
+            g.add_node(f"stack_{nid}", "stack", scalars[k : k + MAX_OPERANDS])
+            g.add_node(nid, "sum", [f"stack_{nid}"])
+            sums.append(nid)
+        scalars = sums
+        level += 1
+    return scalars[0]
 
 
 def teaching_graph(n_nodes: int = 200, seed: int = 0) -> tuple[Graph, str]:
     """A teaching-size graph: scalars, 3-vectors and 2x3 matrices, mixed ops."""
     rng = np.random.default_rng(seed)
-    g = Graph()
+    g = Graph(max_nodes=None)  # a benchmark graph, never saved
     shapes: dict[str, tuple[int, ...]] = {}
     kinds = [(), (3,), (2, 3)]
     for k in range(24):
@@ -127,7 +136,7 @@ def _fits(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
 def scalar_dag(n_nodes: int = 1000, seed: int = 1) -> tuple[Graph, str]:
     """A random DAG of scalar ops, each reading from the 50 newest nodes."""
     rng = np.random.default_rng(seed)
-    g = Graph()
+    g = Graph(max_nodes=None)  # a benchmark graph, never saved
     shapes: dict[str, tuple[int, ...]] = {}
     for k in range(50):
         g.add_node(f"x{k}", "input", value=float(rng.uniform(-1.0, 1.0)))
@@ -162,7 +171,7 @@ def matrix_graph(n_nodes: int = 100, size: int = 64, seed: int = 2) -> tuple[Gra
 
     ``W`` cycles through the leaves, ``skip`` is an earlier hidden node (fan-out)."""
     rng = np.random.default_rng(seed)
-    g = Graph()
+    g = Graph(max_nodes=None)  # a benchmark graph, never saved
     weights = []
     for k in range(10):
         g.add_node(f"w{k}", "input", value=rng.normal(size=(size, size)) / np.sqrt(size))
@@ -192,8 +201,11 @@ def run_engine(g: Graph, out: str) -> Any:
     return backward(g, fwd, out)
 
 
-def torch_runner(g: Graph, out: str) -> Callable[[], None]:
-    """The same graph as a list of PyTorch calls: forward, then ``out.backward()``."""
+def torch_runner(g: Graph, out: str) -> Callable[[], dict[str, Any]]:
+    """The same graph as a list of PyTorch calls: forward, then ``out.backward()``.
+
+    The returned function hands back the leaf tensors (their ``.grad`` accumulates
+    over calls, as the engine's does not: one call gives the gradients to compare)."""
     assert torch is not None
     order = g.topological_order()
     leaves = {}
@@ -234,11 +246,12 @@ def torch_runner(g: Graph, out: str) -> Callable[[], None]:
         else:
             raise KeyError(node.op)
 
-    def run() -> None:
+    def run() -> dict[str, Any]:
         vals = dict(leaves)
         for nid, fn, ins in program:
             vals[nid] = fn(*[vals[i] for i in ins])
         vals[out].backward()
+        return leaves
 
     return run
 
@@ -276,29 +289,40 @@ def peak_memory_mb(g: Graph, out: str) -> float:
     return peak / 2**20
 
 
+#: Graph sizes per figure: (teaching nodes, scalar DAG nodes, matrix nodes, matrix size,
+#: the two big DAGs' nodes). ``--quick`` shrinks them to a smoke run the tests use.
+SIZES = (200, 1000, 100, 64, (10_000, 100_000))
+QUICK_SIZES = (40, 120, 10, 4, (400, 1500))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=30, help="timed runs per figure")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch side")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny graphs, one run each: checks the script works"
+    )
     args = parser.parse_args(argv)
     with_torch = torch is not None and not args.no_torch
     if with_torch:
         torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    n_teach, n_scalar, n_matrix, size, big_sizes = QUICK_SIZES if args.quick else SIZES
+    reps = 1 if args.quick else args.reps
 
-    teach, teach_out = teaching_graph()
-    scalar, scalar_out = scalar_dag()
-    matrix, matrix_out = matrix_graph()
+    teach, teach_out = teaching_graph(n_teach)
+    scalar, scalar_out = scalar_dag(n_scalar)
+    matrix, matrix_out = matrix_graph(n_matrix, size)
 
-    t_ms, _ = compare(teach, teach_out, max(args.reps, 50), False)
+    t_ms, _ = compare(teach, teach_out, 1 if args.quick else max(reps, 50), False)
     print(f"teaching_200_nodes: {len(teach)}")
     print(f"teaching_200_ms: {t_ms:.3f}")
 
-    s_engine, s_torch = compare(scalar, scalar_out, args.reps, with_torch)
-    m_engine, m_torch = compare(matrix, matrix_out, args.reps, with_torch)
+    s_engine, s_torch = compare(scalar, scalar_out, reps, with_torch)
+    m_engine, m_torch = compare(matrix, matrix_out, reps, with_torch)
     big = {}
-    for n, reps in ((10_000, max(3, args.reps // 3)), (100_000, 3)):
+    for label, n, n_reps in zip(("10k", "100k"), big_sizes, (max(1, reps // 3), 3), strict=True):
         graph, out = scalar_dag(n, seed=n)
-        big[n] = compare(graph, out, reps, with_torch)
+        big[label] = compare(graph, out, min(reps, n_reps), with_torch)
     print(f"scalar_dag_1000_nodes: {len(scalar)}")
     print(f"scalar_dag_1000_engine_ms: {s_engine:.3f}")
     if s_torch is not None:
@@ -309,8 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     if m_torch is not None:
         print(f"matrix_100_torch_ms: {m_torch:.3f}")
         print(f"matrix_100_ratio_vs_torch: {m_engine / m_torch:.3f}")
-    for n, (engine_ms, torch_ms) in big.items():
-        label = f"{n // 1000}k"
+    for label, (engine_ms, torch_ms) in big.items():
         print(f"scalar_dag_{label}_engine_ms: {engine_ms:.3f}")
         if torch_ms is not None:
             print(f"scalar_dag_{label}_torch_ms: {torch_ms:.3f}")

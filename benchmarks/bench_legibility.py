@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.examples import list_examples  # noqa: E402
 from engine.fileformat import load  # noqa: E402
+from gui.application import ensure_app  # noqa: E402
 from gui.document import GraphDocument  # noqa: E402
 from gui.export import render_frame  # noqa: E402
 from gui.model.camera import neighbourhood  # noqa: E402
@@ -111,9 +112,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    from gui.export import _app
-
-    _app()
+    ensure_app()
     results: dict[str, tuple[int, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for path, _title in list_examples():

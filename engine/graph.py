@@ -246,8 +246,12 @@ def as_tensor(value: Any) -> np.ndarray:
 class Graph:
     """A DAG of :class:`Node`; every mutation keeps it acyclic and well-formed."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_nodes: int | None = MAX_NODES) -> None:
+        """``max_nodes`` defaults to what a graph file may hold, so an edit never makes a
+        document that cannot reopen; None lifts it for a graph built in code and never
+        saved (the engine benchmark's 100,000-node DAG)."""
         self.nodes: dict[str, Node] = {}
+        self.max_nodes = max_nodes
         self._dag = Links()
 
     # ------------------------------------------------------------------ building
@@ -265,8 +269,8 @@ class Graph:
         problem = id_problem(id)
         if problem is not None:
             raise GraphError(problem)
-        if len(self.nodes) >= MAX_NODES:
-            raise GraphError(f"a graph may have at most {MAX_NODES:,} nodes")
+        if self.max_nodes is not None and len(self.nodes) >= self.max_nodes:
+            raise GraphError(f"a graph may have at most {self.max_nodes:,} nodes")
         if id in self.nodes:
             raise GraphError("this id is used twice", id)
         if op not in OP_NAMES:
@@ -422,7 +426,7 @@ class Graph:
         return [n for n in self.nodes if not self._dag.succ[n]]
 
     def copy(self) -> Graph:
-        other = Graph()
+        other = Graph(self.max_nodes)
         other.nodes = copy.deepcopy(self.nodes)
         other._dag = self._dag.copy()
         return other

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from engine import cli
+from engine.errors import GraphError
 from engine.fileformat import (
     MAX_DEPTH,
     MAX_ID_LENGTH,
@@ -26,6 +27,7 @@ from engine.fileformat import (
     load,
     loads,
 )
+from engine.graph import Graph, fresh_id
 from engine.json_stream import CHUNK, write_json
 from engine.layout_keys import MAX_COORD
 
@@ -230,9 +232,6 @@ def test_loading_the_issue_s_examples_from_disk(tmp_path: Path) -> None:
 
 def test_edits_cannot_make_a_graph_the_loader_would_refuse() -> None:
     """The limits hold for edits too, so whatever the GUI saves reopens."""
-    from engine.errors import GraphError
-    from engine.graph import Graph, fresh_id
-
     g = Graph()
     with pytest.raises(GraphError, match="at most 200 characters"):
         g.add_node("q" * (MAX_ID_LENGTH + 1), "input", value=1.0)
@@ -248,3 +247,17 @@ def test_edits_cannot_make_a_graph_the_loader_would_refuse() -> None:
         g.add_node(f"n{i}", "const", value=0.0)
     with pytest.raises(GraphError, match=f"at most {MAX_NODES:,} nodes"):
         g.add_node("one_more", "const", value=0.0)
+
+
+def test_a_graph_built_in_code_may_lift_the_node_limit() -> None:
+    """The engine benchmark's 100,000-node DAG is never saved: it lifts the file limit,
+    and a copy keeps whichever limit its graph had."""
+    small = Graph(max_nodes=2)
+    small.add_node("a", "input", value=1.0)
+    small.add_node("b", "neg", ["a"])
+    with pytest.raises(GraphError, match="at most 2 nodes"):
+        small.copy().add_node("c", "neg", ["b"])
+    free = Graph(max_nodes=None)
+    for i in range(MAX_NODES + 1):
+        free.add_node(f"n{i}", "const", value=0.0)
+    assert len(free.copy()) == MAX_NODES + 1

@@ -1,0 +1,132 @@
+"""Every benchmark script still runs: its graph builders at tiny sizes (checks, not timings).
+
+A benchmark broke without anyone noticing once (its graph gave one node more operands
+than the graph now accepts), and figures are only read by hand. These tests run what
+each script builds, small, so a script cannot silently break again. A new script in
+``benchmarks/`` needs a check here: the first test fails until it has one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import os
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+import torch
+
+from engine.autodiff import backward, forward
+from engine.capture import capture
+from engine.fileformat import load
+from gui.document import GraphDocument
+from gui.model.timeline import Timeline
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+CHECKED = {"bench_capture", "bench_engine", "bench_export", "bench_gui", "bench_legibility"}
+
+
+@cache
+def script(name: str) -> ModuleType:
+    """Import ``benchmarks/<name>.py`` as a module, keeping this process's environment
+    (the scripts pin BLAS threads and sandbox settings folders when they start)."""
+    saved = dict(os.environ)
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return module
+
+
+def test_every_script_has_a_check() -> None:
+    assert {p.stem for p in BENCHMARKS.glob("*.py")} == CHECKED
+
+
+def test_engine_quick_run_prints_every_figure() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert script("bench_engine").main(["--quick"]) == 0
+    names = [line.split(":")[0] for line in out.getvalue().splitlines()]
+    for figure in (
+        "teaching_200_ms",
+        "scalar_dag_1000_ratio_vs_torch",
+        "matrix_100_ratio_vs_torch",
+        "scalar_dag_10k_ratio_vs_torch",
+        "scalar_dag_100k_ratio_vs_torch",
+        "peak_mem_1000_mb",
+    ):
+        assert figure in names
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda b: b.teaching_graph(60),
+        lambda b: b.scalar_dag(1500, seed=3),  # > 256 sinks: a tree of stacks sums them
+        lambda b: b.matrix_graph(12, 5),
+    ],
+    ids=["teaching", "scalar_dag", "matrix"],
+)
+def test_engine_and_torch_compute_the_same_graph(build) -> None:  # noqa: ANN001
+    bench = script("bench_engine")
+    graph, out = build(bench)
+    assert all(len(n.inputs) <= 256 for n in graph.nodes.values())
+    trace = backward(graph, forward(graph), out)
+    leaves = bench.torch_runner(graph, out)()
+    wanted = [n for n in graph.nodes if graph.nodes[n].wants_grad]
+    assert wanted
+    reached = [n for n in wanted if trace.grads[n] is not None]
+    assert reached
+    for nid in wanted:
+        if trace.grads[nid] is None:  # nothing leads from it to the output
+            assert leaves[nid].grad is None
+            continue
+        np.testing.assert_allclose(
+            trace.grads[nid], leaves[nid].grad.numpy(), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_gui_graph_file_opens_in_the_window(qapp) -> None:  # noqa: ANN001
+    bench = script("bench_gui")
+    graph, output = bench.layered_graph(60, seed=1)
+    assert output in graph and len(graph) >= 50
+    window = bench.open_window(bench.graph_path(60))
+    try:
+        assert len(window.canvas.canvas.nodes) == len(window.doc.graph) >= 50
+        assert window.doc.results.trace is not None
+    finally:
+        bench.close(window)
+    assert all(callable(f) for f in bench.FIGURES.values())
+
+
+def test_capture_model_is_captured() -> None:
+    bench = script("bench_capture")
+    model = bench.mlp(2, 3)
+    trace = capture(model(torch.randn(2, 3, dtype=torch.float64)).sum(), names=model)
+    assert len(trace.steps) >= 4
+
+
+def test_export_chain_file_has_the_steps_it_says(tmp_path: Path) -> None:
+    path = script("bench_export").chain_file(7, tmp_path)
+    gf = load(path)
+    assert len(backward(gf.graph, forward(gf.graph), gf.output).steps) == 7
+
+
+def test_legibility_frames_render(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+    bench = script("bench_legibility")
+    path = BENCHMARKS.parent / "assets" / "examples" / "seed1_square_sum.bpgraph"
+    doc = GraphDocument()
+    doc.load(load(path, partial=True), path)
+    timeline = Timeline(doc.results)
+    position = bench.frames_of(timeline)[-1]
+    assert bench.expected_names(doc, timeline, position)
+    image = bench.render_frame(doc, position, (320, 180), view="canvas")
+    assert image.width() == 320
