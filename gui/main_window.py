@@ -223,7 +223,7 @@ class MainWindow(QMainWindow):
         self.problems = QLabel()
         self.problems.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
         self.problems.setObjectName("StatusProblems")
-        self.problems.setStyleSheet("color: #b3261e;")
+        self.problems.setStyleSheet(f"color: {THEME.error_text.name()};")
         # No stretch: the status bar's own messages ("Saved", "Cannot connect: ...")
         # show left of the permanent widgets, so these must leave them room.
         self._problems_text = ""

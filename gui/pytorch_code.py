@@ -16,7 +16,6 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
-    QColor,
     QFontDatabase,
     QKeySequence,
     QShortcut,
@@ -47,8 +46,7 @@ from engine.pytorch_import import CodeError, Imported, import_code
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
-
-ERROR_COLOUR = QColor("#f9d6d5")
+from .theme import THEME
 
 
 class CodeEditor(QPlainTextEdit):
@@ -67,7 +65,7 @@ class CodeEditor(QPlainTextEdit):
         block = self.document().findBlockByNumber((line or 1) - 1)
         if line is not None and block.isValid():
             mark = QTextEdit.ExtraSelection()
-            mark.format.setBackground(ERROR_COLOUR)
+            mark.format.setBackground(THEME.error_mark)
             mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             mark.cursor = QTextCursor(block)
             marks.append(mark)
@@ -159,7 +157,7 @@ class ImportCodeDialog(QDialog):
             self.imported = import_code(text)
         except CodeError as exc:
             self.preview.setText(str(exc))
-            self.preview.setStyleSheet("color: #b3261e;")
+            self.preview.setStyleSheet(f"color: {THEME.error_text.name()};")
             self.editor.mark_error(exc.line)
             ok.setEnabled(False)
             return
@@ -264,7 +262,7 @@ class CodeDock(QDockWidget):
         except CodeError as exc:
             self.editor.mark_error(exc.line)
             self.status.setText(str(exc))
-            self.status.setStyleSheet("color: #b3261e;")
+            self.status.setStyleSheet(f"color: {THEME.error_text.name()};")
             return False
         self.status.setStyleSheet("")
         self.edited = False
@@ -299,7 +297,7 @@ class CheckDialog(QDialog):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 3 and not row.agree:
-                    item.setForeground(QColor("#b3261e"))
+                    item.setForeground(THEME.error_text)
                 self.table.setItem(k, c, item)
         self.table.resizeColumnsToContents()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)

@@ -1,5 +1,8 @@
 """Colours, fonts and the presentation scale, in one place.
 
+The colours are QColors of the Qt-free table :mod:`gui.model.colours` (which the
+view model's HTML uses too); widgets ask here, never write a colour themselves.
+
 Everything that paints asks here, so presentation mode (bigger fonts, thicker
 lines, higher contrast) is one switch rather than a hunt through the views.
 """
@@ -10,6 +13,15 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QColor, QFont
 
+from gui.model import colours
+
+
+def _c(hex_rgb: str, alpha: int = 255) -> QColor:
+    """The QColor of a :mod:`gui.model.colours` entry, ``alpha`` 0..255."""
+    colour = QColor(hex_rgb)
+    colour.setAlpha(alpha)
+    return colour
+
 
 @dataclass
 class Theme:
@@ -18,35 +30,50 @@ class Theme:
     scale: float = 1.0
     high_contrast: bool = False
 
-    background = QColor("#f7f7f4")
-    grid_minor = QColor("#ebebe6")
-    grid_major = QColor("#dcdcd5")
-    node_fill = QColor("#ffffff")
-    node_border = QColor("#8a8f98")
-    node_selected = QColor("#2f6fdf")
-    title_op = QColor("#e9eef7")  # op nodes
-    title_input = QColor("#dff3e4")  # leaves that require grad
-    title_const = QColor("#ececec")  # constants and inputs that need no grad
-    text = QColor("#1d2230")
-    text_muted = QColor("#5b6270")
-    value_text = QColor("#1d2230")
-    grad_text = QColor("#b3261e")  # gradients are red everywhere
-    error = QColor("#d93025")
-    edge = QColor("#7d8591")
-    edge_done = QColor("#e8a33d")  # edges the backward pass has crossed
-    edge_active = QColor("#d93025")
-    pulse = QColor("#ff6a3d")
-    port_in = QColor("#4a90d9")
-    port_out = QColor("#3c9d5d")
+    background = _c(colours.BACKGROUND)
+    grid_minor = _c(colours.GRID_MINOR)
+    grid_major = _c(colours.GRID_MAJOR)
+    paper = _c(colours.PAPER)
+    header = _c(colours.HEADER)
+    node_fill = _c(colours.PAPER)
+    node_border = _c(colours.NODE_BORDER)
+    node_selected = _c(colours.NODE_SELECTED)
+    node_shadow = _c(colours.SHADOW, alpha=22)
+    title_op = _c(colours.TITLE_OP)
+    title_input = _c(colours.TITLE_INPUT)
+    title_const = _c(colours.TITLE_CONST)
+    output_fill = _c(colours.OUTPUT_FILL)
+    grad_active_fill = _c(colours.GRAD_ACTIVE_FILL)
+    grad_active_mark = _c(colours.GRAD_ACTIVE_MARK)
+    text = _c(colours.TEXT)
+    text_muted = _c(colours.TEXT_MUTED)
+    value_text = _c(colours.TEXT)
+    grad_text = _c(colours.GRAD_TEXT)
+    error = _c(colours.ERROR)
+    error_text = _c(colours.ERROR_TEXT)
+    error_mark = _c(colours.ERROR_MARK)
+    note_fill = _c(colours.NOTE_FILL)
+    note_text = _c(colours.NOTE_TEXT)
+    right = _c(colours.RIGHT)
+    wrong = _c(colours.WRONG)
+    edge = _c(colours.EDGE)
+    edge_done = _c(colours.EDGE_DONE)
+    edge_active = _c(colours.EDGE_ACTIVE)
+    edge_label_fill = _c(colours.PAPER, alpha=250)
+    edge_label_shadow = _c(colours.SHADOW, alpha=28)
+    pulse = _c(colours.PULSE)
+    port_in = _c(colours.PORT_IN)
+    port_out = _c(colours.PORT_OUT)
+    diverging = tuple(_c(h) for h in colours.DIVERGING)
     # Gradient check rows, by status (engine.gradcheck.Status values).
-    check_ok = QColor("#d7f0dc")
-    check_close = QColor("#fbe8c3")
-    check_bad = QColor("#f6cdca")
-    check_kink = QColor("#e6dcf5")
-    check_undefined = QColor("#e3e3e3")
+    check_ok = _c(colours.CHECK_OK)
+    check_close = _c(colours.CHECK_CLOSE)
+    check_bad = _c(colours.CHECK_BAD)
+    check_kink = _c(colours.CHECK_KINK)
+    check_undefined = _c(colours.CHECK_UNDEFINED)
     # Groups: the frame around the members, and its fill (opaque when collapsed).
-    group_border = QColor("#6a4fb3")
-    group_fill = QColor("#efe9fb")
+    group_border = _c(colours.GROUP_BORDER)
+    group_fill = _c(colours.GROUP_FILL)
 
     def font(self, size: float = 10.0, bold: bool = False, mono: bool = False) -> QFont:
         f = QFont("DejaVu Sans Mono" if mono else "DejaVu Sans")

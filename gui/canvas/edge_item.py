@@ -318,7 +318,7 @@ class PulseItem(QGraphicsItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QBrush(glow))
         painter.drawEllipse(QPointF(0, 0), 2 * r, 2 * r)
-        painter.setPen(QPen(QColor("white"), cline(2.0)))
+        painter.setPen(QPen(THEME.paper, cline(2.0)))
         painter.setBrush(THEME.pulse)
         painter.drawEllipse(QPointF(0, 0), r * 0.6, r * 0.6)
 
@@ -380,9 +380,9 @@ class EdgeLabelItem(QGraphicsItem):
         s = UNIT
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 28))
+        painter.setBrush(THEME.edge_label_shadow)
         painter.drawRoundedRect(self._rect.translated(1.5 * s, 2.5 * s), 6 * s, 6 * s)
-        painter.setBrush(QColor(255, 255, 255, 250))
+        painter.setBrush(THEME.edge_label_fill)
         painter.setPen(QPen(THEME.edge_active, cline(1.5)))
         painter.drawRoundedRect(self._rect, 6 * s, 6 * s)
         font = cfont(10.5, mono=True)

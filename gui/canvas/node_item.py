@@ -188,10 +188,6 @@ def _band(width: float, height: float, radius: float) -> QPainterPath:
     return path
 
 
-WHITE = QColor("white")
-OUTPUT_FILL = QColor("#fde8e6")  # the "output" pill
-
-
 class ErrorBadge(QGraphicsItem):
     """A red circle with "!" on the node's corner; hovering shows the error message."""
 
@@ -213,10 +209,10 @@ class ErrorBadge(QGraphicsItem):
               widget: QWidget | None = None) -> None:
         r = self.radius
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(QPen(QColor("white"), cline(1.5)))
+        painter.setPen(QPen(THEME.paper, cline(1.5)))
         painter.setBrush(THEME.error)
         painter.drawEllipse(QPointF(0, 0), r, r)
-        painter.setPen(QColor("white"))
+        painter.setPen(THEME.paper)
         painter.setFont(cfont(10.0, bold=True))
         painter.drawText(QRectF(-r, -r, 2 * r, 2 * r), Qt.AlignmentFlag.AlignCenter, "!")
 
@@ -335,10 +331,10 @@ class NodeItem(QGraphicsRectItem):
         pad, gap = 11.0 * s, 8.0 * s
         pills = []
         if c.is_output:
-            pills.append(("output", OUTPUT_FILL, THEME.grad_text))
+            pills.append(("output", THEME.output_fill, THEME.grad_text))
         if c.marker:
             ink = THEME.port_out if c.style == "input" else THEME.text_muted
-            pills.append((c.marker, WHITE, ink))
+            pills.append((c.marker, THEME.paper, ink))
         pill_ws = [advance(f.fm_pill, t) + 10.0 * s for t, _, _ in pills]
         shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
         label_w = advance(f.fm_small, "grad") + 6.0 * s
@@ -408,7 +404,7 @@ class NodeItem(QGraphicsRectItem):
             tw = advance(f.fm_pill, text)
             rect = QRectF(width - pad - tw - 10.0 * s, y + (f.line - f.pill_h) / 2,
                           tw + 10.0 * s, f.pill_h)
-            self._fan_pill = _Pill(rect, text, THEME.edge_active, WHITE, tw)
+            self._fan_pill = _Pill(rect, text, THEME.edge_active, THEME.paper, tw)
 
     def _place_children(self, c: NodeContent, width: float, height: float) -> None:
         """Ports on the body's edges, the error badge on the corner, the tooltip."""
@@ -510,10 +506,10 @@ class NodeItem(QGraphicsRectItem):
 
         # soft shadow
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 22))
+        painter.setBrush(THEME.node_shadow)
         painter.drawRoundedRect(rect.translated(1.5 * s, 2.5 * s), r, r)
 
-        fill = QColor("#fff6ef") if c.grad_active else THEME.node_fill
+        fill = THEME.grad_active_fill if c.grad_active else THEME.node_fill
         painter.setBrush(fill)
         painter.drawRoundedRect(rect, r, r)
         if compact is None:
@@ -557,7 +553,7 @@ class NodeItem(QGraphicsRectItem):
             return
         if self._grad_rect is not None:
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor("#fde3df"))
+            painter.setBrush(THEME.grad_active_mark)
             painter.drawRoundedRect(self._grad_rect, 4 * s, 4 * s)
         f = fonts()
         painter.setFont(f.pill)

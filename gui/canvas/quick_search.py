@@ -47,7 +47,8 @@ class QuickSearch(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("QuickSearch")
         self.setStyleSheet(
-            "#QuickSearch { background: white; border: 1px solid #8a8f98; border-radius: 6px; }"
+            f"#QuickSearch {{ background: {THEME.paper.name()};"
+            f" border: 1px solid {THEME.node_border.name()}; border-radius: 6px; }}"
         )
         self.edit = QLineEdit(self)
         self.edit.setPlaceholderText("Add node: type an op name…")

@@ -140,8 +140,11 @@ class CanvasView(QGraphicsView):
         self.note = QLabel(self)  # a refused edit says why right on the canvas
         self.note.setObjectName("CanvasNote")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("QLabel#CanvasNote { background: #fff4f2; color: #8c1d18; "
-                                "border: 1px solid #d93025; border-radius: 6px; padding: 6px; }")
+        self.note.setStyleSheet(
+            f"QLabel#CanvasNote {{ background: {THEME.note_fill.name()};"
+            f" color: {THEME.note_text.name()}; border: 1px solid {THEME.error.name()};"
+            " border-radius: 6px; padding: 6px; }"
+        )
         self.note.hide()
         self._note_timer = QTimer(self)
         self._note_timer.setSingleShot(True)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, Qt
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.atomic_write import write_atomic
@@ -67,7 +67,7 @@ class FrameSheet(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         self.setAutoFillBackground(True)
         pal = self.palette()
-        pal.setColor(self.backgroundRole(), QColor("#ffffff"))
+        pal.setColor(self.backgroundRole(), THEME.paper)
         self.setPalette(pal)
         w, h = size
         self.player = Player(doc, self)
@@ -84,7 +84,7 @@ class FrameSheet(QWidget):
         self.header.setFont(THEME.font(12, bold=True))
         self.header.setContentsMargins(12, 6, 12, 6)
         self.header.setWordWrap(True)  # a long title must not widen the image
-        self.header.setStyleSheet("background:#eef1f6; color:#1d2230;")
+        self.header.setStyleSheet(f"background:{THEME.header.name()}; color:{THEME.text.name()};")
 
         landscape = w >= h
         body = QBoxLayout(
@@ -135,7 +135,7 @@ class FrameSheet(QWidget):
     def image(self) -> QImage:
         """The sheet as it stands, as an RGB32 image of the sheet's size."""
         image = QImage(self.size(), QImage.Format.Format_RGB32)
-        image.fill(QColor("#ffffff"))
+        image.fill(THEME.paper)
         painter = QPainter(image)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)

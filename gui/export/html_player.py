@@ -14,7 +14,9 @@ import html
 import json
 import re
 from pathlib import Path
+from string import Template
 
+from ..model import colours
 from ..model.chain_rule import chain_rule_html
 from .animation import Progress
 from .atomic import atomic_file
@@ -26,21 +28,27 @@ TEXT_PT = 12.0
 #: The page may load nothing at all: only its own inline style and script run.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
-STYLE = """
-body{margin:0;font-family:'DejaVu Sans',Verdana,sans-serif;color:#1d2230;background:#f4f6fa}
-header{padding:8px 14px;background:#eef1f6;font-weight:bold}
+STYLE = Template("""
+body{margin:0;font-family:'DejaVu Sans',Verdana,sans-serif;color:$text;background:$page}
+header{padding:8px 14px;background:$header;font-weight:bold}
 main{display:flex;gap:12px;padding:10px;align-items:flex-start}
 .slide{display:none;width:100%}
 .slide.on{display:flex;gap:12px}
-.picture{flex:62;background:#fff;border:1px solid #c9ced8}
+.picture{flex:62;background:$paper;border:1px solid $rule}
 .picture svg{width:100%;height:auto;display:block}
-.text{flex:38;background:#fff;border:1px solid #c9ced8;padding:8px;overflow-wrap:anywhere}
-.card{flex:1;background:#fff;border:1px solid #c9ced8;padding:24px 40px}
+.text{flex:38;background:$paper;border:1px solid $rule;padding:8px;overflow-wrap:anywhere}
+.card{flex:1;background:$paper;border:1px solid $rule;padding:24px 40px}
 nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
 nav input[type=range]{flex:1}
 nav button{font-size:16px;min-width:44px}
 #status{min-width:220px}
-"""
+""").substitute(
+    text=colours.TEXT,
+    page=colours.PAGE,
+    header=colours.HEADER,
+    paper=colours.PAPER,
+    rule=colours.RULE,
+)
 
 SCRIPT = """
 (function(){

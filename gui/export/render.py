@@ -12,13 +12,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QImage, QPainter, QTextDocument
+from PySide6.QtGui import QImage, QPainter, QTextDocument
 
 from engine.fileformat import load
 
 from ..document import GraphDocument
 from ..model import lesson
 from ..model.lesson import Shot
+from ..theme import THEME
 from .frame_sheet import FrameSheet, ensure_app
 from .options import LessonOptions
 
@@ -86,7 +87,7 @@ class LessonRenderer:
             return self.sheet.image()
         w, h = self.size
         image = QImage(w, h, QImage.Format.Format_RGB32)
-        image.fill(QColor("#ffffff"))
+        image.fill(THEME.paper)
         painter = QPainter(image)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from engine.graph import Graph
 
-from . import labels
+from . import colours, labels
 from .end_to_end import EndToEnd
 from .group_view import group_step_html
 from .timeline import Frame, Phase, Timeline
@@ -37,7 +37,7 @@ def chain_rule_html(
             body.append(
                 labels.h_para(
                     "No backward pass to show: " + labels.esc(str(reason) if reason else "—"),
-                    labels.GRAD_COLOR,
+                    colours.GRAD_TEXT,
                 )
             )
         else:
@@ -83,7 +83,7 @@ def chain_rule_html(
         lines = labels.leaf_grad_lines(trace.leaf_grads)
         body.append(
             labels.h_para(
-                "<br/>".join(labels.h_color(labels.esc(t), labels.GRAD_COLOR) for t in lines),
+                "<br/>".join(labels.h_color(labels.esc(t), colours.GRAD_TEXT) for t in lines),
                 size="110%",
             )
         )

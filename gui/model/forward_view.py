@@ -13,9 +13,7 @@ import numpy as np
 
 from engine.forward_mode import ForwardTrace, PassCounts
 
-from . import labels
-
-TANGENT_COLOR = "#2e6b3a"  # tangents: green, as gradients are red
+from . import colours, labels
 
 
 def tangents_at(trace: ForwardTrace, k: int) -> dict[str, np.ndarray]:
@@ -37,7 +35,7 @@ def forward_step_html(trace: ForwardTrace, k: int, order: list[str], base_pt: fl
     then every node's tangent so far (``k`` 0: the inputs' tangents and what happens)."""
     body = _step_body(trace, k)
     lines = "<br/>".join(labels.esc(t) for t in tangent_lines(trace, k, order))
-    body.append(labels.h_para(lines, TANGENT_COLOR))
+    body.append(labels.h_para(lines, colours.TANGENT))
     return labels.h_document("".join(body), base_pt)
 
 
@@ -49,14 +47,14 @@ def _step_body(trace: ForwardTrace, k: int) -> list[str]:
         body.append(labels.h_para(f"Forward mode: {n} edge steps", bold=True, size="115%"))
         body.append(
             labels.h_para(
-                "tangents u on the inputs: " + labels.esc(inputs or "none"), TANGENT_COLOR
+                "tangents u on the inputs: " + labels.esc(inputs or "none"), colours.TANGENT
             )
         )
         body.append(
             labels.h_para(
                 "Each edge multiplies its operand's tangent by the local "
                 "Jacobian (J·u); a node sums what its operands send.",
-                labels.MUTED_COLOR,
+                colours.TEXT_MUTED,
             )
         )
         return body
@@ -69,7 +67,7 @@ def _step_body(trace: ForwardTrace, k: int) -> list[str]:
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
     jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
     body.append(
-        labels.h_para(labels.esc(f"∂{s.consumer}/∂{s.operand} = {jtext}"), labels.JAC_COLOR)
+        labels.h_para(labels.esc(f"∂{s.consumer}/∂{s.operand} = {jtext}"), colours.JACOBIAN)
     )
     body.append(
         labels.h_para(
@@ -77,7 +75,7 @@ def _step_body(trace: ForwardTrace, k: int) -> list[str]:
                 f"J · tan {s.operand} = J · {labels.inline_tensor(s.tangent)} = "
                 f"{labels.inline_tensor(s.jvp)}"
             ),
-            TANGENT_COLOR,
+            colours.TANGENT,
             bold=True,
         )
     )
@@ -85,7 +83,7 @@ def _step_body(trace: ForwardTrace, k: int) -> list[str]:
     body.append(
         labels.h_para(
             labels.esc(f"tan {s.consumer}: {before} → {labels.inline_tensor(s.accumulated)}"),
-            TANGENT_COLOR,
+            colours.TANGENT,
         )
     )
     return body

@@ -9,7 +9,7 @@ from engine.autodiff import Forward
 from engine.graph import Graph
 from engine.groups import GroupStep, local_jacobian
 
-from . import labels
+from . import colours, labels
 
 
 def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
@@ -25,7 +25,7 @@ def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int)
     ]
     jac = local_jacobian(graph, fwd, g, limit=labels.LABEL_MAX_ENTRIES * 4)
     jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
-    body.append(labels.h_para(labels.esc(f"J = ∂({outs})/∂({ins}) = {jtext}"), labels.JAC_COLOR))
+    body.append(labels.h_para(labels.esc(f"J = ∂({outs})/∂({ins}) = {jtext}"), colours.JACOBIAN))
     upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
     row = np.concatenate(upstream) if upstream else np.zeros(0)
     vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
@@ -33,7 +33,7 @@ def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int)
     body.append(
         labels.h_para(
             labels.esc(f"{labels.flat_row(row)} · J = {labels.inline_tensor(out)}"),
-            labels.GRAD_COLOR,
+            colours.GRAD_TEXT,
             bold=True,
         )
     )
@@ -46,5 +46,5 @@ def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int)
                 f"{labels.grad_name(x, graph.nodes[x].is_leaf)}: {was} → "
                 f"{labels.inline_tensor(step.accumulated[x])}"
             )
-    body.append(labels.h_para("<br/>".join(labels.esc(t) for t in lines), labels.GRAD_COLOR))
+    body.append(labels.h_para("<br/>".join(labels.esc(t) for t in lines), colours.GRAD_TEXT))
     return "".join(body)

@@ -24,6 +24,7 @@ import numpy as np
 from engine.ops import OPS
 from engine.trace import Step
 
+from . import colours
 from .formatting import fmt_num, fmt_shape, format_tensor
 
 #: The edge label prints the Jacobian's numbers up to this many entries; above,
@@ -34,10 +35,6 @@ PANEL_MAX_ENTRIES = 64
 #: ... and a vector (upstream, vjp, gradient) element by element up to this many.
 PANEL_MAX_VECTOR = 16
 
-GRAD_COLOR = "#b3261e"  # gradients are red everywhere (theme.grad_text)
-JAC_COLOR = "#1f4e9c"  # local Jacobians: blue
-MUTED_COLOR = "#5b6270"
-TEXT_COLOR = "#1d2230"
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
 NOWRAP = "white-space:nowrap"
 
@@ -197,7 +194,7 @@ def h_frac(num: str, den: str) -> str:
     """A stacked fraction: numerator over a rule over denominator."""
     return (
         '<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">'
-        f'<tr><td align="center" style="border-bottom:1px solid {TEXT_COLOR};'
+        f'<tr><td align="center" style="border-bottom:1px solid {colours.TEXT};'
         f' padding:0px 3px 1px 3px; {NOWRAP}">{num}</td></tr>'
         f'<tr><td align="center" style="padding:1px 3px 0px 3px; {NOWRAP}">{den}</td></tr>'
         "</table>"
@@ -218,14 +215,14 @@ def h_sigma(index: str) -> str:
     )
 
 
-def h_matrix(cells: Sequence[Sequence[str]], color: str = TEXT_COLOR) -> str:
+def h_matrix(cells: Sequence[Sequence[str]], color: str = colours.TEXT) -> str:
     """A matrix in square brackets; cells are HTML, right-aligned so digits line up.
 
     The brackets are two narrow cells spanning all rows, each with three borders,
     so their serifs stay short whatever the width of the numbers.
     """
     rows = len(cells)
-    b = f"2px solid {TEXT_COLOR}"
+    b = f"2px solid {colours.TEXT}"
     bracket = (
         f'<td rowspan="{rows}" width="5" style="border-{{side}}:{b}; border-top:{b};'
         f' border-bottom:{b}; padding:0px">&nbsp;</td>'
@@ -267,8 +264,8 @@ def h_numbers(
 def h_jacobian(jac: np.ndarray) -> str:
     """A Jacobian's numbers as a bracketed matrix (1×1: the plain number)."""
     if jac.shape == (1, 1):
-        return h_color(esc(fmt_num(jac[0, 0])), JAC_COLOR)
-    return h_matrix([[esc(fmt_num(v)) for v in r] for r in jac], JAC_COLOR)
+        return h_color(esc(fmt_num(jac[0, 0])), colours.JACOBIAN)
+    return h_matrix([[esc(fmt_num(v)) for v in r] for r in jac], colours.JACOBIAN)
 
 
 def h_equation(cells: Sequence[str]) -> str:
@@ -277,7 +274,7 @@ def h_equation(cells: Sequence[str]) -> str:
     return f'<table cellspacing="2" cellpadding="0"><tr>{tds}</tr></table>'
 
 
-def h_para(text: str, color: str = TEXT_COLOR, size: str = "100%", bold: bool = False) -> str:
+def h_para(text: str, color: str = colours.TEXT, size: str = "100%", bold: bool = False) -> str:
     weight = "font-weight:bold;" if bold else ""
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
 
@@ -285,7 +282,7 @@ def h_para(text: str, color: str = TEXT_COLOR, size: str = "100%", bold: bool = 
 def h_document(body: str, base_pt: float) -> str:
     return (
         f"<html><body style=\"font-family:'DejaVu Sans'; font-size:{base_pt:.1f}pt;"
-        f' color:{TEXT_COLOR}">{body}</body></html>'
+        f' color:{colours.TEXT}">{body}</body></html>'
     )
 
 
@@ -340,7 +337,8 @@ def step_html(
     )
     parts.append(
         h_para(
-            f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}.", MUTED_COLOR
+            f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}.",
+            colours.TEXT_MUTED,
         )
     )
     accumulate = fan_in > 1 or step.before is not None
@@ -357,8 +355,8 @@ def step_html(
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and A != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
-    up_html = h_numbers(step.upstream, GRAD_COLOR, as_row=True)
-    vjp_html = h_numbers(step.vjp, GRAD_COLOR)
+    up_html = h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True)
+    vjp_html = h_numbers(step.vjp, colours.GRAD_TEXT)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
         num = [eq if not accumulate else "+=", up_html, "·", h_jacobian(jac), "=", vjp_html]
         parts.append(h_equation(["&nbsp;" * 6] + num))
@@ -368,7 +366,7 @@ def step_html(
                     f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
                     f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
                     f"columns {h_name(o)}'s).",
-                    MUTED_COLOR,
+                    colours.TEXT_MUTED,
                     "90%",
                 )
             )
@@ -377,7 +375,7 @@ def step_html(
             h_para(
                 f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries: "
                 f"<b>{esc(step.structure())}</b> (heatmap in the Jacobian view).",
-                JAC_COLOR,
+                colours.JACOBIAN,
             )
         )
         parts.append(h_equation(["&nbsp;" * 6, "upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
@@ -385,16 +383,16 @@ def step_html(
     # Accumulation at the operand: grad += vjp
     is_leaf = _is_leaf(graph, o)
     gname = f"{h_name(o)}.grad" if is_leaf else f"∂{A}/∂{h_name(o)}"
-    after = h_numbers(step.accumulated, GRAD_COLOR)
+    after = h_numbers(step.accumulated, colours.GRAD_TEXT)
     if step.before is None:
         acc = [gname, "=", after]
     else:
         acc = [
             gname,
             "=",
-            h_numbers(step.before, GRAD_COLOR),
+            h_numbers(step.before, colours.GRAD_TEXT),
             "+",
-            h_numbers(step.vjp, GRAD_COLOR),
+            h_numbers(step.vjp, colours.GRAD_TEXT),
             "=",
             after,
         ]
@@ -405,7 +403,7 @@ def step_html(
                 f"<b>Fan-out:</b> {fan_out_words(o, fan_in, senders)}, so its "
                 f"gradient is the sum of {fan_in} terms; this is term "
                 f"{contribution} of {fan_in}.",
-                GRAD_COLOR,
+                colours.GRAD_TEXT,
             )
         )
     elif step.before is not None:
@@ -413,7 +411,7 @@ def step_html(
             h_para(
                 f"{h_name(o)}.grad already held a gradient from an earlier backward call: "
                 "PyTorch adds into .grad.",
-                GRAD_COLOR,
+                colours.GRAD_TEXT,
             )
         )
     return "".join(parts)
@@ -437,7 +435,9 @@ def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str
                 f"scalar {A} = f({h_name(y)}) that PyTorch never needs to know."
             )
         )
-    parts.append(h_equation([_grad_symbol(A, y), "=", "v", "=", h_numbers(gradient, GRAD_COLOR)]))
+    parts.append(
+        h_equation([_grad_symbol(A, y), "=", "v", "=", h_numbers(gradient, colours.GRAD_TEXT)])
+    )
     parts.append(
         h_para(
             f"Each of the {n} steps pulls the gradient back through one edge, consumer → operand:"
@@ -455,7 +455,9 @@ def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str
         )
     )
     parts.append(
-        h_para("A node that feeds several consumers adds up what each sends back.", MUTED_COLOR)
+        h_para(
+            "A node that feeds several consumers adds up what each sends back.", colours.TEXT_MUTED
+        )
     )
     return "".join(parts)
 
@@ -478,7 +480,7 @@ def forward_html(
     rhs = [h_name(node), "="]
     if title != h_name(node):
         rhs += [title, "="]
-    rhs.append(h_numbers(value, TEXT_COLOR) if value is not None else "—")
+    rhs.append(h_numbers(value, colours.TEXT) if value is not None else "—")
     parts.append(h_equation(rhs))
     return "".join(parts)
 
@@ -525,12 +527,12 @@ def end_to_end_html(
     )
     row = [
         "&nbsp;&nbsp;=",
-        h_numbers(gradient, GRAD_COLOR, as_row=True),
+        h_numbers(gradient, colours.GRAD_TEXT, as_row=True),
         "·",
-        h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), JAC_COLOR),
+        h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), colours.JACOBIAN),
     ]
     if flat is not None:
-        row += ["=", h_numbers(flat, GRAD_COLOR, as_row=True)]
+        row += ["=", h_numbers(flat, colours.GRAD_TEXT, as_row=True)]
     parts.append(h_equation(row))
     return "".join(parts)
 
@@ -547,10 +549,12 @@ def leaf_grads_html(
         + ("None" if grads.get(leaf) is None else inline_tensor(grads.get(leaf), 64))
         for leaf in leaves
     ]
-    body = "<br/>".join(h_color(esc(t), GRAD_COLOR) for t in lines) or "no leaf requires grad"
+    body = (
+        "<br/>".join(h_color(esc(t), colours.GRAD_TEXT) for t in lines) or "no leaf requires grad"
+    )
     return (
         h_para("Leaf gradients", bold=True, size="115%")
-        + h_para(esc(status), MUTED_COLOR, "90%")
+        + h_para(esc(status), colours.TEXT_MUTED, "90%")
         + f"<p style=\"margin:6px 0px; font-family:'DejaVu Sans Mono'; font-size:120%\">"
         f"{body}</p>"
     )
@@ -564,8 +568,8 @@ def jacobian_table_html(
     jac: np.ndarray,
 ) -> str:
     """The end-to-end Jacobian as a grid: a column group per leaf, a row per output element."""
-    border = "1px solid #c9ccd3"
-    th = f'style="padding:3px 8px; border:{border}; background:#eef1f6"'
+    border = f"1px solid {colours.RULE}"
+    th = f'style="padding:3px 8px; border:{border}; background:{colours.HEADER}"'
     td = f'style="padding:3px 8px; border:{border}"'
     multi = any(int(np.prod(s)) > 1 for s in leaf_shapes)
     out = ['<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">']
@@ -590,7 +594,7 @@ def jacobian_table_html(
         label = h_name(output) + ("[" + ",".join(str(i) for i in idx) + "]" if idx else "")
         out.append(f"<tr><th {th}>{label}</th>")
         for v in jac[r]:
-            out.append(f'<td align="right" {td}>{h_color(esc(fmt_num(v)), JAC_COLOR)}</td>')
+            out.append(f'<td align="right" {td}>{h_color(esc(fmt_num(v)), colours.JACOBIAN)}</td>')
         out.append("</tr>")
     out.append("</table>")
     return "".join(out)
@@ -644,7 +648,7 @@ def composition_html(
         h_para(
             "Each path from the output to a leaf multiplies its edge Jacobians; "
             "the paths add up (reverse mode does exactly this, edge by edge).",
-            MUTED_COLOR,
+            colours.TEXT_MUTED,
             "90%",
         ),
     ]
@@ -673,9 +677,11 @@ def composition_html(
         parts.append(h_para(f"{lhs} = " + " + ".join(sym_terms) + more))
         total = ""
         if jac is not None and jac.shape[0] * n <= LABEL_MAX_ENTRIES:
-            total = h_color(esc(matrix_text(jac[:, col : col + n])).replace("\n", " "), JAC_COLOR)
+            total = h_color(
+                esc(matrix_text(jac[:, col : col + n])).replace("\n", " "), colours.JACOBIAN
+            )
         if numeric and not more:
-            terms = " + ".join(h_color(t, JAC_COLOR) for t in num_terms)
+            terms = " + ".join(h_color(t, colours.JACOBIAN) for t in num_terms)
             parts.append(
                 f'<p style="margin:0px 0px 8px 24px; {mono}">= {terms}'
                 + (f" = {total}" if total else "")

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import labels
+from . import colours, labels
 from .formatting import fmt_num
 
 
@@ -129,18 +129,18 @@ def title_html(
     """The title card: the graph's title, its inputs and the backward call with its v."""
     parts = [labels.h_para(labels.esc(title), bold=True, size=_pt(base_pt, 1.7))]
     if description:
-        parts.append(labels.h_para(labels.esc(description), labels.MUTED_COLOR))
+        parts.append(labels.h_para(labels.esc(description), colours.TEXT_MUTED))
     parts.append(labels.h_para("Inputs", bold=True, size=_pt(base_pt, 1.2)))
     parts.append(_mono("<br/>".join(labels.esc(t) for t in inputs) or "none"))
     parts.append(labels.h_para("The backward call", bold=True, size=_pt(base_pt, 1.2)))
     if call is None:
         parts.append(
             labels.h_para(
-                "No backward pass: the graph has no output to start from.", labels.GRAD_COLOR
+                "No backward pass: the graph has no output to start from.", colours.GRAD_TEXT
             )
         )
     else:
-        parts.append(_mono(labels.h_color(labels.esc(call), labels.GRAD_COLOR)))
+        parts.append(_mono(labels.h_color(labels.esc(call), colours.GRAD_TEXT)))
     return labels.h_document("".join(parts), base_pt)
 
 
@@ -161,7 +161,7 @@ def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_
     parts.append(labels.h_para("Leaf gradients", bold=True, size=_pt(base_pt, 1.2)))
     lines = labels.leaf_grad_lines(leaf_grads)
     parts.append(
-        _mono("<br/>".join(labels.h_color(labels.esc(t), labels.GRAD_COLOR) for t in lines))
+        _mono("<br/>".join(labels.h_color(labels.esc(t), colours.GRAD_TEXT) for t in lines))
     )
     return labels.h_document("".join(parts), base_pt)
 

@@ -14,12 +14,12 @@ from typing import Any
 
 from engine.trace import Step
 
-from . import labels
+from . import colours, labels
 
 #: An empty box to write an answer in.
 BLANK = (
     '<table border="1" cellspacing="0" cellpadding="10" style="border-style:solid;'
-    f' border-color:{labels.TEXT_COLOR}"><tr><td width="260">&nbsp;</td></tr></table>'
+    f' border-color:{colours.TEXT}"><tr><td width="260">&nbsp;</td></tr></table>'
 )
 
 
@@ -52,7 +52,7 @@ def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str
     jac_html = (
         labels.h_jacobian(jac)
         if jac is not None
-        else labels.h_color(labels.esc(step.structure()), labels.JAC_COLOR)
+        else labels.h_color(labels.esc(step.structure()), colours.JACOBIAN)
     )
     parts = [
         labels.h_para(
@@ -63,7 +63,7 @@ def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str
         labels.h_equation(
             [
                 f"upstream ∂A/∂{labels.h_name(c)} =",
-                labels.h_numbers(step.upstream, labels.GRAD_COLOR, as_row=True),
+                labels.h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True),
                 f"&nbsp;&nbsp;J = ∂{labels.h_name(c)}/∂{labels.h_name(o)} =",
                 jac_html,
             ]

@@ -33,7 +33,9 @@ class ChainRulePanel(QWidget):
         self.browser = QTextBrowser(self)
         self.browser.setObjectName("ChainRuleText")
         self.browser.setOpenLinks(False)
-        self.browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
+        self.browser.setStyleSheet(
+            f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
+        )
         self.browser.document().setDocumentMargin(10)
         # Equations fit the width (no sideways scrolling, the step never half hidden).
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

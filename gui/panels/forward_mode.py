@@ -84,7 +84,7 @@ class ForwardModePanel(QWidget):
         self.comparison.setObjectName("ForwardModeComparison")
         self.comparison.setWordWrap(True)
         self.message = QLabel()
-        self.message.setStyleSheet("color: #b3261e;")
+        self.message.setStyleSheet(f"color: {THEME.error_text.name()};")
 
         left = QVBoxLayout()
         left.addWidget(QLabel("Tangent u on each input (torch.func.jvp's tangents):"))

@@ -51,7 +51,7 @@ class GradCheckPanel(QWidget):
         self.method = QLabel()
         self.method.setTextFormat(Qt.TextFormat.PlainText)
         self.method.setWordWrap(True)
-        self.method.setStyleSheet("color: #5b6270;")
+        self.method.setStyleSheet(f"color: {THEME.text_muted.name()};")
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setObjectName("GradCheckTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)

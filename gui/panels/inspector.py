@@ -38,6 +38,7 @@ from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGr
 from ..document import GraphDocument
 from ..model.formatting import fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
+from ..theme import THEME
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
@@ -47,9 +48,9 @@ NO_SELECTION = (
     "Add nodes by double-clicking an op in the palette, dragging it onto the canvas, "
     "or pressing Tab on the canvas."
 )
-_MUTED = "color: #5b6270;"
-_ERROR = "color: #b3261e;"
-_GRAD = "color: #b3261e;"
+_MUTED = f"color: {THEME.text_muted.name()};"
+_ERROR = f"color: {THEME.error_text.name()};"
+_GRAD = f"color: {THEME.grad_text.name()};"
 
 
 class ScrubValue(SetValue):

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.trace import Step
 
-from ..model import labels
+from ..model import colours, labels
 from ..model.formatting import fmt_num, fmt_shape
 from ..player import Player
 from ..theme import THEME
@@ -33,7 +33,7 @@ ANNOTATE_MAX = 64
 
 def _diverging() -> pg.ColorMap:
     """Blue (negative) – white (zero) – red (positive): the sign reads at a glance."""
-    return pg.ColorMap([0.0, 0.5, 1.0], [(33, 102, 172), (247, 247, 247), (178, 24, 43)])
+    return pg.ColorMap([0.0, 0.5, 1.0], list(THEME.diverging))
 
 
 def _sym_levels(*arrays: np.ndarray) -> tuple[float, float]:
@@ -75,7 +75,7 @@ class JacobianView(QWidget):
         self.info.setTextFormat(Qt.TextFormat.RichText)
 
         self.plots = pg.GraphicsLayoutWidget(self)
-        self.plots.setBackground("w")
+        self.plots.setBackground(THEME.paper)
         cmap = _diverging()
         gl = self.plots.ci
         self.up_plot = gl.addPlot(row=0, col=0)
@@ -181,7 +181,7 @@ class JacobianView(QWidget):
         top = max(abs(levels[0]), abs(levels[1])) or 1.0
         for (r, c), v in np.ndenumerate(grid):
             light = not np.isfinite(v) or abs(v) < 0.6 * top
-            item = pg.TextItem(fmt_num(v), color="#1d2230" if light else "#ffffff",
+            item = pg.TextItem(fmt_num(v), color=THEME.text if light else THEME.paper,
                                anchor=(0.5, 0.5))
             item.setFont(font)
             item.setPos(c + 0.5, r + 0.5)
@@ -228,7 +228,7 @@ class JacobianView(QWidget):
         self.vjp_plot.getAxis("bottom").setTicks([_int_ticks(n)])
         self.up_plot.setXRange(0, 1, padding=0)
         self.vjp_plot.setYRange(0, 1, padding=0)
-        red = labels.GRAD_COLOR
+        red = colours.GRAD_TEXT
         self.info.setText(
             f"upstreamᵀ · J = vjp: <span style='color:{red}'>"
             f"{labels.esc(labels.inline_tensor(step.upstream))}</span> · J = "

@@ -9,6 +9,7 @@ stops at each open question; stepping on skips it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -27,8 +28,6 @@ from ..model.quiz import DEFAULT_HIDDEN, TOLERANCE_TEXT, Hidden, Quiz
 from ..model.timeline import Frame
 from ..player import Player
 from ..theme import THEME
-
-RIGHT_COLOR, WRONG_COLOR = "#2e7d32", "#b3261e"
 
 
 class QuizPanel(QWidget):
@@ -74,7 +73,7 @@ class QuizPanel(QWidget):
         self.score = QLabel()
         self.score.setObjectName("QuizScore")
         tolerance = QLabel(TOLERANCE_TEXT)
-        tolerance.setStyleSheet("color: #5b6270;")
+        tolerance.setStyleSheet(f"color: {THEME.text_muted.name()};")
 
         grid = QGridLayout()
         grid.addWidget(self.answer, 0, 0)
@@ -165,7 +164,7 @@ class QuizPanel(QWidget):
         if index is None:
             return
         verdict = self.quiz.check(index, self.answer.text())
-        self._say(verdict.message, RIGHT_COLOR if verdict.correct else WRONG_COLOR)
+        self._say(verdict.message, THEME.right if verdict.correct else THEME.wrong)
         if verdict.correct:
             self.answer.clear()
             self.player.refresh_frame()
@@ -176,14 +175,14 @@ class QuizPanel(QWidget):
         if index is None:
             return
         text = self.quiz.reveal(index)
-        self._say(f"the engine says {text}", WRONG_COLOR if self.answer.text() else "#1d2230")
+        self._say(f"the engine says {text}", THEME.wrong if self.answer.text() else THEME.text)
         self.answer.clear()
         self.player.refresh_frame()
         self._refresh()
 
-    def _say(self, text: str, color: str) -> None:
+    def _say(self, text: str, color: QColor) -> None:
         self.verdict.setText(text)
-        self.verdict.setStyleSheet(f"color: {color}; font-weight: bold;")
+        self.verdict.setStyleSheet(f"color: {color.name()}; font-weight: bold;")
 
     # ------------------------------------------------------------------ refresh
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..document import GraphDocument
-from ..model import labels
+from ..model import colours, labels
 from ..model.end_to_end import END_TO_END_LIMIT
 from ..model.timeline import Phase
 from ..player import Player
@@ -75,7 +75,7 @@ class SummaryPanel(QWidget):
     def _text_browser(self, name: str) -> QTextBrowser:
         browser = QTextBrowser(self)
         browser.setObjectName(name)
-        browser.setStyleSheet("QTextBrowser { background: #ffffff; border: none; }")
+        browser.setStyleSheet(f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}")
         browser.document().setDocumentMargin(10)
         return browser
 
@@ -121,7 +121,7 @@ class SummaryPanel(QWidget):
             reason = results.backward_error
             body.append(labels.h_para("No backward pass", bold=True, size="115%"))
             body.append(labels.h_para(labels.esc(str(reason) if reason else "—"),
-                                      labels.GRAD_COLOR))
+                                      colours.GRAD_TEXT))
             return labels.h_document("".join(body), BASE_PT * THEME.scale)
         leaves = list(trace.leaves)
         if frame.phase is Phase.BACKWARD_DONE:
@@ -158,7 +158,7 @@ class SummaryPanel(QWidget):
                                       size="110%"))
             if e2e.jacobian is None:
                 body.append(labels.h_para("Too large to show (more than "
-                                          f"{END_TO_END_LIMIT:,} entries).", labels.MUTED_COLOR))
+                                          f"{END_TO_END_LIMIT:,} entries).", colours.TEXT_MUTED))
             else:
                 body.append(labels.jacobian_table_html(
                     e2e.output, fwd.values[e2e.output].shape, e2e.leaves,
