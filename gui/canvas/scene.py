@@ -55,6 +55,9 @@ ROUTE_REACH = 400.0
 #: grows with the square of the graph's width (a 2,000-node chain took minutes), and
 #: a curve that long reads as one sweep anyway.
 ROUTE_MAX_SPAN = 3000.0
+#: Above this many boxes moved, every edge is re-routed (cheaper than asking the grid
+#: about each box); boxes arriving in such numbers leave the edges already there alone.
+REROUTE_ALL = 64
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
@@ -287,11 +290,15 @@ class CanvasScene(QGraphicsScene):
         if not moved and not vacated:
             return
         old = vacated + [self.grid.rects[n] for n in moved if n in self.grid.rects]
+        arrived = {n for n in moved if n not in self.grid.rects}  # boxes placed for the first time
         for nid in moved:
             item = self.nodes.get(nid)
             if item is not None:
                 self.grid.put(nid, item.scene_rect())
-        new = [self.grid.rects[n] for n in moved if n in self.grid.rects]
+        # Edges already there dodge a few arriving boxes, not a bulk arrival (a paste or
+        # duplicate lands over its original: re-routing every edge bought nothing there).
+        over = moved - arrived if len(arrived) > REROUTE_ALL else moved
+        new = [self.grid.rects[n] for n in over if n in self.grid.rects]
         self._reroute(moved, old + new)
 
     def _reroute(self, moved: set[str], rects: list[QRectF]) -> None:
@@ -299,7 +306,7 @@ class CanvasScene(QGraphicsScene):
         keys: set[EdgeKey] = set()
         for nid in moved:
             keys |= self._touching.get(nid, set())
-        if len(rects) > 64:
+        if len(rects) > REROUTE_ALL:
             keys = set(self.edges)
         else:
             for r in rects:

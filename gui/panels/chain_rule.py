@@ -9,7 +9,7 @@ this widget only picks the piece for the player's frame and renders it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import chain_rule_html
@@ -41,6 +41,8 @@ class ChainRulePanel(QWidget):
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
         self.fit = 1.0  # the share of the base size the text is shown at
+        self._scratch = QTextDocument(self)  # measures sizes the browser will not show
+        self._scratch.setDocumentMargin(self.browser.document().documentMargin())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -67,18 +69,34 @@ class ChainRulePanel(QWidget):
         self.follow.request()
 
     def _render(self) -> None:
-        """Render, then shrink the text until the widest equation fits the width."""
+        """Render, then shrink the text until the widest equation fits the width.
+
+        Only the first and the final size are rendered in the browser: the sizes in
+        between are measured on a scratch document, which lays out several times
+        faster (the browser lays a document out again as its scroll bar comes and goes).
+        """
         self.fit = 1.0
         self.browser.setHtml(self.html())
-        doc = self.browser.document()
         room = self.browser.viewport().width()
+        wide = self.browser.document().idealWidth()
+        fit = 1.0
         for _ in range(3):  # text widths scale with the size: converges in a step or two
-            wide = doc.idealWidth()
-            if room <= 0 or wide <= room or self.fit <= MIN_FIT:
+            if room <= 0 or wide <= room or fit <= MIN_FIT:
                 break
-            self.fit = max(MIN_FIT, self.fit * room / wide * 0.98)
-            self.browser.setHtml(self.html(self.fit))
+            fit = max(MIN_FIT, fit * room / wide * 0.98)
+            wide = self._ideal_width(self.html(fit), room)
+        if fit != 1.0:
+            self.fit = fit
+            self.browser.setHtml(self.html(fit))
         self.browser.verticalScrollBar().setValue(0)  # the step is written at the top
+
+    def _ideal_width(self, html: str, room: int) -> float:
+        """How wide ``html`` lays out in the browser ``room`` pixels wide (not shown)."""
+        scratch = self._scratch
+        scratch.setDefaultFont(self.browser.document().defaultFont())
+        scratch.setHtml(html)
+        scratch.setTextWidth(room)
+        return scratch.idealWidth()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)

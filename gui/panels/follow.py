@@ -1,9 +1,10 @@
-"""How a panel follows the player: one render per frame change, none while hidden.
+"""How a panel keeps up with changes: one render per change, none while hidden.
 
 A panel that re-rendered on every signal did it twice per change (``frameChanged``
-and ``timelineChanged``) and while nobody could see it. :class:`FollowPlayer` renders
-once per frame change while the panel is visible, and once when a panel that missed
-changes is shown again.
+and ``timelineChanged``), and while nobody could see it (a tab behind another one
+rebuilt itself on every edit). :class:`WhenVisible` renders on a change while its
+widget is visible, and once when a widget that missed changes is shown again;
+:class:`FollowPlayer` does that for every frame the player shows.
 """
 
 from __future__ import annotations
@@ -16,28 +17,16 @@ from PySide6.QtWidgets import QWidget
 from ..player import Player
 
 
-class FollowPlayer(QObject):
-    """Calls ``render()`` for ``widget`` when the player's frame changes (see the module).
+class WhenVisible(QObject):
+    """Calls ``render()`` for ``widget`` on :meth:`request` while it is visible, else on
+    its next show (see the module)."""
 
-    ``new_timeline`` (optional) runs on new results, before their first frame arrives:
-    it only drops caches; the frame change that follows renders.
-    """
-
-    def __init__(
-        self,
-        widget: QWidget,
-        player: Player,
-        render: Callable[[], None],
-        new_timeline: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, widget: QWidget, render: Callable[[], None]) -> None:
         super().__init__(widget)
         self._widget, self._render = widget, render
         self.dirty = True
         self.renders = 0  # how often it rendered (tests count it)
         widget.installEventFilter(self)
-        player.frameChanged.connect(self.request)
-        if new_timeline is not None:
-            player.timelineChanged.connect(new_timeline)
 
     def request(self, *_args: object) -> None:
         """Render now if the widget is visible, else on its next show."""
@@ -62,3 +51,23 @@ class FollowPlayer(QObject):
         if watched is widget and event.type() == QEvent.Type.Show and self.dirty:
             self.render_now()
         return False
+
+
+class FollowPlayer(WhenVisible):
+    """Renders ``widget`` when the player's frame changes, only while it is visible.
+
+    ``new_timeline`` (optional) runs on new results, before their first frame arrives:
+    it only drops caches; the frame change that follows renders.
+    """
+
+    def __init__(
+        self,
+        widget: QWidget,
+        player: Player,
+        render: Callable[[], None],
+        new_timeline: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(widget, render)
+        player.frameChanged.connect(self.request)
+        if new_timeline is not None:
+            player.timelineChanged.connect(new_timeline)

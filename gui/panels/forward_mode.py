@@ -3,7 +3,8 @@
 The engine (:mod:`engine.forward_mode`) records the pass; the write-up comes from
 :mod:`gui.model.forward_view`. Stepping highlights the edge on the canvas (through
 ``highlight``) and shows its local Jacobian, ``J·u`` and every node's tangent; the
-comparison line says how many passes of each mode the full Jacobian costs.
+comparison line says how many passes of each mode the full Jacobian costs. While
+the panel is hidden, new results only mark it out of date: it rebuilds when shown.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..document import GraphDocument
 from ..model import forward_view
 from ..model.quiz import parse_answer
 from ..theme import THEME
+from .follow import WhenVisible
 
 EdgeKey = tuple[str, str, int]
 
@@ -100,8 +102,14 @@ class ForwardModePanel(QWidget):
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addLayout(left, 2)
         layout.addLayout(right, 3)
-        doc.resultsChanged.connect(self.rebuild)
-        self.rebuild()
+        # A tab behind another one catches up when shown, not on every edit.
+        self.follow = WhenVisible(self, self.rebuild)
+        doc.resultsChanged.connect(self._results_changed)
+
+    def _results_changed(self) -> None:
+        if self._highlighted:  # the edge shown belongs to the old pass
+            self._show_edge(None)
+        self.follow.request()
 
     # ------------------------------------------------------------------ tangents
 
@@ -197,4 +205,5 @@ class ForwardModePanel(QWidget):
 
     def apply_theme(self) -> None:
         self.comparison.setFont(THEME.font(10, bold=True))
-        self.seek(self.k, force=True)
+        if not self.follow.dirty:  # else it is rebuilt, at the new size, when shown
+            self.seek(self.k, force=True)

@@ -207,3 +207,54 @@ def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) ->
     panel.show()
     assert follow.renders == before + 3  # shown again: rendered once, up to date
     assert f"Step {player.frame.k} of" in panel.text()
+
+
+def test_a_hidden_forward_mode_panel_does_no_work_on_new_results(qtbot) -> None:  # noqa: ANN001
+    from gui.panels.forward_mode import ForwardModePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    highlighted: list[object] = []
+    panel = ForwardModePanel(doc, highlighted.append)
+    qtbot.addWidget(panel)  # a tab behind another one: never shown yet
+    follow = panel.follow
+    doc.set_backward("n10", np.ones(2))
+    doc.undo_stack.clear()
+    assert follow.renders == 0 and panel.trace is None and not panel.editors
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert follow.renders == 1  # shown: built once, for the results of now
+    assert set(panel.editors) == {"x"} and panel.trace is not None
+    panel.seek(3)
+    s = panel.trace.steps[2]
+    assert highlighted[-1] == (s.operand, s.consumer, s.operand_index)
+    doc.set_backward("n11", np.ones(2))  # visible: rebuilt once, its highlight cleared
+    assert follow.renders == 2 and panel.k == 0 and highlighted[-1] is None
+    panel.hide()
+    panel.seek(2)
+    doc.set_backward("n10", np.ones(2))  # hidden: only its stale highlight goes
+    assert follow.renders == 2 and highlighted[-1] is None
+
+
+def test_a_bulk_duplicate_routes_only_the_new_edges(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    from gui.canvas import scene as scene_module
+
+    n = scene_module.REROUTE_ALL + 16  # a bulk arrival
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(n), output=f"n{n - 1}", gradient=np.ones(2)), None)
+    view = CanvasView(doc)
+    qtbot.addWidget(view)
+    scene = view.canvas
+    routed: list[tuple[str, str, int]] = []
+    original = scene_module.CanvasScene._update_edge
+
+    def counting(self, key):  # noqa: ANN001, ANN202
+        routed.append(key)
+        return original(self, key)
+
+    monkeypatch.setattr(scene_module.CanvasScene, "_update_edge", counting)
+    before = set(scene.edges)
+    Clipboard().duplicate(doc, list(doc.graph.nodes))
+    new = set(scene.edges) - before
+    assert len(new) == len(before)
+    assert sorted(routed) == sorted(new)  # each new edge once, no edge already there

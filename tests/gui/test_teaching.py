@@ -171,6 +171,7 @@ def test_forward_mode_bad_tangent_is_one_line(window, qtbot) -> None:  # noqa: A
     from PySide6.QtCore import Qt
 
     panel = window.teaching.forward_panel
+    window.tabs.setCurrentWidget(panel)
     panel.editors["x1"].setText("[1, 2]")
     qtbot.keyClick(panel.editors["x1"], Qt.Key.Key_Return)
     assert panel.trace is None
