@@ -68,7 +68,7 @@ class Player(QObject):
         self._frame = self._timeline.frame(self._position)
         self._apply_interval()
         doc.resultsChanged.connect(self._results_changed)
-        doc.groupsChanged.connect(self._results_changed)
+        doc.groupsChanged.connect(self._groups_changed)
 
     # ------------------------------------------------------------------ state
 
@@ -192,7 +192,8 @@ class Player(QObject):
         doc = self.doc
         trace = doc.results.trace
         groups = doc.live_groups()
-        if trace is None or not any(g.collapsed for g in groups):
+        self._built_for = (doc.results, [g for g in groups if g.collapsed])
+        if trace is None or not self._built_for[1]:
             return Timeline(doc.results)
         return Timeline(doc.results, playback_steps(doc.graph, doc.results.forward, trace, groups))
 
@@ -211,6 +212,14 @@ class Player(QObject):
 
     def _apply_interval(self) -> None:
         self._timer.setInterval(max(10, int(round(1000.0 / self._speed))))
+
+    def _groups_changed(self) -> None:
+        """Groups changed: a new timeline only if what plays as one step changed (opening
+        a file announces new results and then its groups; the results built it already)."""
+        doc = self.doc
+        results, collapsed = self._built_for
+        if results is not doc.results or collapsed != [g for g in doc.live_groups() if g.collapsed]:
+            self._results_changed()
 
     def _results_changed(self) -> None:
         self.pause()

@@ -202,11 +202,16 @@ class CanvasScene(QGraphicsScene):
             self._remove_node(nid)
         reported: list[str] = []  # boxes whose ports moved
         for nid, node in graph.nodes.items():
+            flags = [s is not None for s in node.inputs]
+            if not node.is_leaf and OPS[node.op].arity is None:
+                flags.append(False)  # variadic: one free port to plug the next operand in
             item = self.nodes.get(nid)
             if item is None:
                 item = NodeItem(nid)
                 # The document recomputed before announcing the change: size the box
-                # from its real content now, so its edges are routed once, around it.
+                # from its real content and ports now (laid out once), so its edges are
+                # routed once, around it.
+                item.set_input_ports(flags)
                 item.set_content(self._content(nid, None))
                 self.nodes[nid] = item
                 self._touching[nid] = set()
@@ -215,10 +220,7 @@ class CanvasScene(QGraphicsScene):
                 if pos is not None:
                     item.setPos(QPointF(*pos))
                 self._batch_add(nid)
-            flags = [s is not None for s in node.inputs]
-            if not node.is_leaf and OPS[node.op].arity is None:
-                flags.append(False)  # variadic: one free port to plug the next operand in
-            if item.set_input_ports(flags):
+            elif item.set_input_ports(flags):
                 reported.append(nid)
         want = set(graph.edges())
         for key in [k for k in self.edges if k not in want]:

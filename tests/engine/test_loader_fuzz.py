@@ -26,7 +26,7 @@ from engine.fileformat import (
     loads,
 )
 from engine.ops import OP_NAMES
-from engine.schema_validator import schema, validate_schema
+from engine.schema_validator import first_issue, schema, validate_schema
 
 FUZZ = settings(
     max_examples=100,
@@ -283,6 +283,15 @@ def test_tensor_fast_path_agrees_with_the_generic_walk(d: dict[str, Any]) -> Non
             generic.keyword,
             generic.title,
         )
+
+
+@settings(FUZZ, max_examples=150)
+@given(plausible_docs() | mutated_examples())
+def test_the_quick_verdict_agrees_with_the_walk(d: dict[str, Any]) -> None:
+    # validate_schema asks a compiled yes/no check first and walks only a failing
+    # document: the walk must find an issue exactly when the check says no.
+    for sch in (schema(), GENERIC):
+        assert (validate_schema(d, sch) is None) == (first_issue(d, sch) is None)
 
 
 def test_a_big_tensor_loads() -> None:
