@@ -87,8 +87,9 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
         # looked up when first used: a schema may refer to itself
         checks.append(lambda inst: _checker(target, root)(inst))
     if "type" in sch:
-        tests = [_TYPES[t] for t in (sch["type"] if isinstance(sch["type"], list)
-                                     else [sch["type"]])]
+        tests = [
+            _TYPES[t] for t in (sch["type"] if isinstance(sch["type"], list) else [sch["type"]])
+        ]
         checks.insert(0, lambda inst: any(t(inst) for t in tests))
     if "const" in sch:
         const = sch["const"]
@@ -105,6 +106,7 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
     required = sch.get("required", [])
     props = [(k, _checker(sub, root)) for k, sub in sch.get("properties", {}).items()]
     if required or props:
+
         def object_ok(inst: Any) -> bool:
             if not isinstance(inst, dict):
                 return True
@@ -115,6 +117,7 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
                 if k in inst and not check(inst[k]):
                     return False
             return True
+
         checks.append(object_ok)
     if "items" in sch:
         item = _checker(sch["items"], root)
@@ -131,6 +134,7 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
         def if_ok(inst: Any) -> bool:
             branch = then if cond(inst) else other
             return branch is None or branch(inst)
+
         checks.append(if_ok)
     if "not" in sch:
         negated = _checker(sch["not"], root)
@@ -143,6 +147,7 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
             if not check(inst):
                 return False
         return True
+
     return every
 
 
