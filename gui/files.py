@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,11 +36,19 @@ AUTOSAVE_DEBOUNCE_MS = 3_000
 SUFFIX = ".bpgraph"
 
 
+class Answer(StrEnum):
+    """What to do with unsaved changes before they would be replaced."""
+
+    SAVE = "save"
+    DISCARD = "discard"
+    CANCEL = "cancel"
+
+
 class FileHost(Protocol):
     """What the controller asks of its window (each a dialog in the app, a stub in tests)."""
 
-    def confirm_discard(self) -> str:
-        """'save', 'discard' or 'cancel' for the document's unsaved changes."""
+    def confirm_discard(self) -> Answer:
+        """Save, discard or cancel: what to do with the document's unsaved changes."""
         ...
 
     def show_error(self, text: str) -> None: ...
@@ -99,9 +108,9 @@ class FileController(QObject):
         if not self.doc.modified:
             return True
         answer = self.host.confirm_discard()
-        if answer == "save":
+        if answer == Answer.SAVE:
             return self.save()
-        return answer == "discard"
+        return answer == Answer.DISCARD
 
     # ------------------------------------------------------------------ new / open
 

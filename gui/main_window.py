@@ -44,7 +44,7 @@ from engine.layout_keys import clamp
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
 from .document import GraphDocument
-from .files import FileController
+from .files import Answer, FileController
 from .model.names import APP_NAME
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
@@ -571,8 +571,8 @@ class MainWindow(QMainWindow):
 
     # ---- the FileHost protocol: dialogs, replaced by tests
 
-    def confirm_discard(self) -> str:
-        """Ask what to do with unsaved changes: 'save', 'discard' or 'cancel'."""
+    def confirm_discard(self) -> Answer:
+        """Ask what to do with unsaved changes: save, discard or cancel."""
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(APP_NAME)
@@ -583,7 +583,7 @@ class MainWindow(QMainWindow):
         box.setStandardButtons(SB.Save | SB.Discard | SB.Cancel)
         box.setDefaultButton(SB.Save)
         answer = box.exec()
-        return {SB.Save: "save", SB.Discard: "discard"}.get(SB(answer), "cancel")
+        return {SB.Save: Answer.SAVE, SB.Discard: Answer.DISCARD}.get(SB(answer), Answer.CANCEL)
 
     def show_error(self, text: str) -> None:
         """A one-line problem (a broken file, a failed save) in a dialog and the status bar."""

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..model.node_box import NodeContent
+from ..model.node_box import BoxStyle, NodeContent, ValueState
 from ..model.semantic_zoom import (
     MIN_SCREEN_PT,
     CompactLine,
@@ -188,6 +188,14 @@ def _band(width: float, height: float, radius: float) -> QPainterPath:
     return path
 
 
+#: The title band's colour (and the compact box's tint) by box style.
+BAND = {
+    BoxStyle.OP: THEME.title_op,
+    BoxStyle.INPUT: THEME.title_input,
+    BoxStyle.CONST: THEME.title_const,
+}
+
+
 class ErrorBadge(QGraphicsItem):
     """A red circle with "!" on the node's corner; hovering shows the error message."""
 
@@ -333,7 +341,7 @@ class NodeItem(QGraphicsRectItem):
         if c.is_output:
             pills.append(("output", THEME.output_fill, THEME.grad_text))
         if c.marker:
-            ink = THEME.port_out if c.style == "input" else THEME.text_muted
+            ink = THEME.port_out if c.style is BoxStyle.INPUT else THEME.text_muted
             pills.append((c.marker, THEME.paper, ink))
         pill_ws = [advance(f.fm_pill, t) + 10.0 * s for t, _, _ in pills]
         shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
@@ -374,7 +382,7 @@ class NodeItem(QGraphicsRectItem):
 
         # value and shape
         y = title_h + 8.0 * s
-        colour = THEME.value_text if c.value_state == "value" else THEME.text_muted
+        colour = THEME.value_text if c.value_state is ValueState.VALUE else THEME.text_muted
         self._runs.append(_Run(c.value, f.mono, colour, QPointF(pad, y), line))
         if c.shape:
             self._runs.append(_Run(c.shape, f.small, THEME.text_muted,
@@ -494,7 +502,7 @@ class NodeItem(QGraphicsRectItem):
         rect = self._rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        band = {"input": THEME.title_input, "const": THEME.title_const}.get(c.style, THEME.title_op)
+        band = BAND[c.style]
         compact = self.compact_form(lod) if lod >= FAR_LOD else None
         if lod < FAR_LOD:  # a few pixels on screen: a box with its band, nothing finer
             painter.setPen(QPen(THEME.node_selected if selected else THEME.node_border, 0))
@@ -517,7 +525,7 @@ class NodeItem(QGraphicsRectItem):
             painter.drawPath(self._band)
             painter.setPen(QPen(THEME.node_border.lighter(130), cline(1.0)))
             painter.drawLine(QPointF(0, self._title_h), QPointF(rect.width(), self._title_h))
-        elif c.style != "op":  # leaves keep their colour: a tint over the whole box
+        elif c.style is not BoxStyle.OP:  # leaves keep their colour: a tint over the whole box
             painter.setBrush(band)
             painter.drawRoundedRect(rect, r, r)
 

@@ -8,6 +8,7 @@ has not formatted before.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -23,16 +24,32 @@ HIDDEN = "…"  # value not computed yet at this point of the playback
 BLOCKED = "—"  # no value: blocked by an error upstream (or here)
 
 
+class BoxStyle(StrEnum):
+    """Which look a node box takes: its title band's colour, and a tint when compact."""
+
+    OP = "op"
+    INPUT = "input"  # a leaf that requires grad
+    CONST = "const"  # constants, and inputs that need no grad
+
+
+class ValueState(StrEnum):
+    """Whether the box's value line shows a value, or why not."""
+
+    VALUE = "value"
+    BLOCKED = "blocked"  # an error upstream (or here)
+    HIDDEN = "hidden"  # not computed yet at this point of the playback
+
+
 @dataclass(frozen=True)
 class NodeContent:
     """Everything a node box shows, already as text (the box computes nothing)."""
 
     title: str
-    style: str = "op"  # "op" | "input" (leaf requiring grad) | "const"
+    style: BoxStyle = BoxStyle.OP
     marker: str = ""  # pill in the title band: "input", "const", "no grad"
     is_output: bool = False
     value: str = BLOCKED
-    value_state: str = "blocked"  # "value" | "blocked" | "hidden"
+    value_state: ValueState = ValueState.BLOCKED
     shape: str = ""
     grad: str | None = None  # None: no gradient shown in this frame
     grad_active: bool = False  # receiving the active step's vjp: grad += vjp
@@ -119,23 +136,23 @@ class NodeBoxes:
         if node.is_leaf:
             title, tooltip = nid, f"{node.op}: {OPS[node.op].doc}"
             if node.op == "input" and node.requires_grad:
-                style, marker = "input", "input"
+                style, marker = BoxStyle.INPUT, "input"
             else:
-                style, marker = "const", "const" if node.op == "const" else "no grad"
+                style, marker = BoxStyle.CONST, "const" if node.op == "const" else "no grad"
         else:
             op = OPS[node.op]
             names = [s if s is not None else "?" for s in node.inputs]
             title = f"{nid} = {op.title(names, node.attrs)}"
-            style, marker, tooltip = "op", "", f"{node.op}: {op.doc}"
+            style, marker, tooltip = BoxStyle.OP, "", f"{node.op}: {op.doc}"
         if frame is None or nid in frame.shown_values:
             v = fwd.values.get(nid)
             if v is None:
-                value, state, shape = BLOCKED, "blocked", ""
+                value, state, shape = BLOCKED, ValueState.BLOCKED, ""
             else:
-                value, state = self._fmt(v), "value"
+                value, state = self._fmt(v), ValueState.VALUE
                 shape = "scalar" if not v.shape else f"shape {fmt_shape(v.shape)}"
         else:
-            value, state, shape = HIDDEN, "hidden", ""
+            value, state, shape = HIDDEN, ValueState.HIDDEN, ""
         active = frame.active if frame is not None else None
         grad_active, fan_in = False, 0
         if active is not None and active.operand == nid:
