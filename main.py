@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import sys
 
+from engine.allocator import retain_freed_memory
+
 
 def main(argv: list[str] | None = None) -> int:
+    retain_freed_memory()  # every run frees and reallocates its arrays: keep the pages
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "run":
         from engine.cli import main as run_main

@@ -7,7 +7,8 @@ figure. Targets: ``teaching_200_ms`` < 5, ``scalar_dag_1000_ratio_vs_torch`` <= 
 by PyTorch's median time for the same graph, measured interleaved in the same run.
 PyTorch replays the graph from a precompiled list of calls (its forward and
 ``backward``); the engine runs :func:`engine.autodiff.forward` and
-:func:`engine.autodiff.backward`, which records one step per edge.
+:func:`engine.autodiff.backward`, which records one step per edge. The process keeps
+freed memory for reuse as the app does (:mod:`engine.allocator`), for both sides.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.allocator import retain_freed_memory  # noqa: E402
 from engine.autodiff import backward, forward  # noqa: E402
 from engine.graph import MAX_OPERANDS, Graph  # noqa: E402
 
@@ -303,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         "--quick", action="store_true", help="tiny graphs, one run each: checks the script works"
     )
     args = parser.parse_args(argv)
+    retain_freed_memory()  # as main.py does for the app and the command line
     with_torch = torch is not None and not args.no_torch
     if with_torch:
         torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))

@@ -21,9 +21,12 @@ from .ops import OPS
 JACOBIAN_LIMIT = 4096
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class EdgeContext:
-    """What one consumer's VJPs need; shared by the steps into all its operands."""
+    """What one consumer's VJPs need; shared by the steps into all its operands.
+
+    Not frozen: backward makes one per node, and a frozen dataclass costs four times
+    as much to construct (nothing assigns to one after it is made)."""
 
     op: str
     xs: Sequence[np.ndarray]
