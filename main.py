@@ -18,6 +18,7 @@ from engine.allocator import retain_freed_memory
 def main(argv: list[str] | None = None) -> int:
     retain_freed_memory()  # every run frees and reallocates its arrays: keep the pages
     args = list(sys.argv[1:] if argv is None else argv)
+    # Each command imports only what it runs: the headless ones never load the GUI.
     if args and args[0] == "run":
         from engine.cli import main as run_main
 

@@ -27,6 +27,7 @@ def create_window(path: str | Path | None = None) -> MainWindow:
     so the app is never left without a window.
     """
     ensure_app()
+    # Lazy: a trace (FILE.bptrace) or a missing display never loads the editor.
     from .main_window import MainWindow
 
     window = MainWindow()
@@ -69,7 +70,7 @@ def main(args: list[str]) -> int:
         return 2
     app = ensure_app()
     if options.file and options.file.lower().endswith(".bptrace"):
-        from .trace_viewer import run_viewer
+        from .trace_viewer import run_viewer  # lazy: the editor never loads the viewer
 
         return run_viewer(app, options.file)
     window = create_window(options.file)

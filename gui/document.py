@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -20,14 +20,12 @@ from PySide6.QtGui import QUndoStack
 
 from engine.autodiff import backward, forward
 from engine.errors import GraphError
+from engine.fileformat import GraphFile
 from engine.graph import Graph, Node, Removed, fresh_id
 from engine.groups import Group, check_group
 from engine.layout_keys import clamp, point
 
 from .model.results import Results
-
-if TYPE_CHECKING:
-    from engine.fileformat import GraphFile
 
 Point = tuple[float, float]
 
@@ -132,8 +130,6 @@ class GraphDocument(QObject):
 
     def to_file(self) -> GraphFile:
         """The document as a v1 graph file, node positions included."""
-        from engine.fileformat import GraphFile
-
         node_extra = {nid: dict(self.node_extra.get(nid, {})) for nid in self.graph.nodes}
         for nid, (x, y) in self.positions.items():
             if nid in node_extra:  # within what the loader accepts, so the file reopens

@@ -17,23 +17,28 @@ import os
 import time
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
 from engine.atomic_write import pid_alive
+from engine.examples import EXAMPLES_DIR
+from engine.fileformat import (
+    SUFFIX,
+    FileFormatError,
+    GraphFile,
+    ReadOnlyTarget,
+    load,
+    save,
+)
 
 from .document import GraphDocument
-
-if TYPE_CHECKING:
-    from engine.fileformat import GraphFile
 
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8
 #: Periodic autosave while there are unsaved edits, and the quiet time after an edit.
 AUTOSAVE_INTERVAL_MS = 30_000
 AUTOSAVE_DEBOUNCE_MS = 3_000
-SUFFIX = ".bpgraph"
 
 
 class Answer(StrEnum):
@@ -117,8 +122,6 @@ class FileController(QObject):
     def new_document(self) -> bool:
         if not self.maybe_save():
             return False
-        from engine.fileformat import GraphFile
-
         self.remove_autosave()
         self.doc.load(GraphFile(), None)
         self.host.apply_view_state(None)
@@ -151,8 +154,6 @@ class FileController(QObject):
 
     def _read(self, p: Path) -> GraphFile | None:
         """The file, validated, or None after telling the user (one line) what is wrong."""
-        from engine.fileformat import FileFormatError, load
-
         try:
             return load(p, partial=True)
         except FileFormatError as exc:
@@ -164,8 +165,6 @@ class FileController(QObject):
         return None
 
     def _apply(self, gf: GraphFile, p: Path, example: bool) -> None:
-        from engine.examples import EXAMPLES_DIR
-
         # A shipped example always opens as a copy, so Save never overwrites it.
         example = example or p.resolve().parent == Path(EXAMPLES_DIR).resolve()
         self.remove_autosave()
@@ -196,8 +195,6 @@ class FileController(QObject):
         return self.save_to(p)
 
     def save_to(self, path: Path) -> bool:
-        from engine.fileformat import ReadOnlyTarget, save
-
         gf = self.doc.to_file()
         view = self.host.view_state()
         if view:
@@ -273,8 +270,6 @@ class FileController(QObject):
 
     def write_autosave(self) -> Path | None:
         """Write the autosave copy now (atomically); None when there is nothing to keep."""
-        from engine.fileformat import save
-
         self._dirty = False
         if not self.doc.modified:
             self.remove_autosave()
@@ -321,8 +316,6 @@ class FileController(QObject):
         unsaved work (saving removes it), so none is judged stale here: a source file
         changed later (a ``touch``, a checkout, a sync tool) is said in the question.
         """
-        from engine.fileformat import load
-
         folder = autosave_dir()
         if not folder.is_dir():
             return []
@@ -353,8 +346,6 @@ class FileController(QObject):
         return False
 
     def _recover(self, file: Path, source: Path | None) -> bool:
-        from engine.fileformat import load
-
         try:
             gf = load(file, partial=True)
         except Exception as exc:

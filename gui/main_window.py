@@ -39,7 +39,9 @@ from PySide6.QtWidgets import (
 
 from engine.errors import GraphError
 from engine.examples import EXAMPLES_DIR, list_examples
+from engine.fileformat import SUFFIX, FileFormatError
 from engine.layout_keys import clamp
+from engine.tracefile import SUFFIX as TRACE_SUFFIX
 
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
@@ -63,9 +65,9 @@ STATE_KEY = "window/state"
 PROBLEMS_SHARE = 0.45
 #: The window's size on first run, when the screen has room for it.
 PREFERRED_SIZE = (1440, 900)
-DEFAULT_EXAMPLE = "seed2_stack_vjp.bpgraph"
-FILE_FILTER = "Backprop graphs (*.bpgraph);;All files (*)"
-OPEN_FILTER = "Backprop graphs and captured traces (*.bpgraph *.bptrace);;" + FILE_FILTER
+DEFAULT_EXAMPLE = "seed2_stack_vjp" + SUFFIX
+FILE_FILTER = f"Backprop graphs (*{SUFFIX});;All files (*)"
+OPEN_FILTER = f"Backprop graphs and captured traces (*{SUFFIX} *{TRACE_SUFFIX});;" + FILE_FILTER
 #: Where the canvas's own shortcuts live: they act on its selection, so they must not
 #: fire while the user types in the inspector (Delete, Ctrl+C, F, ...).
 CANVAS_SCOPE = Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -193,11 +195,13 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.notes_dock], [120], Qt.Orientation.Vertical)
 
     def _make_summary(self) -> QWidget:
+        # Lazy, like _make_jacobian: the panel loads when its tab is first shown.
         from .panels.summary import SummaryPanel
 
         return SummaryPanel(self.doc, self.player)
 
     def _make_jacobian(self) -> QWidget:
+        # Lazy: the panel (and pyqtgraph) load when its tab is first shown, not at startup.
         from .panels.jacobian_view import JacobianView
 
         return JacobianView(self.player)
@@ -500,9 +504,7 @@ class MainWindow(QMainWindow):
 
     def open_trace(self, path: str) -> None:
         """A captured trace opens read-only in a viewer window beside this one."""
-        from engine.fileformat import FileFormatError
-
-        from .trace_viewer import open_trace
+        from .trace_viewer import open_trace  # lazy: startup need not load the trace viewer
 
         try:
             viewer = open_trace(path)
@@ -525,7 +527,7 @@ class MainWindow(QMainWindow):
             return
         if not Path(path).suffix:
             path += ".png"
-        from .export import save_frame
+        from .export import save_frame  # lazy: the exporters load on first use, not at startup
 
         try:
             save_frame(self.doc, self.player.position, path, export_size())
@@ -536,7 +538,7 @@ class MainWindow(QMainWindow):
 
     def choose_export_size(self) -> None:
         """File > Export Size…: the image size Export Image and Copy Frame use."""
-        from .export import ExportError, parse_size
+        from .export import ExportError, parse_size  # lazy: as in export_image
 
         w, h = export_size()
         text, ok = QInputDialog.getText(self, "Export size", "Image size in pixels (WxH):",
@@ -550,7 +552,7 @@ class MainWindow(QMainWindow):
 
     def copy_frame(self) -> None:
         """Edit > Copy Frame: the current frame as an image on the clipboard (for slides)."""
-        from .export import render_frame
+        from .export import render_frame  # lazy: as in export_image
 
         image = render_frame(self.doc, self.player.position, export_size())
         QGuiApplication.clipboard().setImage(image)
@@ -558,7 +560,7 @@ class MainWindow(QMainWindow):
 
     def export_animation(self) -> None:
         """File > Export Animation…: a non-modal dialog; the export runs in the background."""
-        from .export.dialog import ExportAnimationDialog
+        from .export.dialog import ExportAnimationDialog  # lazy: as in export_image
 
         dialog = ExportAnimationDialog(self.doc, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -815,7 +817,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ help
 
     def show_shortcuts(self) -> None:
-        from .shortcuts import ShortcutsDialog
+        from .shortcuts import ShortcutsDialog  # lazy: built when first asked for
 
         dialog = ShortcutsDialog(self.menuBar(), self)
         dialog.exec()

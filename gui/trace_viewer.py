@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.captured import CapturedTrace
+from engine.fileformat import FileFormatError
 from engine.tracefile import SUFFIX, load
 
 from .model.trace_view import TraceView, describe
@@ -224,8 +225,6 @@ def open_trace(path: str | Path) -> TraceWindow:
 
 def run_viewer(app: QApplication, path: str) -> int:
     """``main.py FILE.bptrace``: the viewer alone; a bad file is one line and exit 2."""
-    from engine.fileformat import FileFormatError
-
     try:
         window = open_trace(path)
     except FileFormatError as exc:

@@ -142,7 +142,7 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
 
 
 def _write_mp4(renderer: LessonRenderer, path: Path, progress: Progress | None) -> None:
-    import av
+    import av  # lazy: PyAV loads only for an MP4
 
     w, h = even_size(renderer.size)
     with av.open(str(path), mode="w", format="mp4") as container:

@@ -19,6 +19,12 @@ from typing import NoReturn
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
+from engine.fileformat import FileFormatError
+
+from ..document import GraphDocument
+from ..model.timeline import Timeline
+from .atomic import interrupt_on_terminate
+from .frame_sheet import save_frame
 from .options import (
     FRAME_SUFFIXES,
     LESSON_SUFFIXES,
@@ -32,6 +38,7 @@ from .options import (
     parse_size,
     parse_step,
 )
+from .render import load_document
 
 PROG = "main.py export"
 USAGE = (
@@ -214,11 +221,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _load(file: str):  # noqa: ANN202 - GraphDocument, imported late (needs the app)
-    from engine.fileformat import FileFormatError
-
-    from .render import load_document
-
+def _load(file: str) -> GraphDocument:
     try:
         return load_document(file)
     except FileFormatError as exc:
@@ -226,9 +229,6 @@ def _load(file: str):  # noqa: ANN202 - GraphDocument, imported late (needs the 
 
 
 def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: str) -> int:
-    from ..model.timeline import Timeline
-    from .frame_sheet import save_frame
-
     doc = _load(file)
     timeline = Timeline(doc.results)
     n = len(timeline.steps)
@@ -251,7 +251,8 @@ def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int],
 
 
 def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool) -> int:
-    from .atomic import interrupt_on_terminate
+    # Lazy: the writers load the image and video libraries, which a frame export,
+    # --help and a refused argument should not wait for.
     from .writers import write_lesson
 
     interrupt_on_terminate()

@@ -35,7 +35,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.fileformat import SUFFIX, save
+
 from ..document import GraphDocument
+from ..model.timeline import Timeline
 from .frame_sheet import render_frame
 from .options import MAX_SIDE, MIN_SIDE, Timing
 
@@ -192,8 +195,6 @@ class ExportAnimationDialog(QDialog):
 
     def update_preview(self) -> None:
         """The first step (forward done, backward about to start) at the chosen size."""
-        from ..model.timeline import Timeline
-
         size = (self.width_box.value(), self.height_box.value())
         start = Timeline(self.doc.results).forward_length
         image = render_frame(self.doc, start, size, self.view_box.currentText())
@@ -212,9 +213,7 @@ class ExportAnimationDialog(QDialog):
         """Snapshot the document and start the child process."""
         if self.running:
             return
-        from engine.fileformat import save
-
-        fd, name = tempfile.mkstemp(prefix="export-", suffix=".bpgraph")
+        fd, name = tempfile.mkstemp(prefix="export-", suffix=SUFFIX)
         os.close(fd)
         self._snapshot = Path(name)
         save(self._snapshot, self.doc.to_file())

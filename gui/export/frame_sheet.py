@@ -26,8 +26,11 @@ from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWi
 from engine.atomic_write import write_atomic
 
 from .. import application
+from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
+from ..panels.chain_rule import ChainRulePanel
+from ..player import Player, connect_canvas
 from ..theme import THEME
 from . import camera
 from .options import DEFAULT_SIZE, ExportError
@@ -57,10 +60,6 @@ class FrameSheet(QWidget):
         self, doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide"
     ) -> None:
         super().__init__()
-        from ..canvas.view import CanvasView
-        from ..panels.chain_rule import ChainRulePanel
-        from ..player import Player, connect_canvas
-
         ensure_app()
         self.doc = doc
         self.view = view
@@ -144,7 +143,7 @@ class FrameSheet(QWidget):
 
     def svg(self) -> bytes:
         """The sheet as it stands, as an SVG document (vector canvas and text)."""
-        from PySide6.QtSvg import QSvgGenerator
+        from PySide6.QtSvg import QSvgGenerator  # lazy: only an SVG export loads QtSvg
 
         data = QByteArray()
         buffer = QBuffer(data)
