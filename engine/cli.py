@@ -26,7 +26,6 @@ from .errors import GraphError
 from .fileformat import FileFormatError, GraphFile, load
 from .graph import Graph
 from .json_stream import write_json
-from .ops import OPS
 from .trace import JACOBIAN_LIMIT, Step, Trace
 
 PROG = "main.py run"
@@ -345,7 +344,7 @@ def _computes(graph: Graph, nid: str) -> str:
     node = graph.nodes[nid]
     if node.is_leaf:
         return ""
-    return OPS[node.op].title([s or "?" for s in node.inputs], node.attrs)
+    return node.computes()
 
 
 def _indent(text: str, column: int) -> str:
@@ -397,8 +396,7 @@ def _step_lines(run: _Run) -> list[str]:
     graph = run.graph
     width = len(str(len(run.trace.steps)))
     for k, step in enumerate(run.trace.steps, 1):
-        consumer = graph.nodes[step.consumer]
-        expr = OPS[consumer.op].title([s or "?" for s in consumer.inputs], consumer.attrs)
+        expr = graph.nodes[step.consumer].computes()
         lines.append(
             f"  {k:>{width}}. {step.consumer} -> {step.operand}"
             f"  (operand {step.operand_index} of {step.consumer} = {expr})"

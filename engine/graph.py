@@ -9,7 +9,7 @@ computed once per structural edit and cached (every run reads it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +70,10 @@ def fresh_id(base: str, taken: Container[str]) -> str:
     return f"{stem[: MAX_ID_LENGTH - len(str(k))]}{k}"
 
 
+#: An unplugged input port in an op's title (``y = a * ?``).
+EMPTY_PORT = "?"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -93,6 +97,15 @@ class Node:
     def wants_grad(self) -> bool:
         """True for a leaf whose ``.grad`` PyTorch would fill (an input requiring grad)."""
         return self.op == "input" and self.requires_grad
+
+    def computes(self, name: Callable[[str], str] = str) -> str:
+        """What an op node computes, as its op's title over its operands: ``a * ?``.
+
+        An empty input port shows as ``?`` (:data:`EMPTY_PORT`); ``name`` writes each
+        operand's id (the chain-rule HTML escapes and styles them).
+        """
+        names = [EMPTY_PORT if s is None else name(s) for s in self.inputs]
+        return OPS[self.op].title(names, self.attrs)
 
 
 class Links:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 
 from .application import ensure_app
+from .model.names import APP_NAME
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -39,7 +40,7 @@ def create_window(path: str | Path | None = None) -> MainWindow:
 
 def parse_args(args: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="main.py", description="Backprop Studio: reverse-mode autodiff, made visible."
+        prog="main.py", description=f"{APP_NAME}: reverse-mode autodiff, made visible."
     )
     parser.add_argument("file", nargs="?", help="a .bpgraph file to open (or a .bptrace to view)")
     return parser.parse_args(args)

@@ -33,6 +33,7 @@ from engine.fileformat import (
 )
 
 from .document import GraphDocument
+from .model.names import APP_NAME
 
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8
@@ -368,7 +369,7 @@ def recovery_question(file: Path, source: Path | None) -> str:
     """The question for one leftover autosave, with both times when the source changed."""
     name = source.name if source else "an untitled graph"
     saved = file.stat().st_mtime
-    text = f"Backprop Studio closed without saving changes to {name} (autosaved {_when(saved)})."
+    text = f"{APP_NAME} closed without saving changes to {name} (autosaved {_when(saved)})."
     try:
         changed = source.stat().st_mtime if source is not None else None
     except OSError:

@@ -305,7 +305,7 @@ class MainWindow(QMainWindow):
                             "The font scale used in presentation mode"),
             "shortcuts": a("&Keyboard Shortcuts", self.show_shortcuts, SK.HelpContents,
                            "Every action and its shortcut"),
-            "about": a("&About Backprop Studio", self.show_about),
+            "about": a(f"&About {APP_NAME}", self.show_about),
         }
         undo = self.doc.undo_stack.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence("Ctrl+Z"))

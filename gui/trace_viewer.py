@@ -35,6 +35,7 @@ from engine.captured import CapturedTrace
 from engine.fileformat import FileFormatError
 from engine.tracefile import SUFFIX, load
 
+from .model.names import APP_NAME
 from .model.trace_view import TraceView, describe
 from .theme import THEME
 
@@ -137,7 +138,7 @@ class TraceWindow(QMainWindow):
 
     def __init__(self, trace: CapturedTrace, name: str = "trace") -> None:
         super().__init__()
-        self.setWindowTitle(f"{name} — Backprop Studio (captured trace, read-only)")
+        self.setWindowTitle(f"{name} — {APP_NAME} (captured trace, read-only)")
         self.view = TraceView(trace)
         self.k = -1
         self.canvas = TraceCanvas(self)

@@ -29,6 +29,7 @@ from .. import application
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
+from ..model.names import APP_NAME
 from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
 from ..theme import THEME
@@ -155,7 +156,7 @@ class FrameSheet(QWidget):
         gen.setViewBox(QRect(QPoint(0, 0), size))
         gen.setResolution(96)  # CSS pixels: a browser shows the SVG at WxH
         gen.setTitle(self.title)
-        gen.setDescription(f"Backprop Studio: {self.player.status_text()}")
+        gen.setDescription(f"{APP_NAME}: {self.player.status_text()}")
         painter = QPainter()
         if not painter.begin(gen):
             raise ExportError("cannot start the SVG writer")

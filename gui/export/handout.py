@@ -22,6 +22,7 @@ from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDoc
 
 from ..model import labels, worksheet
 from ..model.chain_rule import chain_rule_html
+from ..model.names import APP_NAME
 from .animation import Progress
 from .atomic import atomic_file
 from .render import LessonRenderer
@@ -40,7 +41,7 @@ class _Pages:
     def __init__(self, path: Path, title: str) -> None:
         self.writer = QPdfWriter(str(path))
         self.writer.setTitle(title)
-        self.writer.setCreator("Backprop Studio")
+        self.writer.setCreator(APP_NAME)
         self.writer.setResolution(96)
         self.writer.setPageLayout(
             QPageLayout(

@@ -13,9 +13,6 @@ from engine.graph import Graph
 from .labels import objective_name
 from .results import Results
 
-#: The end-to-end Jacobian is built (by the engine) up to this many entries.
-END_TO_END_LIMIT = 4096
-
 
 @dataclass(frozen=True)
 class EndToEnd:
@@ -50,7 +47,7 @@ def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | 
     leaves = tuple(trace.leaves)
     sizes = tuple(int(fwd.values[x].size) for x in leaves)
     try:
-        jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves), limit=END_TO_END_LIMIT)
+        jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves))
     except GraphError:
         jac = None
     grads = trace.leaf_grads

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from engine.ops import OPS
 from engine.trace import Step
 
 from . import colours
@@ -293,8 +292,7 @@ def _op_title(graph: Any, node: str) -> str:
     n = graph.nodes.get(node) if graph is not None else None
     if n is None or n.is_leaf:
         return h_name(node)
-    names = [h_name(s) if s is not None else "?" for s in n.inputs]
-    return OPS[n.op].title(names, n.attrs)
+    return n.computes(h_name)
 
 
 def _is_leaf(graph: Any, node: str) -> bool:

@@ -141,8 +141,7 @@ class NodeBoxes:
                 style, marker = BoxStyle.CONST, "const" if node.op == "const" else "no grad"
         else:
             op = OPS[node.op]
-            names = [s if s is not None else "?" for s in node.inputs]
-            title = f"{nid} = {op.title(names, node.attrs)}"
+            title = f"{nid} = {node.computes()}"
             style, marker, tooltip = BoxStyle.OP, "", f"{node.op}: {op.doc}"
         if frame is None or nid in frame.shown_values:
             v = fwd.values.get(nid)

@@ -13,9 +13,10 @@ from __future__ import annotations
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from engine.trace import JACOBIAN_LIMIT
+
 from ..document import GraphDocument
 from ..model import colours, labels
-from ..model.end_to_end import END_TO_END_LIMIT
 from ..model.timeline import Phase
 from ..player import Player
 from ..theme import THEME
@@ -158,7 +159,7 @@ class SummaryPanel(QWidget):
                                       size="110%"))
             if e2e.jacobian is None:
                 body.append(labels.h_para("Too large to show (more than "
-                                          f"{END_TO_END_LIMIT:,} entries).", colours.TEXT_MUTED))
+                                          f"{JACOBIAN_LIMIT:,} entries).", colours.TEXT_MUTED))
             else:
                 body.append(labels.jacobian_table_html(
                     e2e.output, fwd.values[e2e.output].shape, e2e.leaves,
