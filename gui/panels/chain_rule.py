@@ -21,6 +21,8 @@ from .follow import FollowPlayer
 BASE_PT = CHAIN_RULE_PT
 #: The equations shrink to fit the panel's width, down to this share of their size.
 MIN_FIT = 0.55
+#: Room around the text (pixels).
+MARGIN = 10
 
 
 class ChainRulePanel(QWidget):
@@ -36,13 +38,11 @@ class ChainRulePanel(QWidget):
         self.browser.setStyleSheet(
             f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
         )
-        self.browser.document().setDocumentMargin(10)
+        self._font = self.browser.document().defaultFont()
         # Equations fit the width (no sideways scrolling, the step never half hidden).
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
         self.fit = 1.0  # the share of the base size the text is shown at
-        self._scratch = QTextDocument(self)  # measures sizes the browser will not show
-        self._scratch.setDocumentMargin(self.browser.document().documentMargin())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -71,32 +71,32 @@ class ChainRulePanel(QWidget):
     def _render(self) -> None:
         """Render, then shrink the text until the widest equation fits the width.
 
-        Only the first and the final size are rendered in the browser: the sizes in
-        between are measured on a scratch document, which lays out several times
-        faster (the browser lays a document out again as its scroll bar comes and goes).
+        Each size is laid out once, in a new document the browser then shows:
+        ``setHtml`` empties the shown page first, so its scroll bar went away and came
+        back and the whole write-up was laid out twice, at both widths.
         """
         self.fit = 1.0
-        self.browser.setHtml(self.html())
+        self._show(self.html())
         room = self.browser.viewport().width()
-        wide = self.browser.document().idealWidth()
-        fit = 1.0
         for _ in range(3):  # text widths scale with the size: converges in a step or two
-            if room <= 0 or wide <= room or fit <= MIN_FIT:
+            wide = self.browser.document().idealWidth()
+            if room <= 0 or wide <= room or self.fit <= MIN_FIT:
                 break
-            fit = max(MIN_FIT, fit * room / wide * 0.98)
-            wide = self._ideal_width(self.html(fit), room)
-        if fit != 1.0:
-            self.fit = fit
-            self.browser.setHtml(self.html(fit))
+            self.fit = max(MIN_FIT, self.fit * room / wide * 0.98)
+            self._show(self.html(self.fit))
         self.browser.verticalScrollBar().setValue(0)  # the step is written at the top
 
-    def _ideal_width(self, html: str, room: int) -> float:
-        """How wide ``html`` lays out in the browser ``room`` pixels wide (not shown)."""
-        scratch = self._scratch
-        scratch.setDefaultFont(self.browser.document().defaultFont())
-        scratch.setHtml(html)
-        scratch.setTextWidth(room)
-        return scratch.idealWidth()
+    def _show(self, html: str) -> None:
+        """Put ``html`` in a new document and show that one (the old one goes)."""
+        doc = QTextDocument(self)
+        doc.setDefaultFont(self._font)
+        doc.setDocumentMargin(MARGIN)
+        doc.setHtml(html)
+        old = self.browser.document()
+        ours = old.parent() is self  # the browser deletes its own first one itself
+        self.browser.setDocument(doc)
+        if ours:
+            old.deleteLater()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)

@@ -258,3 +258,28 @@ def test_a_bulk_duplicate_routes_only_the_new_edges(qtbot, monkeypatch) -> None:
     new = set(scene.edges) - before
     assert len(new) == len(before)
     assert sorted(routed) == sorted(new)  # each new edge once, no edge already there
+
+
+def test_the_chain_rule_panel_keeps_one_document(qtbot) -> None:  # noqa: ANN001
+    """Each write-up is laid out in a new document that replaces the shown one (no
+    ``setHtml``: it laid the text out twice); the replaced ones are freed."""
+    from PySide6.QtCore import QCoreApplication, QEvent, Qt
+    from PySide6.QtGui import QTextDocument
+
+    from gui.panels.chain_rule import ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.resize(300, 200)  # narrow: the end frame shrinks to fit (several sizes)
+    panel.show()
+    qtbot.waitExposed(panel)
+    for _ in range(5):
+        player.step_back()
+    player.to_end()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    docs = panel.findChildren(QTextDocument, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    assert docs == [panel.browser.document()]
+    assert "Backward done" in panel.text()
