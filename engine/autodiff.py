@@ -20,7 +20,8 @@ import numpy as np
 
 from .errors import ArityError, GradientError, GraphError, ShapeError, shape_text
 from .graph import Graph, arity_problem, as_tensor
-from .ops import LEAF_OPS, OPS, OpShapeError
+from .ops import LEAF_OPS, OPS
+from .ops.record import OpShapeError
 from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace
 
 
@@ -258,8 +259,10 @@ def backward(
 ) -> Trace:
     """Run ``output.backward(gradient)`` and record every edge as a step.
 
-    ``prior`` is the leaves' ``.grad`` from earlier calls: the new gradients are
-    added to it, as PyTorch accumulates into ``.grad``.
+    ``prior`` is the leaves' ``.grad`` from earlier calls (an earlier trace's
+    :attr:`~engine.trace.Trace.held_grads`): the new gradients are added to it, as
+    PyTorch accumulates into ``.grad``. A ``.grad`` of another shape than the leaf's
+    value, or of a leaf that no longer requires grad, is dropped.
     """
     v = seed_gradient(graph, fwd, output, gradient)
     trace = Trace(output=output, gradient=v)
@@ -308,26 +311,3 @@ def end_to_end_jacobian(
                 jac[r, col : col + n] = grads[w].ravel()
             col += n
     return jac
-
-
-class Session:
-    """A graph plus its leaves' ``.grad``, the way a PyTorch script holds both.
-
-    Repeated :meth:`backward` calls accumulate into ``grads`` until :meth:`zero_grad`.
-    """
-
-    def __init__(self, graph: Graph) -> None:
-        self.graph = graph
-        self.grads: dict[str, np.ndarray] = {}
-
-    def forward(self) -> Forward:
-        return forward(self.graph)
-
-    def backward(self, output: str, gradient: Any = None, fwd: Forward | None = None) -> Trace:
-        fwd = fwd or forward(self.graph)
-        trace = backward(self.graph, fwd, output, gradient, prior=self.grads)
-        self.grads.update({k: g for k, g in trace.leaf_grads.items() if g is not None})
-        return trace
-
-    def zero_grad(self) -> None:
-        self.grads.clear()

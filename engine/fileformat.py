@@ -41,7 +41,8 @@ from .errors import GraphError, brief, quoted, shape_text
 from .graph import MAX_ID_LENGTH, MAX_NODES, MAX_OPERANDS, Graph, arity_problem
 from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
-from .ops import LEAF_OPS, OPS, OpShapeError
+from .ops import LEAF_OPS, OPS
+from .ops.record import OpShapeError
 from .schema_validator import SchemaIssue, validate_schema
 
 FORMAT = "backprop-studio-graph"

@@ -36,7 +36,8 @@ from .autodiff import check_gradient
 from .errors import GraphError, shape_text
 from .fileformat import MAX_ELEMENTS, GraphFile
 from .graph import Graph
-from .ops import LEAF_OPS, OPS, OpShapeError, validate_attrs
+from .ops import LEAF_OPS, OPS, validate_attrs
+from .ops.record import OpShapeError
 
 #: Longest source accepted, in characters (tutorial snippets are a few hundred).
 MAX_SOURCE_CHARS = 2_000_000

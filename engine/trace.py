@@ -120,6 +120,12 @@ class Trace:
         """``.grad`` of each input that requires grad, as PyTorch would report it."""
         return {leaf: self.grads.get(leaf) for leaf in self.leaves}
 
+    @property
+    def held_grads(self) -> dict[str, np.ndarray]:
+        """The ``.grad`` each leaf holds after this call (None-free): what the next
+        ``backward(..., prior=)`` adds to, as a second ``.backward()`` in PyTorch."""
+        return {leaf: g for leaf, g in self.leaf_grads.items() if g is not None}
+
     def fan_ins(self) -> dict[str, int]:
         """How many steps deliver a gradient into each node (more than one: fan-out)."""
         counts: dict[str, int] = {}

@@ -80,7 +80,7 @@ class GraphDocument(QObject):
         self.description = ""
         self.extra: dict[str, Any] = {}
         self.path: Path | None = None
-        self.prior_grads: dict[str, np.ndarray] = {}
+        self.prior_grads: dict[str, np.ndarray] = {}  # .grad from earlier calls
         self.groups: list[Group] = []  # engine.groups; edited by gui.group_commands
         self._depth = 0
         self._pending = _Pending()
@@ -303,7 +303,7 @@ class GraphDocument(QObject):
         trace = self.results.trace
         if trace is None:
             return
-        self.prior_grads = {k: g for k, g in trace.leaf_grads.items() if g is not None}
+        self.prior_grads = trace.held_grads
         self.recompute()
 
     def zero_grad(self) -> None:

@@ -44,7 +44,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QLabel, QMenu, QWidget
 
 from engine.errors import GraphError
-from engine.ops import CATEGORIES, OP_NAMES, ops_in
+from engine.ops import OP_NAMES, ops_in
+from engine.ops.record import CATEGORIES
 from engine.trace import Step
 
 from ..commands import (

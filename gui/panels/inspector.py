@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import GraphError
-from engine.ops import OPS, Attr
+from engine.ops import OPS
+from engine.ops.record import Attr
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
@@ -86,7 +87,7 @@ def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
     return numbers
 
 
-#: What an empty line edit suggests, per attribute kind (``engine.ops.ATTR_KINDS``).
+#: What an empty line edit suggests, per attribute kind (``engine.ops.record.ATTR_KINDS``).
 _PLACEHOLDERS = {
     "int-or-list": "all dims (None)",
     "int-or-null": "all elements (None)",

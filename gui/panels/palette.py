@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.ops import CATEGORIES, OPS, ops_in
+from engine.ops import OPS, ops_in
+from engine.ops.record import CATEGORIES
 
 from ..model.names import MIME_OP
 from ..tensor_editor import claims_navigation_key

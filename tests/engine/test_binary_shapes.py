@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from engine.autodiff import forward
-from engine.ops import OPS, OpShapeError
+from engine.ops import OPS
+from engine.ops.record import OpShapeError
 
 BINARY = [name for name, op in OPS.items() if op.arity == 2]
 PAIRS = 200

@@ -18,6 +18,7 @@ import pytest
 from engine import capture as capture_module
 from engine import tracefile
 from engine.capture import INSTALL_HINT, CaptureError, capture, recording
+from engine.trace import JACOBIAN_LIMIT
 from support import torch
 
 pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
@@ -43,7 +44,7 @@ def walk(root: object) -> list[object]:
     return list(seen)
 
 
-def assert_edges_compose(trace: object, limit: int = 4096) -> int:
+def assert_edges_compose(trace: object, limit: int = JACOBIAN_LIMIT) -> int:
     """upstream · J == vjp on every edge with at most ``limit`` Jacobian entries."""
     checked = 0
     for s in trace.steps:

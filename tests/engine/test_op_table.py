@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine import schema_validator
-from engine.ops import ATTR_KINDS, OPS, schema_defs, validate_attrs
+from engine.ops import OPS, ops_in, schema_defs, validate_attrs
+from engine.ops.record import ATTR_KINDS, CATEGORIES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,3 +71,11 @@ def test_format_doc_names_every_op_and_attribute() -> None:
         assert f"`{op.name}`" in text, op.name
         for attr in op.attrs:
             assert f"`{attr.name}`" in text, (op.name, attr.name)
+
+
+def test_the_table_runs_in_palette_order() -> None:
+    """Families are assembled in palette order, so the palette, quick search and the
+    schema's op list all read the table top to bottom by category."""
+    ranks = [CATEGORIES.index(op.category) for op in OPS.values()]
+    assert ranks == sorted(ranks)
+    assert all(ops_in(c) for c in CATEGORIES)

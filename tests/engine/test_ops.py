@@ -11,7 +11,8 @@ import pytest
 
 from engine.autodiff import backward, forward
 from engine.graph import Graph
-from engine.ops import CATEGORIES, OP_NAMES, OPS
+from engine.ops import OP_NAMES, OPS
+from engine.ops.record import CATEGORIES
 from engine.trace import JACOBIAN_LIMIT
 
 REQUIRED_OPS = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.autodiff import Session, backward, end_to_end_jacobian, forward
+from engine.autodiff import backward, end_to_end_jacobian, forward
 from engine.graph import Graph
 from support import close, seed2_graph, seed3_graph
 
@@ -137,12 +137,12 @@ def test_seed_examples_match_torch(tref):
 
 
 def test_two_backward_calls_double_the_leaf_gradients():
-    session = Session(example1())
-    first = session.backward("z")
+    graph = example1()
+    fwd = forward(graph)
+    first = backward(graph, fwd, "z")
     _close(first.leaf_grads["x"], [2.0, 4.0, 6.0])
-    second = session.backward("z")
+    second = backward(graph, fwd, "z", prior=first.held_grads)
     _close(second.leaf_grads["x"], [4.0, 8.0, 12.0])
-    _close(session.grads["x"], [4.0, 8.0, 12.0])
     # The step into x shows the earlier .grad as "before".
     into_x = [s for s in second.steps if s.operand == "x"]
     _close(into_x[0].before, [2.0, 4.0, 6.0])
@@ -152,23 +152,22 @@ def test_two_backward_calls_double_the_leaf_gradients():
 
 
 def test_accumulation_with_v_and_zero_grad():
-    session = Session(example4())
-    session.backward("y", [3.0, 2.0, 1.0])
-    trace = session.backward("y", [1.0, 1.0, 1.0])
+    graph = example4()
+    fwd = forward(graph)
+    first = backward(graph, fwd, "y", [3.0, 2.0, 1.0])
+    trace = backward(graph, fwd, "y", [1.0, 1.0, 1.0], prior=first.held_grads)
     _close([trace.leaf_grads[k] for k in ("x1", "x2", "x3")], [15.0, 52.0, 76.0])
-    session.zero_grad()
-    assert session.grads == {}
-    trace = session.backward("y", [1.0, 1.0, 1.0])
+    trace = backward(graph, fwd, "y", [1.0, 1.0, 1.0], prior={})  # after zero_grad()
     _close([trace.leaf_grads[k] for k in ("x1", "x2", "x3")], [5.0, 18.0, 34.0])
-    _close([session.grads[k] for k in ("x1", "x2", "x3")], [5.0, 18.0, 34.0])
 
 
 def test_accumulation_matches_torch(tref):
     torch = tref.torch
     x = torch.ones(2, 2, dtype=torch.float64, requires_grad=True)
-    session = Session(seed3_graph())
+    graph = seed3_graph()
+    fwd, grads = forward(graph), {}
     for _ in range(3):
         ((x + 2) * (x + 2)).mean().backward()
-        session.backward("out")
-    _close(session.grads["x"], x.grad.numpy())
-    _close(session.grads["x"], np.full((2, 2), 4.5))
+        grads = backward(graph, fwd, "out", prior=grads).held_grads
+    _close(grads["x"], x.grad.numpy())
+    _close(grads["x"], np.full((2, 2), 4.5))

@@ -1,0 +1,88 @@
+"""Arithmetic: ``add``, ``sub``, ``mul``, ``div``, ``pow`` (broadcasting) and ``neg``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .build import binary, unary
+from .record import Array, Op
+
+
+def _pow(a: Array, b: Array) -> Array:
+    """``a ** b`` elementwise, C ``pow`` everywhere as in PyTorch.
+
+    numpy swaps in ``sqrt`` when the exponent is one broadcast number 0.5, and
+    ``sqrt`` gives -0.0 for ``pow(-0.0, 0.5)`` = +0.0 (and NaN for ``pow(-inf, 0.5)``
+    = inf): a broadcast exponent is spelt out so the general path runs.
+    """
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    if np.shape(b) != shape or not shape:
+        b = np.full(shape or (1,), b)
+        return np.power(a, b).reshape(shape)
+    return np.power(a, b)
+
+
+def _pow_grad(i: int, g: Array, a: Array, b: Array, out: Array) -> Array:
+    # PyTorch's pow_backward_self / pow_backward_exponent: masks, and products, in its order.
+    if i == 0:
+        return np.where(b == 0.0, 0.0, g * (b * _pow(a, b - 1.0)))
+    return g * np.where((a == 0.0) & (b >= 0.0), 0.0, out * np.log(a))
+
+
+RECORDS: tuple[Op, ...] = (
+    binary(
+        "add",
+        "+",
+        np.add,
+        lambda i, g, a, b, out: g,
+        ("identity", "identity"),
+        "Elementwise sum, broadcasting.",
+        ("torch.add", "Tensor.add", "+"),
+    ),
+    binary(
+        "sub",
+        "-",
+        np.subtract,
+        lambda i, g, a, b, out: g if i == 0 else -g,
+        ("identity", "minus identity"),
+        "Elementwise difference, broadcasting.",
+        ("torch.sub", "Tensor.sub", "-"),
+    ),
+    binary(
+        "mul",
+        "*",
+        np.multiply,
+        lambda i, g, a, b, out: g * (b if i == 0 else a),
+        ("diagonal with entries of the other operand",) * 2,
+        "Elementwise product, broadcasting.",
+        ("torch.mul", "Tensor.mul", "*"),
+    ),
+    binary(
+        "div",
+        "/",
+        np.divide,
+        lambda i, g, a, b, out: g / b if i == 0 else -g * ((a / b) / b),
+        ("diagonal with entries 1/b", "diagonal with entries -a/b²"),
+        "Elementwise quotient, broadcasting.",
+        ("torch.div", "Tensor.div", "/"),
+    ),
+    binary(
+        "pow",
+        "**",
+        _pow,
+        _pow_grad,
+        ("diagonal with entries b·a^(b-1)", "diagonal with entries a^b·ln a"),
+        "Elementwise power with a tensor exponent, broadcasting.",
+        ("torch.pow", "Tensor.pow", "**"),
+    ),
+    unary(
+        "neg",
+        np.negative,
+        lambda g, x, out: -g,
+        "minus identity",
+        "Negation.",
+        torch=("torch.neg", "Tensor.neg", "-"),
+        category="Arithmetic",
+        title=lambda a, attrs: f"-{a[0]}",
+    ),
+)

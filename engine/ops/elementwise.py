@@ -1,0 +1,249 @@
+"""Elementwise functions: exp, log, trig, tanh, sigmoid, relu, abs, sqrt, square, clamp,
+maximum / minimum and where, each rounding as PyTorch does in float64."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..errors import shape_text
+from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
+from .record import Array, Attr, Attrs, Op, OpShapeError, Shape
+
+
+def _one_minus_square(y: Array) -> Array:
+    """``1 - y²`` as ``2a - a²`` with ``a = 1 - |y|``: within one ulp of PyTorch's
+    tanh_backward, which rounds ``1 - y²`` once in a fused multiply-add.
+
+    ``1 - fl(y·y)`` would not do: near saturation it cancels away all but the rounding
+    error of ``y·y`` (3.7e-9 relative at x = 10). For ``|y| >= 1/2``, ``a`` is exact
+    (Sterbenz) and so is ``2a``; ``a²`` is at most ``a/2`` of the result, so its
+    rounding moves the result by at most ``a/4`` of an ulp. Below 1/2 nothing cancels.
+    Five numpy passes (a Dekker split of ``y·y`` took thirteen).
+    """
+    if y.ndim == 0:
+        a = 1.0 - abs(float(y))
+        return np.asarray(2.0 * a - a * a)
+    a = np.abs(y)
+    np.subtract(1.0, a, out=a)
+    square = a * a
+    np.add(a, a, out=a)
+    np.subtract(a, square, out=a)
+    return a
+
+
+def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
+    """``g * (1 - out²)`` as PyTorch's tanh_backward computes it."""
+    r = _one_minus_square(out)
+    if r.ndim and r.shape == g.shape:
+        return np.multiply(g, r, out=r)  # r is ours: no sixth array
+    return g * r
+
+
+def _relu(x: Array) -> Array:
+    """``clamp_min(x, 0)`` as PyTorch: NaN stays NaN and -0.0 stays -0.0 (not below 0)."""
+    return np.where(x < 0.0, 0.0, x)
+
+
+def _sigmoid(x: Array) -> Array:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _sgn(x: Array) -> Array:
+    """``(x > 0) - (x < 0)``, as abs_backward uses it: +0.0 at both zeros and at NaN."""
+    return (x > 0.0).astype(np.float64) - (x < 0.0)
+
+
+def _clamp_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    if attrs.get("min") is None and attrs.get("max") is None:
+        raise OpShapeError("clamp needs min or max (or both); neither is set")
+    return tuple(shapes[0])
+
+
+def _clamp_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    """``min(max(x, min), max)`` as torch.clamp: NaN stays NaN, -0.0 stays -0.0."""
+    _clamp_check([xs[0].shape], attrs)
+    out = xs[0]
+    low, high = attrs.get("min"), attrs.get("max")
+    if low is not None:
+        out = np.where(out < low, float(low), out)
+    if high is not None:
+        out = np.where(out > high, float(high), out)
+    return np.asarray(out, dtype=np.float64)
+
+
+def _clamp_mask(x: Array, attrs: Attrs) -> Array:
+    """Where the gradient passes: min <= x <= max (NaN: nowhere), as clamp_backward."""
+    mask = np.ones(x.shape, dtype=bool)
+    if attrs.get("min") is not None:
+        mask &= x >= attrs["min"]
+    if attrs.get("max") is not None:
+        mask &= x <= attrs["max"]
+    return mask
+
+
+def _clamp_title(a: Sequence[str], attrs: Attrs) -> str:
+    bounds = [f"{k}={attrs[k]:g}" for k in ("min", "max") if attrs.get(k) is not None]
+    return f"clamp({', '.join([a[0], *bounds])})"
+
+
+def _extremum_grad(larger: bool) -> Callable[[int, Array, Array, Array, Array], Array]:
+    """torch.maximum/minimum's backward: a tie splits g in halves, NaN gives g to both."""
+
+    def grads(i: int, g: Array, a: Array, b: Array, out: Array) -> Array:
+        mine, other = (a, b) if i == 0 else (b, a)
+        loses = mine < other if larger else mine > other
+        return np.where(loses, 0.0, np.where(a == b, g / 2.0, g))
+
+    return grads
+
+
+def _condition(attrs: Attrs) -> Array:
+    return np.asarray(attrs.get("condition", True), dtype=bool)
+
+
+def _where_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
+    cond = _condition(attrs).shape
+    try:
+        return tuple(np.broadcast_shapes(cond, *shapes))
+    except ValueError:
+        listed = " and ".join(shape_text(s) for s in (cond, *shapes))
+        raise OpShapeError(f"cannot broadcast shapes {listed} (condition, a, b)") from None
+
+
+def _where_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    _where_check([x.shape for x in xs], attrs)
+    return np.where(_condition(attrs), xs[0], xs[1])
+
+
+def _where_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+    cond = _condition(attrs)
+    picked = np.where(cond, g, 0.0) if i == 0 else np.where(cond, 0.0, g)
+    return unbroadcast(np.broadcast_to(picked, out.shape), xs[i].shape)
+
+
+def _where_title(a: Sequence[str], attrs: Attrs) -> str:
+    text = json.dumps(attrs.get("condition", True))
+    return f"where({text if len(text) <= 16 else 'cond'}, {a[0]}, {a[1]})"
+
+
+RECORDS: tuple[Op, ...] = (
+    unary("exp", np.exp, lambda g, x, out: g * out, "diagonal with entries exp(x)", "e to the x."),
+    unary("log", np.log, lambda g, x, out: g / x, "diagonal with entries 1/x", "Natural log."),
+    unary("sin", np.sin, lambda g, x, out: g * np.cos(x), "diagonal with entries cos(x)", "Sine."),
+    unary(
+        "cos", np.cos, lambda g, x, out: -g * np.sin(x), "diagonal with entries -sin(x)", "Cosine."
+    ),
+    unary(
+        "tanh",
+        np.tanh,
+        _tanh_grad,
+        "diagonal with entries 1 - tanh²(x)",
+        "Hyperbolic tangent.",
+    ),
+    unary(
+        "sigmoid",
+        _sigmoid,
+        lambda g, x, out: g * (1.0 - out) * out,  # PyTorch's sigmoid_backward, in its order
+        "diagonal with entries σ(x)(1 - σ(x))",
+        "Logistic sigmoid 1/(1+e^-x).",
+    ),
+    unary(
+        "relu",
+        _relu,
+        lambda g, x, out: np.where(out <= 0.0, 0.0, g),  # NaN passes g, as threshold_backward
+        "diagonal with entries 1 where x > 0, else 0",
+        "max(x, 0).",
+        torch=("torch.relu", "Tensor.relu", "torch.nn.functional.relu"),
+    ),
+    unary(
+        "abs",
+        np.abs,
+        lambda g, x, out: g * _sgn(x),
+        "diagonal with entries sign(x) (0 at x = 0)",
+        "Absolute value |x|.",
+    ),
+    unary(
+        "sqrt",
+        np.sqrt,
+        lambda g, x, out: g / (2.0 * out),
+        "diagonal with entries 1/(2√x)",
+        "Square root.",
+    ),
+    unary(
+        "square",
+        lambda x: x * x,
+        lambda g, x, out: g * (2.0 * x),
+        "diagonal with entries 2x",
+        "x², as torch.square (x ** 2).",
+    ),
+    Op(
+        name="clamp",
+        arity=1,
+        category="Elementwise functions",
+        doc="x limited to [min, max]; either bound may be left out.",
+        forward=_clamp_forward,
+        vjp=lambda i, g, xs, out, attrs: np.where(_clamp_mask(xs[0], attrs), g, 0.0),
+        jvp=lambda ts, xs, out, attrs: np.where(
+            _clamp_mask(xs[0], attrs), tangents(ts, xs)[0], 0.0
+        ),
+        check=_clamp_check,
+        title=_clamp_title,
+        jacobian_words=const_words("diagonal with entries 1 where min ≤ x ≤ max, else 0"),
+        attrs=(
+            Attr("min", "number-or-null", -1.0, "Lower bound; empty for none"),
+            Attr("max", "number-or-null", 1.0, "Upper bound; empty for none"),
+        ),
+        torch=("torch.clamp", "Tensor.clamp", "torch.clip"),
+    ),
+    binary(
+        "maximum",
+        "max",
+        np.maximum,
+        _extremum_grad(larger=True),
+        (
+            "diagonal: 1 where a > b, ½ where a = b, else 0",
+            "diagonal: 1 where b > a, ½ where a = b, else 0",
+        ),
+        "Elementwise maximum, broadcasting; a tie splits the gradient.",
+        ("torch.maximum", "Tensor.maximum"),
+        category="Elementwise functions",
+    ),
+    binary(
+        "minimum",
+        "min",
+        np.minimum,
+        _extremum_grad(larger=False),
+        (
+            "diagonal: 1 where a < b, ½ where a = b, else 0",
+            "diagonal: 1 where b < a, ½ where a = b, else 0",
+        ),
+        "Elementwise minimum, broadcasting; a tie splits the gradient.",
+        ("torch.minimum", "Tensor.minimum"),
+        category="Elementwise functions",
+    ),
+    Op(
+        name="where",
+        arity=2,
+        category="Elementwise functions",
+        doc="a where the constant condition holds, else b; broadcasting.",
+        forward=_where_forward,
+        vjp=_where_vjp,
+        jvp=lambda ts, xs, out, attrs: np.asarray(
+            np.broadcast_to(_where_forward(tangents(ts, xs), attrs), out.shape), dtype=np.float64
+        ),
+        check=_where_check,
+        title=_where_title,
+        jacobian_words=lambda i, shapes, out, attrs: broadcast_words(
+            "diagonal with entries 1 where the condition is "
+            + ("true" if i == 0 else "false")
+            + ", else 0"
+        )(i, shapes, out, attrs),
+        attrs=(
+            Attr("condition", "bool-tensor", True, "true/false, or a nested list of them (a mask)"),
+        ),
+        torch=("torch.where",),
+    ),
+)

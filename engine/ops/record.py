@@ -1,0 +1,199 @@
+"""What an op record is: :class:`Op`, its attribute specs (:class:`Attr`, :data:`ATTR_KINDS`),
+the palette categories and the shape error every ``check`` raises."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Array = np.ndarray
+
+
+Shape = tuple[int, ...]
+
+
+Attrs = dict[str, Any]
+
+
+Forward = Callable[[Sequence[Array], Attrs], Array]
+
+
+Vjp = Callable[[int, Array, Sequence[Array], Array, Attrs], Array]
+
+
+Jvp = Callable[[Sequence["Array | None"], Sequence[Array], Array, Attrs], Array]
+
+
+Check = Callable[[Sequence[Shape], Attrs], Shape]
+
+
+Title = Callable[[Sequence[str], Attrs], str]
+
+
+Words = Callable[[int, Sequence[Shape], Shape, Attrs], str]
+
+
+CATEGORIES = (
+    "Leaves",
+    "Arithmetic",
+    "Elementwise functions",
+    "Reductions",
+    "Linear algebra",
+    "Shape",
+    "Losses",
+)
+
+
+class OpShapeError(ValueError):
+    """Raised by an op's ``check`` with a message that names the shapes involved."""
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _is_bool_tensor(v: Any) -> bool:
+    """true/false, or a non-empty rectangular nested list of them."""
+    if isinstance(v, bool):
+        return True
+    if not isinstance(v, list) or not v:
+        return False
+    try:
+        return np.array(v).dtype == np.bool_
+    except ValueError:  # ragged
+        return False
+
+
+_INT = {"type": "integer"}
+
+
+_INTS = {"type": "array", "items": {"title": "an integer", "type": "integer"}}
+
+
+@dataclass(frozen=True)
+class AttrKind:
+    """What values an attribute kind takes: a test, the words for an error, a schema."""
+
+    want: str
+    accepts: Callable[[Any], bool]
+    schema: dict[str, Any]
+
+
+ATTR_KINDS: dict[str, AttrKind] = {
+    "int": AttrKind("an integer", _is_int, _INT),
+    "int-or-null": AttrKind(
+        "null or an integer",
+        lambda v: v is None or _is_int(v),
+        {"anyOf": [{"type": "null"}, _INT]},
+    ),
+    "int-or-list": AttrKind(
+        "null, an integer or a list of integers",
+        lambda v: v is None or _is_int(v) or (isinstance(v, list) and all(map(_is_int, v))),
+        {"anyOf": [{"type": "null"}, _INT, {"type": "array", "items": _INT}]},
+    ),
+    "bool": AttrKind("true or false", lambda v: isinstance(v, bool), {"type": "boolean"}),
+    "shape": AttrKind(
+        "a list of integers", lambda v: isinstance(v, list) and all(map(_is_int, v)), _INTS
+    ),
+    "number-or-null": AttrKind(
+        "null or a number",
+        lambda v: v is None or _is_number(v),
+        {"anyOf": [{"type": "null"}, {"type": "number"}]},
+    ),
+    "bool-tensor": AttrKind(
+        "true, false or a nested list of them",
+        _is_bool_tensor,
+        {"$ref": "#/$defs/boolTensor"},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute of an op: its name, kind (a key of :data:`ATTR_KINDS`), default,
+    allowed integer range (``low``/``high``, inclusive, None: unbounded) and the
+    one-line help a student sees next to its widget."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str = ""
+    low: int | None = None
+    high: int | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not a valid value of this attribute (None: it is)."""
+        kind = ATTR_KINDS[self.kind]
+        if not kind.accepts(value):
+            return f"attribute {self.name!r} must be {kind.want}, got {value!r}"
+        low = self.low if self.low is not None else -np.inf
+        high = self.high if self.high is not None else np.inf
+        if _is_int(value) and not low <= value <= high:
+            return f"attribute {self.name!r} must be from {self.low} to {self.high}, got {value}"
+        return None
+
+
+DIM_RANGE = {"low": -64, "high": 64}
+
+
+DIM_HELP = "Negative values count from the end, as in PyTorch"
+
+
+DIMS_HELP = "Empty for all dims, an integer, or a list such as 0, 1"
+
+
+KEEPDIM = Attr("keepdim", "bool", False, "Keep the reduced dims as size 1")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One op: how to compute it, push a tangent forward, pull a gradient back.
+
+    - ``arity``: operand count; None: variadic (at least one); 0: a leaf.
+    - ``forward(xs, attrs)``: the value.
+    - ``vjp(i, g, xs, out, attrs)``: the gradient with respect to operand ``i``
+      given the upstream gradient ``g`` (shaped like ``out``).
+    - ``jvp(tangents, xs, out, attrs)``: the output tangent ``J·t`` given one
+      tangent per operand (None for an operand that carries none; all None gives
+      zeros). For every op ``⟨u, Jᵀv⟩ = ⟨v, Ju⟩``, which the tests check.
+    - ``check(shapes, attrs)``: the output shape, or :class:`OpShapeError`.
+    - ``title(operand_names, attrs)``: how the node reads (``a + b``, ``sum(a)``).
+    - ``jacobian_words(i, shapes, out_shape, attrs)``: the Jacobian's structure.
+    - ``attrs``: the attribute specs, in display order.
+    - ``torch``: the op's PyTorch spellings, for reading and writing PyTorch code:
+      ``torch.X`` is a function (``torch.nn.functional.X`` spelled out),
+      ``Tensor.X`` a method, and a bare symbol (``+``, ``@``, ``.T``, ``[]``) an
+      operator. The first entry is the preferred spelling.
+    """
+
+    name: str
+    arity: int | None
+    category: str
+    doc: str
+    forward: Forward
+    vjp: Vjp
+    jvp: Jvp
+    check: Check
+    title: Title
+    jacobian_words: Words
+    attrs: tuple[Attr, ...] = ()
+    torch: tuple[str, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.arity == 0
+
+    @property
+    def defaults(self) -> Attrs:
+        """Attribute name -> default value."""
+        return {a.name: a.default for a in self.attrs}
+
+    def attr(self, name: str) -> Attr:
+        return next(a for a in self.attrs if a.name == name)
