@@ -31,7 +31,8 @@ from .formatting import fmt_num, fmt_shape, format_tensor
 LABEL_MAX_ENTRIES = 16
 #: The chain-rule panel prints a Jacobian as a matrix up to this many entries.
 PANEL_MAX_ENTRIES = 64
-#: ... and a vector (upstream, vjp, gradient) element by element up to this many.
+#: ... and a vector (upstream, vjp, gradient) element by element up to this many, as a
+#: Jacobian's rows and columns: a wider formula would run off the panel's edge.
 PANEL_MAX_VECTOR = 16
 
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
@@ -514,7 +515,7 @@ def end_to_end_html(
         if heading
         else []
     )
-    if jac is None or jac.size > PANEL_MAX_ENTRIES or jac.shape[0] > PANEL_MAX_VECTOR:
+    if jac is None or jac.size > PANEL_MAX_ENTRIES or max(jac.shape) > PANEL_MAX_VECTOR:
         size = "too large to print" if jac is None else f"{jac.shape[0]}×{jac.shape[1]}"
         parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
         return "".join(parts)

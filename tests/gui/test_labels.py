@@ -151,3 +151,16 @@ def test_composition_of_matrices_shows_the_total_only() -> None:
     html = labels.composition_html(t.steps, "out", ["x"], [4], jac)
     assert "∂out/∂z·∂z/∂y·∂y/∂x + ∂out/∂z·∂z/∂y·∂y/∂x" in html
     assert "[1.5, 1.5, 1.5, 1.5]" in html and "[[3, 0" not in html
+
+
+def test_end_to_end_html_says_the_size_of_a_jacobian_too_wide_to_print() -> None:
+    """A row per leaf, a column per leaf element: more than a vector's worth of either
+    would run off the panel (it was clipped at the edge), so the size is said instead."""
+    n = labels.PANEL_MAX_VECTOR + 1
+    leaves = [f"x{i}" for i in range(1, n + 1)]
+    jac = np.arange(1.0, n + 1).reshape(1, n)
+    html = labels.end_to_end_html("y", "y", leaves, jac, np.array(1.0), list(jac[0]))
+    assert f"is 1×{n}" in html and "<table" not in html
+    fits = labels.end_to_end_html("y", "y", leaves[:-1], jac[:, :-1], np.array(1.0),
+                                  list(jac[0, :-1]))
+    assert "<table" in fits and f">{n - 1}<" in fits
