@@ -82,10 +82,8 @@ class PortItem:
         self._pos = QPointF(x, y)
 
     def scenePos(self) -> QPointF:  # noqa: N802 - reads like the Qt items
+        """Centre in scene coordinates."""
         return self.node.pos() + self._pos
-
-    def scene_center(self) -> QPointF:
-        return self.scenePos()
 
     def set_connected(self, connected: bool) -> None:
         self.connected = connected  # the node box draws the dot

@@ -554,7 +554,7 @@ class CanvasView(QGraphicsView):
         for item in self.canvas.items(QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r)):
             if isinstance(item, NodeItem):
                 for port in (*item.in_ports, item.out_port):
-                    d = QLineF(port.scene_center(), centre).length()
+                    d = QLineF(port.scenePos(), centre).length()
                     if d <= best_d:
                         best, best_d = port, d
         return best

@@ -48,8 +48,8 @@ def drag_connect(qtbot, win: MainWindow, src: str, dst: str, index: int) -> None
     canvas = win.canvas
     canvas.fit_all()
     QApplication.processEvents()
-    a = canvas.node_item(src).out_port.scene_center()
-    b = canvas.node_item(dst).in_ports[index].scene_center()
+    a = canvas.node_item(src).out_port.scenePos()
+    b = canvas.node_item(dst).in_ports[index].scenePos()
     pa, pb = canvas.mapFromScene(a), canvas.mapFromScene(b)
     vp = canvas.viewport()
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pa)

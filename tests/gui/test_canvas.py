@@ -566,7 +566,7 @@ def test_hovering_a_port_enlarges_it(view: CanvasView) -> None:
     x = add(view, "input", 0, 0)
     view.fit_all()
     item = view.node_item(x)
-    QTest.mouseMove(view.viewport(), vpos(view, item.out_port.scene_center()) + QPoint(3, 2))
+    QTest.mouseMove(view.viewport(), vpos(view, item.out_port.scenePos()) + QPoint(3, 2))
     assert item.hover_port is item.out_port
     assert view.viewport().cursor().shape() == Qt.CursorShape.CrossCursor
     QTest.mouseMove(view.viewport(), QPoint(5, 5))
@@ -625,14 +625,14 @@ def test_dragging_a_connected_operand_port_moves_or_removes_its_edge(seeded: Can
     seeded.fit_all()
     y1_port = seeded.node_item("y1").in_ports[1]  # y1 = a * x3: lift the x3 edge
     y3_port = seeded.node_item("y3").in_ports[1]  # taken by c: the move is refused
-    drag(seeded, vpos(seeded, y1_port.scene_center()), vpos(seeded, y3_port.scene_center()))
+    drag(seeded, vpos(seeded, y1_port.scenePos()), vpos(seeded, y3_port.scenePos()))
     assert doc.graph.nodes["y1"].inputs == ["a", "x3"] and stack.count() == 0
     assert seeded.refused_edge_visible
 
     assert push(doc, Disconnect(doc, "y3", 1)) is None  # free y3's second port
     y1_port = seeded.node_item("y1").in_ports[1]
     y3_port = seeded.node_item("y3").in_ports[1]
-    drag(seeded, vpos(seeded, y1_port.scene_center()), vpos(seeded, y3_port.scene_center()))
+    drag(seeded, vpos(seeded, y1_port.scenePos()), vpos(seeded, y3_port.scenePos()))
     assert doc.graph.nodes["y1"].inputs == ["a", None]
     assert doc.graph.nodes["y3"].inputs == ["x1", "x3"]
     stack.undo()  # the move is one step
@@ -640,7 +640,7 @@ def test_dragging_a_connected_operand_port_moves_or_removes_its_edge(seeded: Can
     assert doc.graph.nodes["y3"].inputs == ["x1", None]
 
     y1_port = seeded.node_item("y1").in_ports[1]
-    start = vpos(seeded, y1_port.scene_center())
+    start = vpos(seeded, y1_port.scenePos())
     drag(seeded, start, start + QPoint(0, 400))  # dropped on empty canvas: removed
     assert doc.graph.nodes["y1"].inputs == ["a", None]
     stack.undo()
