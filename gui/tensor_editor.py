@@ -10,6 +10,8 @@ command, so every change is an undoable edit.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QValidator
@@ -29,17 +31,27 @@ from PySide6.QtWidgets import (
 
 from .model.formatting import fmt_num
 
-KINDS = ("scalar", "vector", "matrix")
+
+class Rank(StrEnum):
+    """The editor's kinds of tensor, by number of dimensions (its index)."""
+
+    SCALAR = "scalar"
+    VECTOR = "vector"
+    MATRIX = "matrix"
+
+
+#: The kind box's items, in rank order.
+KINDS = tuple(k.value for k in Rank)
 MAX_SIZE = 64  # a teaching tool: larger tensors belong in a file
 _CELL_ROLE = Qt.ItemDataRole.UserRole
 
 
-def kind_of(value: np.ndarray) -> str | None:
+def kind_of(value: np.ndarray) -> Rank | None:
     """The editor kind for a value's shape, or None when it is beyond 2-D."""
-    return KINDS[value.ndim] if value.ndim <= 2 else None
+    return Rank(KINDS[value.ndim]) if value.ndim <= 2 else None
 
 
-def resized(value: np.ndarray, kind: str, rows: int, cols: int) -> np.ndarray:
+def resized(value: np.ndarray, kind: Rank, rows: int, cols: int) -> np.ndarray:
     """``value`` moved into a new shape, keeping the entries that still fit.
 
     Turning a scalar into a vector keeps the number in slot 0, a vector becomes the
@@ -49,13 +61,13 @@ def resized(value: np.ndarray, kind: str, rows: int, cols: int) -> np.ndarray:
     flat2d = np.atleast_2d(np.asarray(value, dtype=np.float64))
     if value.ndim > 2:
         flat2d = np.asarray(value).reshape(1, -1)
-    shape = {"scalar": (1, 1), "vector": (1, cols), "matrix": (rows, cols)}[kind]
+    shape = {Rank.SCALAR: (1, 1), Rank.VECTOR: (1, cols), Rank.MATRIX: (rows, cols)}[kind]
     out = np.zeros(shape)
     r, c = min(shape[0], flat2d.shape[0]), min(shape[1], flat2d.shape[1])
     out[:r, :c] = flat2d[:r, :c]
-    if kind == "scalar":
+    if kind is Rank.SCALAR:
         return np.array(out[0, 0])
-    if kind == "vector":
+    if kind is Rank.VECTOR:
         return out[0].copy()
     return out
 
@@ -295,14 +307,14 @@ class TensorEditor(QWidget):
             cols = value.shape[-1] if value.ndim >= 1 else 1
             self.rows.setValue(rows)
             self.cols.setValue(cols)
-            self.rows.setVisible(kind == "matrix")
-            self.cols.setVisible(kind != "scalar")
+            self.rows.setVisible(kind is Rank.MATRIX)
+            self.cols.setVisible(kind is not Rank.SCALAR)
             self.rows.setEnabled(True)
             self.cols.setEnabled(True)
-            self.cols.setPrefix("cols " if kind == "matrix" else "length ")
-            self.scalar_box.setVisible(kind == "scalar")
-            self.table.setVisible(kind != "scalar")
-            if kind == "scalar":
+            self.cols.setPrefix("cols " if kind is Rank.MATRIX else "length ")
+            self.scalar_box.setVisible(kind is Rank.SCALAR)
+            self.table.setVisible(kind is not Rank.SCALAR)
+            if kind is Rank.SCALAR:
                 self.spin.setValue(float(value))
                 return
             grid = np.atleast_2d(value)
@@ -339,10 +351,10 @@ class TensorEditor(QWidget):
         self.valueEdited.emit(value.copy(), scrubbing)
 
     def _shape_edited(self, *_args: object) -> None:
-        kind = self.kind.currentText()
-        if kind not in KINDS:
+        text = self.kind.currentText()
+        if text not in KINDS:
             return
-        new = resized(self._value, kind, self.rows.value(), self.cols.value())
+        new = resized(self._value, Rank(text), self.rows.value(), self.cols.value())
         if new.shape == self._value.shape:
             return
         self._show(new)

@@ -24,7 +24,7 @@ import numpy as np
 from PIL import Image
 from PySide6.QtGui import QImage
 
-from ..model.lesson import Shot
+from ..model.lesson import Shot, ShotKind
 from .apng import write_apng
 from .atomic import atomic_file, atomic_folder
 from .render import LessonRenderer
@@ -79,7 +79,7 @@ def write_animation(renderer: LessonRenderer, out: Path, progress: Progress | No
 def _palette(renderer: LessonRenderer) -> Image.Image:
     """One 256-colour palette for the whole GIF, from the pictures with the most colours."""
     shots = renderer.shots
-    frames = [s for s in shots if s.kind == "frame"]
+    frames = [s for s in shots if s.kind is ShotKind.FRAME]
     picks = [shots[0], frames[-1], shots[-1]] if frames else [shots[0], shots[-1]]
     pictures = [to_pil(renderer.image(s)) for s in picks]
     w, h = pictures[0].size

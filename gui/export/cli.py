@@ -32,6 +32,7 @@ from .options import (
     ExportError,
     LessonOptions,
     Timing,
+    View,
     lesson_kind,
     parse_fps,
     parse_seconds,
@@ -105,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--view",
-        default="slide",
+        default=View.SLIDE.value,
         choices=VIEWS,
         help="slide: canvas and chain-rule text (default); canvas: canvas alone",
     )
@@ -132,7 +133,7 @@ def _lesson_options(args: argparse.Namespace, kind: str) -> LessonOptions:
         timing=timing,
         forward=args.forward,
         worksheet=args.worksheet,
-        view=args.view,
+        view=View(args.view),
     )
 
 
@@ -168,7 +169,7 @@ def main(argv: list[str]) -> int:
         if options is not None:
             status = _export_lesson(args.file, out, options, args.progress)
         else:
-            status = _export_frame(args.file, step, out, size, args.view)
+            status = _export_frame(args.file, step, out, size, View(args.view))
         for line in _held:
             print(line, file=sys.stderr)
         return status
@@ -228,7 +229,7 @@ def _load(file: str) -> GraphDocument:
         raise ExportError(str(exc)) from None
 
 
-def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: str) -> int:
+def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: View) -> int:
     doc = _load(file)
     timeline = Timeline(doc.results)
     n = len(timeline.steps)

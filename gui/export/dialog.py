@@ -40,7 +40,7 @@ from engine.fileformat import SUFFIX, save
 from ..document import GraphDocument
 from ..model.timeline import Timeline
 from .frame_sheet import render_frame
-from .options import MAX_SIDE, MIN_SIDE, Timing
+from .options import MAX_SIDE, MIN_SIDE, VIEWS, Timing, View
 
 #: (label, suffix or "/" for a folder, extra arguments)
 FORMATS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -100,7 +100,7 @@ class ExportAnimationDialog(QDialog):
         self.fps_box.setValue(int(defaults.fps))
         self.forward_box = QCheckBox("Play the forward pass first")
         self.view_box = QComboBox()
-        self.view_box.addItems(["slide", "canvas"])
+        self.view_box.addItems(VIEWS)
         self.view_box.setToolTip("slide: canvas and chain-rule text; canvas: the canvas alone")
 
         form = QFormLayout()
@@ -197,7 +197,7 @@ class ExportAnimationDialog(QDialog):
         """The first step (forward done, backward about to start) at the chosen size."""
         size = (self.width_box.value(), self.height_box.value())
         start = Timeline(self.doc.results).forward_length
-        image = render_frame(self.doc, start, size, self.view_box.currentText())
+        image = render_frame(self.doc, start, size, View(self.view_box.currentText()))
         pixmap = QPixmap.fromImage(image).scaledToWidth(
             PREVIEW_WIDTH, Qt.TransformationMode.SmoothTransformation
         )

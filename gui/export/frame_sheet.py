@@ -34,7 +34,7 @@ from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
 from ..theme import THEME
 from . import camera
-from .options import DEFAULT_SIZE, ExportError
+from .options import DEFAULT_SIZE, ExportError, View
 
 #: Where the pulse sits on the active edge in a still image.
 STILL_PULSE = 0.5
@@ -58,7 +58,7 @@ class FrameSheet(QWidget):
     """
 
     def __init__(
-        self, doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide"
+        self, doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: View = View.SLIDE
     ) -> None:
         super().__init__()
         ensure_app()
@@ -99,7 +99,7 @@ class FrameSheet(QWidget):
         outer.setSpacing(0)
         outer.addWidget(self.header)
         outer.addLayout(body, 1)
-        if view == "canvas":
+        if view == View.CANVAS:
             self.header.hide()
             self.panel.hide()
         self.setFixedSize(w, h)
@@ -167,7 +167,7 @@ class FrameSheet(QWidget):
 
 @contextmanager
 def frame_sheet(
-    doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: str = "slide"
+    doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: View = View.SLIDE
 ) -> Iterator[FrameSheet]:
     """A sheet for a ``with`` block, thrown away after it (needs a QApplication, made if
     missing)."""
@@ -184,7 +184,7 @@ def render_frame(
     doc: GraphDocument,
     position: int | None,
     size: tuple[int, int] = DEFAULT_SIZE,
-    view: str = "slide",
+    view: View = View.SLIDE,
 ) -> QImage:
     """The frame at timeline ``position`` (None: backward done, everything live) as an image."""
     with frame_sheet(doc, size, view) as sheet:
@@ -197,7 +197,7 @@ def save_frame(
     position: int | None,
     path: str | os.PathLike[str],
     size: tuple[int, int] = DEFAULT_SIZE,
-    view: str = "slide",
+    view: View = View.SLIDE,
 ) -> None:
     """Save the frame at ``position`` as PNG or SVG (chosen by the suffix).
 

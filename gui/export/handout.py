@@ -22,6 +22,7 @@ from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDoc
 
 from ..model import labels, worksheet
 from ..model.chain_rule import chain_rule_html
+from ..model.lesson import ShotKind
 from ..model.names import APP_NAME
 from .animation import Progress
 from .atomic import atomic_file
@@ -124,7 +125,9 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
 
     # Title page: the card, then the graph before backward starts.
     pages.new_page()
-    used = pages.text(renderer.card_html("title", CARD_PT), QRectF(0, 0, w, h - picture_h - GAP))
+    used = pages.text(
+        renderer.card_html(ShotKind.TITLE, CARD_PT), QRectF(0, 0, w, h - picture_h - GAP)
+    )
     sheet.show_position(tl.forward_length)
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
     tick(1)
@@ -155,7 +158,9 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
         _answer_key(pages, doc.graph, steps)
     # End page: the whole call as vT J and the leaves' .grad, with the final graph.
     pages.new_page()
-    used = pages.text(renderer.card_html("end", CARD_PT), QRectF(0, 0, w, h - picture_h - GAP))
+    used = pages.text(
+        renderer.card_html(ShotKind.END, CARD_PT), QRectF(0, 0, w, h - picture_h - GAP)
+    )
     sheet.show_position(tl.end)
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
     tick(total)

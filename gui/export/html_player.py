@@ -18,6 +18,7 @@ from string import Template
 
 from ..model import colours
 from ..model.chain_rule import chain_rule_html
+from ..model.lesson import ShotKind
 from .animation import Progress
 from .atomic import atomic_file
 from .render import LessonRenderer
@@ -115,7 +116,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
     """Write the renderer's lesson as one self-contained HTML page to ``out``."""
     sheet, doc = renderer.sheet, renderer.doc
     tl = sheet.player.timeline
-    shots = [s for s in renderer.shots if s.kind != "frame" or s.held]
+    shots = [s for s in renderer.shots if s.kind is not ShotKind.FRAME or s.held]
     title = html.escape(sheet.title)
     hold_ms = max(400, int(renderer.options.timing.hold * 1000))
     with atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
@@ -134,7 +135,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
             '<span id="status"></span></nav>\n<main>\n'
         )
         for i, shot in enumerate(shots, 1):
-            if shot.kind == "frame":
+            if shot.kind is ShotKind.FRAME:
                 sheet.show_position(shot.position)
                 frame = tl.frame(shot.position)
                 text = chain_rule_html(doc.graph, tl, frame, sheet.player.end_to_end, TEXT_PT)
@@ -146,7 +147,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
                 f.write(_slide("frame", sheet.player.status_text(), inner, step))
             else:
                 card = _body(renderer.card_html(shot.kind, TEXT_PT * 1.2))
-                status = "title" if shot.kind == "title" else "backward done: vᵀJ"
+                status = "title" if shot.kind is ShotKind.TITLE else "backward done: vᵀJ"
                 f.write(_slide("card-slide", status, f'<div class="card">{card}</div>'))
             if progress is not None:
                 progress(i, len(shots))

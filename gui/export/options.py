@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from engine.errors import quoted
@@ -27,6 +28,17 @@ LESSON_SUFFIXES = (*ANIMATIONS, *DOCUMENTS)
 FRAME_SUFFIXES = (".png", ".svg")
 
 
+class View(StrEnum):
+    """What a frame shows (``--view``): the canvas with the chain-rule text, or the canvas."""
+
+    SLIDE = "slide"
+    CANVAS = "canvas"
+
+
+#: The ``--view`` choices, as the command line spells them.
+VIEWS = tuple(v.value for v in View)
+
+
 class ExportError(Exception):
     """Bad input for an export; ``str`` is one line for ``error: FILE: ...``."""
 
@@ -40,10 +52,7 @@ class LessonOptions:
     timing: Timing = Timing()
     forward: bool = False
     worksheet: bool = False
-    view: str = "slide"
-
-
-VIEWS = ("slide", "canvas")
+    view: View = View.SLIDE
 
 
 def parse_size(text: str | None) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from engine.fileformat import load
 
 from ..document import GraphDocument
 from ..model import lesson
-from ..model.lesson import Shot
+from ..model.lesson import Shot, ShotKind
 from ..theme import THEME
 from .frame_sheet import FrameSheet, ensure_app
 from .options import LessonOptions
@@ -57,10 +57,10 @@ class LessonRenderer:
 
     # ------------------------------------------------------------------ cards
 
-    def card_html(self, kind: str, base_pt: float) -> str:
+    def card_html(self, kind: ShotKind, base_pt: float) -> str:
         """The title or end card's text (Qt rich text)."""
         doc, trace = self.doc, self.doc.results.trace
-        if kind == "title":
+        if kind is ShotKind.TITLE:
             call = None if trace is None else lesson.backward_call(trace.output, trace.gradient)
             inputs = lesson.input_lines(doc.graph, doc.results.forward.values)
             return lesson.title_html(self.sheet.title, doc.description, call, inputs, base_pt)
@@ -68,7 +68,7 @@ class LessonRenderer:
         grads = None if trace is None else trace.leaf_grads
         return lesson.end_html(e2e, grads, base_pt)
 
-    def paint_card(self, kind: str, painter: QPainter, rect: QRectF, base_pt: float) -> None:
+    def paint_card(self, kind: ShotKind, painter: QPainter, rect: QRectF, base_pt: float) -> None:
         """Lay the card's text out in ``rect`` (top-left aligned, wrapped to its width)."""
         text = QTextDocument()
         text.setHtml(self.card_html(kind, base_pt))
@@ -82,7 +82,7 @@ class LessonRenderer:
 
     def image(self, shot: Shot) -> QImage:
         """The picture of ``shot`` at the lesson's size (RGB32)."""
-        if shot.kind == "frame":
+        if shot.kind is ShotKind.FRAME:
             self.sheet.show_position(shot.position, shot.pulse, 1.0 if shot.held else shot.pulse)
             return self.sheet.image()
         w, h = self.size

@@ -9,7 +9,7 @@ from ..document import GraphDocument
 from .animation import Progress, write_animation
 from .handout import PICTURE, write_handout
 from .html_player import write_player
-from .options import LessonOptions
+from .options import LessonOptions, View
 from .render import lesson_renderer
 
 
@@ -24,11 +24,11 @@ def write_lesson(
     their pictures are the canvas alone (the PDF's at a fixed layout size).
     """
     if options.kind == "pdf":
-        options = dataclasses.replace(options, size=PICTURE, view="canvas")
+        options = dataclasses.replace(options, size=PICTURE, view=View.CANVAS)
         with lesson_renderer(doc, options) as renderer:
             write_handout(renderer, out, progress)
     elif options.kind == "html":
-        options = dataclasses.replace(options, view="canvas")
+        options = dataclasses.replace(options, view=View.CANVAS)
         with lesson_renderer(doc, options) as renderer:
             write_player(renderer, out, progress)
     else:

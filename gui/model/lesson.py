@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -41,16 +42,24 @@ class Timing:
 HOLD_PULSE = 1.0
 
 
+class ShotKind(StrEnum):
+    """A lesson's pictures: the title card, a frame of the timeline, the end card."""
+
+    TITLE = "title"
+    FRAME = "frame"
+    END = "end"
+
+
 @dataclass(frozen=True)
 class Shot:
     """One picture of the lesson and how long it stays (milliseconds).
 
-    ``kind`` is ``title``, ``frame`` or ``end``; a frame has a timeline
+    A :class:`ShotKind`; a frame has a timeline
     ``position`` and the pulse's progress along the active edge. ``held`` is False
     for the in-between pictures of a transition.
     """
 
-    kind: str
+    kind: ShotKind
     duration_ms: int
     position: int = 0
     pulse: float = HOLD_PULSE
@@ -66,19 +75,20 @@ def plan(forward_length: int, end: int, timing: Timing, forward: bool) -> list[S
     ``timing.fps``) then its held frame; the end card.
     """
     hold = _ms(timing.hold)
-    shots = [Shot("title", _ms(timing.title))]
+    shots = [Shot(ShotKind.TITLE, _ms(timing.title))]
     start = forward_length
     if forward:
-        shots += [Shot("frame", hold, p) for p in range(1, forward_length)]
-    shots.append(Shot("frame", hold, start))
+        shots += [Shot(ShotKind.FRAME, hold, p) for p in range(1, forward_length)]
+    shots.append(Shot(ShotKind.FRAME, hold, start))
     between = timing.transition_frames
     tick = _ms(1.0 / timing.fps)
     for p in range(start + 1, end + 1):
         shots += [
-            Shot("frame", tick, p, i / (between + 1), held=False) for i in range(1, between + 1)
+            Shot(ShotKind.FRAME, tick, p, i / (between + 1), held=False)
+            for i in range(1, between + 1)
         ]
-        shots.append(Shot("frame", hold, p))
-    shots.append(Shot("end", _ms(timing.end)))
+        shots.append(Shot(ShotKind.FRAME, hold, p))
+    shots.append(Shot(ShotKind.END, _ms(timing.end)))
     return shots
 
 
@@ -88,7 +98,7 @@ def _ms(seconds: float) -> int:
 
 def held_frames(shots: Sequence[Shot]) -> Iterator[Shot]:
     """The frames a reader steps through (no cards, no transition pictures)."""
-    return (s for s in shots if s.kind == "frame" and s.held)
+    return (s for s in shots if s.kind is ShotKind.FRAME and s.held)
 
 
 # --------------------------------------------------------------------------- card text
