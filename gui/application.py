@@ -1,16 +1,48 @@
 """The QApplication, created once and named so QSettings and AppDataLocation are ours.
 
 A module of its own so that the window, the exporter and the launcher all reach
-it without importing each other (no import circle).
+it without importing each other (no import circle). Importing it also stops
+PySide6 from keeping the source of every module imported after it in memory
+(see :func:`keep_no_module_sources`): it is imported before the app's modules.
 """
 
 from __future__ import annotations
 
+import linecache
 import sys
+from types import ModuleType
 
 from PySide6.QtWidgets import QApplication
 
 from .model.names import APP_NAME
+
+
+def keep_no_module_sources() -> None:
+    """PySide6's import hook reads the source of every module imported after PySide6
+    (``inspect.getsource``, looking for ``from __feature__ import``), and ``linecache``
+    keeps all of it: ~10 MB of source lines in an idle app, a tenth of its memory.
+    Wrap the hook so that it forgets the sources it read once it has answered
+    (a traceback reads a source again when it needs one). A PySide6 without that
+    hook is left alone.
+    """
+    feature = sys.modules.get("shibokensupport.feature")
+    check = getattr(feature, "_mod_uses_pyside", None)
+    if check is None or getattr(check, "keeps_no_source", False):
+        return
+
+    def uses_pyside(module: ModuleType) -> bool:
+        before = set(linecache.cache)
+        try:
+            return check(module)
+        finally:
+            for name in linecache.cache.keys() - before:
+                del linecache.cache[name]
+
+    uses_pyside.keeps_no_source = True  # type: ignore[attr-defined]
+    feature._mod_uses_pyside = uses_pyside  # type: ignore[union-attr]
+
+
+keep_no_module_sources()
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:

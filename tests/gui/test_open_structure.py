@@ -1,0 +1,76 @@
+"""Opening a file does each piece of work once, and an idle app keeps no module sources.
+
+Counts, never times: the player builds one timeline per opened file, every box is
+laid out once and every edge routed once, and PySide6's import hook leaves no
+module source behind in ``linecache``.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from pathlib import Path
+
+from engine.fileformat import GraphFile, save
+from engine.graph import Graph
+
+
+def test_a_module_imported_after_the_app_leaves_no_source_in_memory(
+    tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    import gui.application  # noqa: F401 - importing it wraps PySide6's import hook
+
+    module = tmp_path / "imported_late_for_the_test.py"
+    module.write_text("from PySide6.QtCore import QObject\n\nVALUE = 42\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = __import__("imported_late_for_the_test")  # the import statement's way: PySide6 hooks it
+    try:
+        assert mod.VALUE == 42
+        assert str(module) not in linecache.cache
+    finally:
+        sys.modules.pop("imported_late_for_the_test", None)
+
+
+def _chain_file(tmp_path: Path, n: int = 40) -> Path:
+    """A chain of ``n`` nodes with a few long edges, saved without positions (the app
+    lays it out on open)."""
+    g = Graph()
+    g.add_node("x0", "input", value=1.0)
+    for i in range(1, n):
+        inputs = [f"x{i - 1}", f"x{i - 7}"] if i >= 7 and i % 5 == 0 else [f"x{i - 1}"]
+        g.add_node(f"x{i}", "add" if len(inputs) == 2 else "tanh", inputs)
+    path = tmp_path / "chain.bpgraph"
+    save(path, GraphFile(graph=g, output=f"x{n - 1}"))
+    return path
+
+
+def test_opening_a_file_builds_one_timeline(make_window, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    from gui.player import Player
+
+    window = make_window()
+    path = _chain_file(tmp_path)
+    built = []
+    make = Player._make_timeline
+    monkeypatch.setattr(Player, "_make_timeline", lambda self: built.append(1) or make(self))
+    assert window.files.load_path(path)
+    assert len(built) == 1  # resultsChanged built it; groupsChanged that follows does not
+    assert window.player.position == window.player.timeline.end
+
+
+def test_only_a_change_to_what_plays_as_one_step_rebuilds_the_timeline(make_window) -> None:  # noqa: ANN001
+    from engine.groups import Group
+
+    window = make_window()
+    doc, player = window.doc, window.player
+    pair = next(
+        [src, nid]
+        for nid, node in doc.graph.nodes.items()
+        for src in node.inputs
+        if src is not None and not node.is_leaf and not doc.graph.nodes[src].is_leaf
+    )
+    before = player.timeline
+    doc.set_groups([Group("g", pair, "two ops", collapsed=False)])
+    assert player.timeline is before  # an expanded group plays step by step: same timeline
+    doc.set_groups([Group("g", pair, "two ops", collapsed=True)])
+    assert player.timeline is not before
+    assert len(player.timeline.steps) < len(before.steps)
