@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
 from engine.atomic_write import pid_alive
+from engine.collector import collector_paused
 from engine.examples import EXAMPLES_DIR
 from engine.fileformat import (
     SUFFIX,
@@ -156,7 +157,8 @@ class FileController(QObject):
     def _read(self, p: Path) -> GraphFile | None:
         """The file, validated, or None after telling the user (one line) what is wrong."""
         try:
-            return load(p, partial=True)
+            with collector_paused():  # parsing allocates, frees nothing: no GC passes
+                return load(p, partial=True)
         except FileFormatError as exc:
             self.host.show_error(f"Cannot open {p.name}: {exc}")
             if not p.exists():
@@ -171,7 +173,8 @@ class FileController(QObject):
         self.remove_autosave()
         gf.extra.pop("autosave", None)
         view = gf.extra.get("view")
-        self.doc.load(gf, None if example else p.resolve())
+        with collector_paused():  # thousands of boxes and edges arrive, none leave
+            self.doc.load(gf, None if example else p.resolve())
         self.host.apply_view_state(view if isinstance(view, dict) else None)
         if not example:
             self.add_recent(p)

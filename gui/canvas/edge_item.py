@@ -8,6 +8,7 @@ moving a node only recomputes the curves that touch it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -27,7 +28,6 @@ from PySide6.QtWidgets import (
     QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
-    QGraphicsScene,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -90,13 +90,17 @@ def _free_intervals(near: list[QRectF], lo: float, hi: float) -> list[tuple[floa
 
 
 def route(
-    p1: QPointF, p2: QPointF, obstacles: list[QRectF], taken: list[Lane] | None = None
+    p1: QPointF,
+    p2: QPointF,
+    obstacles: list[QRectF],
+    taken: Callable[[], Iterable[Lane]] | None = None,
 ) -> tuple[QPainterPath, Lane | None]:
     """The S-curve, or, when it would pass behind other boxes, a detour along a free
     horizontal lane between them (the auto-layout leaves room for such lanes).
 
-    ``taken`` are other edges' lanes: a new lane keeps clear of them, so edges that
-    share a gap run side by side instead of on top of each other.
+    ``taken()`` gives other edges' lanes (asked only for a detour): a new lane keeps
+    clear of them, so edges that share a gap run side by side instead of on top of
+    each other.
     """
     default = bezier(p1, p2)
     if not obstacles or not _hits(default, obstacles):
@@ -110,7 +114,7 @@ def route(
     near = [r.adjusted(-m, -m, m, m) for r in obstacles if r.right() + m > a and r.left() - m < b]
     lo, hi = min(p1.y(), p2.y()) - 400.0, max(p1.y(), p2.y()) + 400.0
     ideal = (p1.y() + p2.y()) / 2
-    busy = [y for (ta, tb, y) in taken or () if ta < b and a < tb]
+    busy = [y for (ta, tb, y) in (taken() if taken is not None else ()) if ta < b and a < tb]
     candidates: list[tuple[float, float]] = []
     for g0, g1 in _free_intervals(near, lo, hi):
         start = min(max(ideal, g0), g1)
@@ -176,9 +180,9 @@ class EdgeItem(QGraphicsPathItem):
         return self.state == NORMAL and not self.selected
 
     def set_ends(self, p1: QPointF, p2: QPointF, obstacles: list[QRectF] | None = None,
-                 taken: list[Lane] | None = None) -> None:
+                 taken: Callable[[], Iterable[Lane]] | None = None) -> None:
         """Ends in scene coordinates; ``obstacles`` are the boxes to route around and
-        ``taken`` the lanes other edges already run along."""
+        ``taken()`` the lanes other edges already run along (asked only for a detour)."""
         if obstacles:
             path, self.lane = route(p1, p2, obstacles, taken)
         else:
@@ -195,11 +199,12 @@ class EdgeItem(QGraphicsPathItem):
             self.repaint_background(old)
 
     def repaint_background(self, old: QRectF | None = None) -> None:
-        """The background under this curve (and where it was) must be drawn again."""
+        """The background under this curve (and where it was) must be drawn again
+        (the scene may gather the areas of many edges into one repaint)."""
         scene = self.scene()
         if scene is not None:
             area = self.bounds if old is None or old.isEmpty() else self.bounds.united(old)
-            scene.invalidate(area, QGraphicsScene.SceneLayer.BackgroundLayer)
+            scene.background_changed(area)  # type: ignore[attr-defined] - a CanvasScene
 
     def set_state(self, state: EdgeState) -> None:
         if state != self.state:

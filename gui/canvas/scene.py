@@ -12,7 +12,8 @@ laid out again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Generic, TypeVar
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
@@ -67,33 +68,43 @@ K = TypeVar("K", bound=Hashable)
 class RectGrid(Generic[K]):
     """A uniform grid of rectangles by key: "which boxes (or edges) are near this
     rectangle" without scanning every item. Edge routing and label placement ask it
-    about boxes; the background and re-routing ask it about edges."""
+    about boxes; the background and re-routing ask it about edges.
+
+    Overlap tests run on plain floats (``bounds``), with ``QRectF.intersects``'s
+    meaning (an empty rectangle meets nothing): routing asks thousands of them when
+    a big file opens, and a Qt call per test cost more than the test itself.
+    """
 
     CELL = 256.0
 
     def __init__(self) -> None:
         self._cells: dict[tuple[int, int], set[K]] = {}
         self.rects: dict[K, QRectF] = {}
+        self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
 
-    def _keys(self, r: QRectF) -> list[tuple[int, int]]:
+    def _keys(self, b: tuple[float, float, float, float]) -> list[tuple[int, int]]:
         c = self.CELL
-        x0, x1 = int(r.left() // c), int(r.right() // c)
-        y0, y1 = int(r.top() // c), int(r.bottom() // c)
+        x0, x1 = int(b[0] // c), int(b[2] // c)
+        y0, y1 = int(b[1] // c), int(b[3] // c)
         return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
 
     def put(self, key: K, rect: QRectF) -> None:
-        old = self.rects.get(key)
+        r = rect.normalized()
+        b = (r.left(), r.top(), r.right(), r.bottom())
+        old = self.bounds.get(key)
         if old is not None:
-            if old == rect:
+            if old == b:
                 return
             self.remove(key)
-        self.rects[key] = QRectF(rect)
-        for cell in self._keys(rect):
+        self.rects[key] = r
+        self.bounds[key] = b
+        for cell in self._keys(b):
             self._cells.setdefault(cell, set()).add(key)
 
     def remove(self, key: K) -> None:
-        old = self.rects.pop(key, None)
+        old = self.bounds.pop(key, None)
         if old is not None:
+            del self.rects[key]
             for cell in self._keys(old):
                 bucket = self._cells.get(cell)
                 if bucket is not None:
@@ -102,10 +113,29 @@ class RectGrid(Generic[K]):
                         del self._cells[cell]
 
     def query(self, rect: QRectF) -> list[K]:
+        r = rect.normalized()
+        return self.query_bounds(r.left(), r.top(), r.right(), r.bottom())
+
+    def query_bounds(self, left: float, top: float, right: float, bottom: float) -> list[K]:
+        """The keys whose rectangle overlaps ``left <= x <= right, top <= y <= bottom``."""
+        if left >= right or top >= bottom:
+            return []
         found: set[K] = set()
-        for cell in self._keys(rect):
-            found |= self._cells.get(cell, set())
-        return [k for k in found if self.rects[k].intersects(rect)]
+        cells = self._cells
+        for cell in self._keys((left, top, right, bottom)):
+            bucket = cells.get(cell)
+            if bucket:
+                found |= bucket
+        bounds = self.bounds
+        return [k for k in found if overlaps(bounds[k], left, top, right, bottom)]
+
+
+def overlaps(b: tuple[float, float, float, float], left: float, top: float, right: float,
+             bottom: float) -> bool:
+    """Does ``b`` (left, top, right, bottom) share an area with the other rectangle?
+    (``QRectF.intersects`` for normalised rectangles: an empty one meets nothing.)"""
+    return (b[0] < right and left < b[2] and b[1] < bottom and top < b[3]
+            and b[0] < b[2] and b[1] < b[3] and left < right and top < bottom)
 
 
 class LaneIndex:
@@ -164,6 +194,7 @@ class CanvasScene(QGraphicsScene):
         self._batch: set[str] | None = None  # while moving many boxes: who moved
         self._pending: set[str] = set()  # moved before every box had a place
         self._vacated: list[QRectF] = []  # where removed boxes were
+        self._dirty_background: QRectF | None = None  # gathered by background_batch
         # Nodes move all the time while editing; a BSP index would be rebuilt on
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -186,10 +217,34 @@ class CanvasScene(QGraphicsScene):
     def sync_structure(self) -> None:
         """Add and remove node and edge items so they match the graph."""
         self._batch = set()
+        with self.background_batch():
+            try:
+                self._sync_structure()
+            finally:
+                self._end_batch()
+
+    @contextmanager
+    def background_batch(self) -> Iterator[None]:
+        """Edges that change inside the block repaint the cached background once, at
+        the end, over the area they cover together. One repaint request per edge made
+        opening a big file quadratic: each merged into the views' growing dirty region."""
+        outer = self._dirty_background is None
+        if outer:
+            self._dirty_background = QRectF()
         try:
-            self._sync_structure()
+            yield
         finally:
-            self._end_batch()
+            if outer:
+                area, self._dirty_background = self._dirty_background, None
+                if area is not None and not area.isEmpty():
+                    self.invalidate(area, QGraphicsScene.SceneLayer.BackgroundLayer)
+
+    def background_changed(self, area: QRectF) -> None:
+        """The cached background under ``area`` is stale (an edge drawn there changed)."""
+        if self._dirty_background is None:
+            self.invalidate(area, QGraphicsScene.SceneLayer.BackgroundLayer)
+        else:
+            self._dirty_background = self._dirty_background.united(area)
 
     def _sync_structure(self) -> None:
         graph = self.doc.graph
@@ -267,13 +322,14 @@ class CanvasScene(QGraphicsScene):
         """Put boxes where the document says (a no-op for boxes the user just dropped),
         then re-route the edges near every box that moved."""
         self._batch = set(ids)
-        try:
-            for nid in ids:
-                item, pos = self.nodes.get(nid), self.doc.positions.get(nid)
-                if item is not None and pos is not None and (item.x(), item.y()) != pos:
-                    item.setPos(QPointF(*pos))
-        finally:
-            self._end_batch()
+        with self.background_batch():
+            try:
+                for nid in ids:
+                    item, pos = self.nodes.get(nid), self.doc.positions.get(nid)
+                    if item is not None and pos is not None and (item.x(), item.y()) != pos:
+                        item.setPos(QPointF(*pos))
+            finally:
+                self._end_batch()
 
     def _batch_add(self, nid: str) -> None:
         if self._batch is not None:
@@ -341,20 +397,23 @@ class CanvasScene(QGraphicsScene):
         if src is None or dst is None or edge is None:
             return
         p1, p2 = src.port_pos(True), dst.port_pos(False, key[2])
+        x1, y1, x2, y2 = p1.x(), p1.y(), p2.x(), p2.y()
         obstacles = None
-        span = p2.x() - p1.x()
-        if ROUTE_MIN_SPAN * UNIT < span < ROUTE_MAX_SPAN * UNIT and any(
-            n != key[0] and n != key[1] for n in self.grid.query(QRectF(p1, p2).normalized())
-        ):  # a box between the ends: the curve may pass behind it
-            area = QRectF(p1, p2).normalized().adjusted(0, -ROUTE_REACH, 0, ROUTE_REACH)
-            obstacles = [self.grid.rects[n] for n in self.grid.query(area)
-                         if n != key[0] and n != key[1]]
+        if ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT:
+            lo, hi = min(y1, y2), max(y1, y2)
+            ends, grid = key[:2], self.grid
+            near = [n for n in grid.query_bounds(x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH)
+                    if n not in ends]
+            bounds = grid.bounds
+            if any(overlaps(bounds[n], x1, lo, x2, hi) for n in near):
+                # a box between the ends: the curve may pass behind it
+                obstacles = [grid.rects[n] for n in near]
         if not obstacles:
             edge.set_ends(p1, p2)
         else:
-            y0 = min(p1.y(), p2.y()) - ROUTE_REACH - LANE_SEP * UNIT
-            y1 = max(p1.y(), p2.y()) + ROUTE_REACH + LANE_SEP * UNIT
-            edge.set_ends(p1, p2, obstacles, self._lanes.near(y0, y1, key))
+            reach = ROUTE_REACH + LANE_SEP * UNIT
+            lane_lo, lane_hi = min(y1, y2) - reach, max(y1, y2) + reach
+            edge.set_ends(p1, p2, obstacles, lambda: self._lanes.near(lane_lo, lane_hi, key))
         self._lanes.put(key, edge.lane)
         self.edge_grid.put(key, edge.bounds)
 
@@ -381,6 +440,10 @@ class CanvasScene(QGraphicsScene):
         that differ (``Timeline.changes``); the same frame again redraws everything
         (new results, a new theme).
         """
+        with self.background_batch():
+            self._apply_frame(frame)
+
+    def _apply_frame(self, frame: Frame | None) -> None:
         previous, self.frame = self.frame, frame
         self._content_results()
         changes = None
@@ -560,10 +623,11 @@ class CanvasScene(QGraphicsScene):
 
     def restyle(self) -> None:
         """The theme changed (presentation mode): lay every item out again."""
-        for item in self.nodes.values():
-            item.restyle()
-        for edge in self.edges.values():
-            edge.restyle()
-        self.apply_frame(self.frame)
-        self._batch = set(self.nodes)
-        self._end_batch()
+        with self.background_batch():
+            for item in self.nodes.values():
+                item.restyle()
+            for edge in self.edges.values():
+                edge.restyle()
+            self.apply_frame(self.frame)
+            self._batch = set(self.nodes)
+            self._end_batch()

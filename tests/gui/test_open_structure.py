@@ -31,16 +31,16 @@ def test_a_module_imported_after_the_app_leaves_no_source_in_memory(
         sys.modules.pop("imported_late_for_the_test", None)
 
 
-def _chain_file(tmp_path: Path, n: int = 40) -> Path:
+def _chain_file(tmp_path: Path, n: int = 40, output: bool = True) -> Path:
     """A chain of ``n`` nodes with a few long edges, saved without positions (the app
-    lays it out on open)."""
+    lays it out on open); without an output, no backward pass to show."""
     g = Graph()
     g.add_node("x0", "input", value=1.0)
     for i in range(1, n):
         inputs = [f"x{i - 1}", f"x{i - 7}"] if i >= 7 and i % 5 == 0 else [f"x{i - 1}"]
         g.add_node(f"x{i}", "add" if len(inputs) == 2 else "tanh", inputs)
     path = tmp_path / "chain.bpgraph"
-    save(path, GraphFile(graph=g, output=f"x{n - 1}"))
+    save(path, GraphFile(graph=g, output=f"x{n - 1}" if output else None))
     return path
 
 
@@ -74,3 +74,34 @@ def test_only_a_change_to_what_plays_as_one_step_rebuilds_the_timeline(make_wind
     doc.set_groups([Group("g", pair, "two ops", collapsed=True)])
     assert player.timeline is not before
     assert len(player.timeline.steps) < len(before.steps)
+
+
+def test_opening_routes_each_edge_once_and_repaints_the_background_in_bulk(
+    make_window, tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QGraphicsScene
+
+    from gui.canvas.scene import CanvasScene
+
+    window = make_window()
+    routed: list[tuple] = []
+    update = CanvasScene._update_edge
+    monkeypatch.setattr(
+        CanvasScene, "_update_edge", lambda self, key: routed.append(key) or update(self, key)
+    )
+    repaints: list[object] = []
+    invalidate = QGraphicsScene.invalidate
+
+    def counted(self, *args) -> None:  # noqa: ANN001
+        repaints.append(args)
+        invalidate(self, *args)
+
+    monkeypatch.setattr(CanvasScene, "invalidate", counted)
+    # No backward pass: every edge is plain, drawn into the view's cached background.
+    assert window.files.load_path(_chain_file(tmp_path, output=False))
+    edges = window.canvas.canvas.edges
+    assert len(edges) > 40 and all(e.in_background for e in edges.values())
+    assert sorted(routed) == sorted(edges)  # each edge once, around its boxes' real sizes
+    # Every edge is placed as the file opens: the cached background is told once per
+    # batch of changes, not once per edge.
+    assert 1 <= len(repaints) <= 3
