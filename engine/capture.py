@@ -417,7 +417,7 @@ def tracking(model: Any = None, *, values: bool = True) -> Iterator[None]:
     ``values``, its forward value. A later :func:`capture` reads both from the nodes'
     ``metadata``.
     """
-    torch = _torch()
+    torch = _torch()  # optional: PyTorch is imported only when a capture is asked for
     from torch.nn.modules import module as nn_module
     from torch.overrides import TorchFunctionMode
 

@@ -791,10 +791,9 @@ class MainWindow(QMainWindow):
 
     def _apply_theme(self) -> None:
         """Tell every view the theme changed (they read THEME when they paint)."""
-        panels: list[Any] = [self.canvas, self.chain_rule, self.player_bar,
-                             self.teaching.gradcheck_panel, self.teaching.quiz_panel,
-                             self.teaching.forward_panel]
-        panels += [t.panel for t in (self._summary_tab, self._jacobian_tab) if t.panel]
+        tabs = [self.tabs.widget(i) for i in range(self.tabs.count())]  # every panel, once
+        panels: list[Any] = [self.canvas, self.player_bar]
+        panels += [t.panel if isinstance(t, LazyTab) else t for t in tabs]
         for panel in panels:
             apply = getattr(panel, "apply_theme", None) or getattr(panel, "refresh_theme", None)
             if callable(apply):

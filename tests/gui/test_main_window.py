@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from gui.commands import Disconnect, SetValue, push
 from gui.main_window import menu_of, presentation_scale
@@ -226,6 +226,27 @@ def test_presentation_mode(qtbot, make_window) -> None:  # noqa: ANN001
     assert win.palette_dock.isVisible() and win.inspector_dock.isVisible()
     assert win.menuBar().isVisible() and win.tabs.tabBar().isVisible()
     assert win.player_bar.isVisible()
+    win.set_font_scale(PRESENTATION_SCALE)
+
+
+def test_a_panel_added_as_a_tab_follows_presentation_mode(qtbot, make_window) -> None:  # noqa: ANN001
+    """A new panel is registered once (its tab); the theme reaches it without a list."""
+
+    class Probe(QWidget):
+        scales: list[float] = []
+
+        def apply_theme(self) -> None:
+            self.scales.append(THEME.scale)
+
+    win = make_window()
+    probe = Probe()
+    win.tabs.addTab(probe, "Probe")
+    win.set_font_scale(2.0)
+    win.actions["present"].trigger()
+    settle(qtbot)
+    win.actions["leave"].trigger()
+    settle(qtbot)
+    assert probe.scales == [2.0, 1.0]
     win.set_font_scale(PRESENTATION_SCALE)
 
 
