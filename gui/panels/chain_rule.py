@@ -9,7 +9,7 @@ this widget only picks the piece for the player's frame and renders it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent, QTextDocument
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import chain_rule_html
@@ -21,8 +21,6 @@ from .follow import FollowPlayer
 BASE_PT = CHAIN_RULE_PT
 #: The equations shrink to fit the panel's width, down to this share of their size.
 MIN_FIT = 0.55
-#: Room around the text (pixels).
-MARGIN = 10
 
 
 class ChainRulePanel(QWidget):
@@ -38,7 +36,7 @@ class ChainRulePanel(QWidget):
         self.browser.setStyleSheet(
             f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
         )
-        self._font = self.browser.document().defaultFont()
+        self.browser.document().setDocumentMargin(10)
         # Equations fit the width (no sideways scrolling, the step never half hidden).
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
@@ -71,32 +69,34 @@ class ChainRulePanel(QWidget):
     def _render(self) -> None:
         """Render, then shrink the text until the widest equation fits the width.
 
-        Each size is laid out once, in a new document the browser then shows:
-        ``setHtml`` empties the shown page first, so its scroll bar went away and came
-        back and the whole write-up was laid out twice, at both widths.
+        A scroll bar that shows stays while rendering: ``setHtml`` empties the page
+        first, and a bar that went away and came back had the text laid out twice, at
+        both widths. If the new text turns out short, the bar goes and the text is
+        measured again at the full width, as an unpinned render would have.
         """
+        browser = self.browser
+        as_needed = Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        pinned = browser.verticalScrollBar().isVisible()
+        pinned = pinned and browser.verticalScrollBarPolicy() == as_needed
+        if pinned:
+            browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+            self._fit()
+            browser.setVerticalScrollBarPolicy(as_needed)
+        if not pinned or not browser.verticalScrollBar().isVisible():
+            self._fit()
+        browser.verticalScrollBar().setValue(0)  # the step is written at the top
+
+    def _fit(self) -> None:
         self.fit = 1.0
-        self._show(self.html())
+        self.browser.setHtml(self.html())
+        doc = self.browser.document()
         room = self.browser.viewport().width()
         for _ in range(3):  # text widths scale with the size: converges in a step or two
-            wide = self.browser.document().idealWidth()
+            wide = doc.idealWidth()
             if room <= 0 or wide <= room or self.fit <= MIN_FIT:
                 break
             self.fit = max(MIN_FIT, self.fit * room / wide * 0.98)
-            self._show(self.html(self.fit))
-        self.browser.verticalScrollBar().setValue(0)  # the step is written at the top
-
-    def _show(self, html: str) -> None:
-        """Put ``html`` in a new document and show that one (the old one goes)."""
-        doc = QTextDocument(self)
-        doc.setDefaultFont(self._font)
-        doc.setDocumentMargin(MARGIN)
-        doc.setHtml(html)
-        old = self.browser.document()
-        ours = old.parent() is self  # the browser deletes its own first one itself
-        self.browser.setDocument(doc)
-        if ours:
-            old.deleteLater()
+            self.browser.setHtml(self.html(self.fit))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
