@@ -27,6 +27,7 @@ from PySide6.QtGui import QImage
 from ..model.lesson import Shot, ShotKind
 from .apng import write_apng
 from .atomic import atomic_file, atomic_folder
+from .options import Kind
 from .render import LessonRenderer
 
 Progress = Callable[[int, int], None]
@@ -59,13 +60,13 @@ def write_animation(renderer: LessonRenderer, out: Path, progress: Progress | No
     """Write the renderer's lesson to ``out`` in ``renderer.options.kind``."""
     kind = renderer.options.kind
     writer = {
-        "gif": _write_gif,
-        "apng": _write_apng,
-        "webp": _write_webp,
-        "mp4": _write_mp4,
-        "png-sequence": _write_png_sequence,
+        Kind.GIF: _write_gif,
+        Kind.APNG: _write_apng,
+        Kind.WEBP: _write_webp,
+        Kind.MP4: _write_mp4,
+        Kind.PNG_SEQUENCE: _write_png_sequence,
     }[kind]
-    if kind == "png-sequence":
+    if kind == Kind.PNG_SEQUENCE:
         with atomic_folder(out) as tmp:
             writer(renderer, tmp, progress)
     else:

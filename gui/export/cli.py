@@ -30,6 +30,7 @@ from .options import (
     LESSON_SUFFIXES,
     VIEWS,
     ExportError,
+    Kind,
     LessonOptions,
     Timing,
     View,
@@ -114,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _lesson_options(args: argparse.Namespace, kind: str) -> LessonOptions:
+def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     base = Timing()
     timing = Timing(
         hold=base.hold if args.hold is None else parse_seconds(args.hold, "--hold"),
@@ -125,7 +126,7 @@ def _lesson_options(args: argparse.Namespace, kind: str) -> LessonOptions:
             else parse_seconds(args.transition, "--transition", 10.0)
         ),
     )
-    if args.worksheet and kind != "pdf":
+    if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
     return LessonOptions(
         kind=kind,

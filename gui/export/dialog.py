@@ -40,19 +40,8 @@ from engine.fileformat import SUFFIX, save
 from ..document import GraphDocument
 from ..model.timeline import Timeline
 from .frame_sheet import render_frame
-from .options import MAX_SIDE, MIN_SIDE, VIEWS, Timing, View
+from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Timing, View
 
-#: (label, suffix or "/" for a folder, extra arguments)
-FORMATS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("Animated GIF", ".gif", ()),
-    ("Animated PNG (APNG)", ".apng", ()),
-    ("Animated WebP", ".webp", ()),
-    ("Video, MP4 (H.264)", ".mp4", ()),
-    ("PDF handout", ".pdf", ()),
-    ("PDF worksheet (answer key at the back)", ".pdf", ("--worksheet",)),
-    ("Web page player (HTML)", ".html", ()),
-    ("Folder of numbered PNGs", "/", ()),
-)
 MAIN_PY = Path(__file__).resolve().parents[2] / "main.py"
 PROGRESS = re.compile(r"progress: (\d+)/(\d+)")
 PREVIEW_WIDTH = 384
@@ -76,9 +65,9 @@ class ExportAnimationDialog(QDialog):
 
         defaults = Timing()
         self.format_box = QComboBox()
-        for label, _suffix, _extra in FORMATS:
-            self.format_box.addItem(label)
-        self.path_edit = QLineEdit(self._suggested_path(FORMATS[0][1]))
+        for f in FORMATS:
+            self.format_box.addItem(f.label)
+        self.path_edit = QLineEdit(self._suggested_path(FORMATS[0].suffix))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
@@ -165,10 +154,10 @@ class ExportAnimationDialog(QDialog):
     def _format_changed(self, index: int) -> None:
         current = Path(self.path_edit.text().rstrip("/"))
         stem = current.stem.removesuffix("-frames") or "lesson"
-        self.path_edit.setText(_named(current.parent, stem, FORMATS[index][1]))
+        self.path_edit.setText(_named(current.parent, stem, FORMATS[index].suffix))
 
     def _browse(self) -> None:
-        suffix = FORMATS[self.format_box.currentIndex()][1]
+        suffix = FORMATS[self.format_box.currentIndex()].suffix
         if suffix == "/":
             path = QFileDialog.getExistingDirectory(self, "Export into folder")
             path = path and path.rstrip("/") + "/"
@@ -181,7 +170,7 @@ class ExportAnimationDialog(QDialog):
 
     def arguments(self, graph_file: str) -> list[str]:
         """The ``main.py export`` arguments for the options as set."""
-        _label, _suffix, extra = FORMATS[self.format_box.currentIndex()]
+        extra = FORMATS[self.format_box.currentIndex()].extra
         return [
             "export", graph_file, "--all", "--out", self.path_edit.text(),
             "--size", f"{self.width_box.value()}x{self.height_box.value()}",

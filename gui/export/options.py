@@ -19,13 +19,47 @@ DEFAULT_SIZE = (1280, 720)
 MIN_SIDE, MAX_SIDE = 200, 8192
 MAX_STEP_DIGITS = 9
 
-#: Output kinds of a whole-lesson export, by the suffix of ``--out``; a folder (a path
-#: ending in ``/`` or an existing directory) gets a numbered PNG sequence.
-ANIMATIONS = {".gif": "gif", ".apng": "apng", ".webp": "webp", ".mp4": "mp4"}
-DOCUMENTS = {".pdf": "pdf", ".html": "html"}
-SEQUENCE = "png-sequence"
-LESSON_SUFFIXES = (*ANIMATIONS, *DOCUMENTS)
 FRAME_SUFFIXES = (".png", ".svg")
+
+
+class Kind(StrEnum):
+    """What a whole-lesson export writes (``LessonOptions.kind``)."""
+
+    GIF = "gif"
+    APNG = "apng"
+    WEBP = "webp"
+    MP4 = "mp4"
+    PDF = "pdf"
+    HTML = "html"
+    PNG_SEQUENCE = "png-sequence"
+
+
+@dataclass(frozen=True)
+class Format:
+    """One whole-lesson format: the suffix of ``--out`` that selects it ("/": a folder),
+    its name in File > Export Animation…, and any further arguments it implies."""
+
+    kind: Kind
+    suffix: str
+    label: str
+    extra: tuple[str, ...] = ()
+
+
+#: Every whole-lesson format, in the order the export dialog lists them.
+FORMATS: tuple[Format, ...] = (
+    Format(Kind.GIF, ".gif", "Animated GIF"),
+    Format(Kind.APNG, ".apng", "Animated PNG (APNG)"),
+    Format(Kind.WEBP, ".webp", "Animated WebP"),
+    Format(Kind.MP4, ".mp4", "Video, MP4 (H.264)"),
+    Format(Kind.PDF, ".pdf", "PDF handout"),
+    Format(Kind.PDF, ".pdf", "PDF worksheet (answer key at the back)", ("--worksheet",)),
+    Format(Kind.HTML, ".html", "Web page player (HTML)"),
+    Format(Kind.PNG_SEQUENCE, "/", "Folder of numbered PNGs"),
+)
+#: The kind ``--out``'s suffix selects; a folder (a path ending in ``/`` or an existing
+#: directory) gets a numbered PNG sequence.
+KIND_OF_SUFFIX = {f.suffix: f.kind for f in FORMATS if f.suffix != "/"}
+LESSON_SUFFIXES = tuple(KIND_OF_SUFFIX)
 
 
 class View(StrEnum):
@@ -47,7 +81,7 @@ class ExportError(Exception):
 class LessonOptions:
     """One whole-lesson export: every step of the backward pass (and optionally forward)."""
 
-    kind: str
+    kind: Kind
     size: tuple[int, int] = DEFAULT_SIZE
     timing: Timing = Timing()
     forward: bool = False
@@ -104,7 +138,7 @@ def parse_fps(text: str) -> float:
     return value
 
 
-def lesson_kind(out: str) -> str:
+def lesson_kind(out: str) -> Kind:
     """The output kind of ``--out`` for ``--all``: a suffix in LESSON_SUFFIXES, or a folder.
 
     Raises ExportError naming the accepted suffixes, or a missing parent folder.
@@ -113,9 +147,9 @@ def lesson_kind(out: str) -> str:
     if out.endswith(("/", "\\")) or p.is_dir():
         if not p.parent.exists():
             raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
-        return SEQUENCE
+        return Kind.PNG_SEQUENCE
     suffix = p.suffix.lower()
-    kind = ANIMATIONS.get(suffix) or DOCUMENTS.get(suffix)
+    kind = KIND_OF_SUFFIX.get(suffix)
     if kind is None:
         shown = "|".join(LESSON_SUFFIXES)
         raise ExportError(

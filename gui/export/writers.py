@@ -9,7 +9,7 @@ from ..document import GraphDocument
 from .animation import Progress, write_animation
 from .handout import PICTURE, write_handout
 from .html_player import write_player
-from .options import LessonOptions, View
+from .options import Kind, LessonOptions, View
 from .render import lesson_renderer
 
 
@@ -23,11 +23,11 @@ def write_lesson(
     The PDF and the web page put the write-up beside or under the picture as text, so
     their pictures are the canvas alone (the PDF's at a fixed layout size).
     """
-    if options.kind == "pdf":
+    if options.kind == Kind.PDF:
         options = dataclasses.replace(options, size=PICTURE, view=View.CANVAS)
         with lesson_renderer(doc, options) as renderer:
             write_handout(renderer, out, progress)
-    elif options.kind == "html":
+    elif options.kind == Kind.HTML:
         options = dataclasses.replace(options, view=View.CANVAS)
         with lesson_renderer(doc, options) as renderer:
             write_player(renderer, out, progress)

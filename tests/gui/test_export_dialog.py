@@ -13,7 +13,8 @@ from pathlib import Path
 from PIL import Image
 from PySide6.QtCore import QTimer
 
-from gui.export.dialog import FORMATS, ExportAnimationDialog
+from gui.export.dialog import ExportAnimationDialog
+from gui.export.options import FORMATS
 from gui.export.render import load_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,7 @@ SEED2 = ROOT / "assets" / "examples" / "seed2_stack_vjp.bpgraph"
 def make_dialog(qtbot, tmp_path: Path, label: str) -> ExportAnimationDialog:  # noqa: ANN001
     dialog = ExportAnimationDialog(load_document(SEED2))
     qtbot.addWidget(dialog)
-    dialog.format_box.setCurrentIndex([f[0] for f in FORMATS].index(label))
+    dialog.format_box.setCurrentIndex([f.label for f in FORMATS].index(label))
     dialog.width_box.setValue(480)
     dialog.height_box.setValue(270)
     dialog.transition_box.setValue(0.0)
@@ -74,7 +75,7 @@ def test_format_choice_updates_the_path_and_arguments(qtbot, tmp_path: Path) -> 
     args = dialog.arguments("g.bpgraph")
     assert args[:5] == ["export", "g.bpgraph", "--all", "--out", str(tmp_path / "seed2.pdf")]
     assert "--worksheet" in args and "480x270" in args
-    dialog.format_box.setCurrentIndex([f[0] for f in FORMATS].index("Folder of numbered PNGs"))
+    dialog.format_box.setCurrentIndex([f.label for f in FORMATS].index("Folder of numbered PNGs"))
     assert dialog.path_edit.text() == str(tmp_path / "seed2-frames") + "/"
 
 
