@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from . import APP_NAME
 from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
 from .errors import GraphError, brief, quoted, shape_text
@@ -245,13 +246,13 @@ def _check_header(doc: Any) -> None:
     """The file's identity first: a wrong file should say so, not list every other problem."""
     if not isinstance(doc, dict):
         raise FileFormatError(
-            f"not a Backprop Studio graph: the file holds {_json_kind(doc)}, not a JSON object"
+            f"not a {APP_NAME} graph: the file holds {_json_kind(doc)}, not a JSON object"
         )
     if "format" not in doc:
-        raise FileFormatError(f'not a Backprop Studio graph: there is no "format": "{FORMAT}" key')
+        raise FileFormatError(f'not a {APP_NAME} graph: there is no "format": "{FORMAT}" key')
     if doc["format"] != FORMAT:
         raise FileFormatError(
-            f'not a Backprop Studio graph: "format" is {brief(doc["format"])}, expected "{FORMAT}"'
+            f'not a {APP_NAME} graph: "format" is {brief(doc["format"])}, expected "{FORMAT}"'
         )
     if "version" not in doc:
         raise FileFormatError('the file has no "version" (this program reads version 1)')

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import APP_NAME
 from .atomic_write import write_atomic
 from .captured import CapturedNode, CapturedTrace, Shape, StoredContext
 from .errors import shape_text
@@ -159,7 +160,7 @@ def loads(text: str) -> CapturedTrace:
     except (RecursionError, ValueError) as exc:
         raise FileFormatError(f"not usable JSON: {type(exc).__name__}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise FileFormatError(f'not a Backprop Studio trace: there is no "format": "{FORMAT}"')
+        raise FileFormatError(f'not a {APP_NAME} trace: there is no "format": "{FORMAT}"')
     if doc.get("version") != VERSION or isinstance(doc.get("version"), bool):
         raise FileFormatError(
             f"unsupported trace version {doc.get('version')!r}: this program reads {VERSION}"

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 
+from engine import APP_NAME
+
 from .application import ensure_app
-from .model.names import APP_NAME
 
 if TYPE_CHECKING:
     from .main_window import MainWindow

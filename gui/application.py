@@ -14,7 +14,7 @@ from types import ModuleType
 
 from PySide6.QtWidgets import QApplication
 
-from .model.names import APP_NAME
+from engine import APP_NAME
 
 
 def keep_no_module_sources() -> None:

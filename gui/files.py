@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
+from engine import APP_NAME
 from engine.atomic_write import pid_alive
 from engine.collector import collector_paused
 from engine.examples import EXAMPLES_DIR
@@ -34,7 +35,6 @@ from engine.fileformat import (
 )
 
 from .document import GraphDocument
-from .model.names import APP_NAME
 
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8

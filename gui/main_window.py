@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine import APP_NAME
 from engine.errors import GraphError
 from engine.examples import EXAMPLES_DIR, list_examples
 from engine.fileformat import SUFFIX, FileFormatError
@@ -47,7 +48,6 @@ from .canvas.view import CanvasView
 from .clipboard import Clipboard
 from .document import GraphDocument
 from .files import Answer, FileController
-from .model.names import APP_NAME
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
 from .panels.notes import NotesPanel

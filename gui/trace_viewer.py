@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine import APP_NAME
 from engine.captured import CapturedTrace
 from engine.fileformat import FileFormatError
 from engine.tracefile import SUFFIX, load
 
-from .model.names import APP_NAME
 from .model.trace_view import TraceView, describe
 from .theme import THEME
 

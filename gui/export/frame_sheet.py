@@ -23,13 +23,13 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from engine import APP_NAME
 from engine.atomic_write import write_atomic
 
 from .. import application
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
-from ..model.names import APP_NAME
 from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
 from ..theme import THEME

@@ -20,10 +20,11 @@ from pathlib import Path
 from PySide6.QtCore import QMarginsF, QRectF
 from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
 
+from engine import APP_NAME
+
 from ..model import labels, worksheet
 from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
-from ..model.names import APP_NAME
 from .animation import Progress
 from .atomic import atomic_file
 from .render import LessonRenderer

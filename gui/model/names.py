@@ -1,11 +1,11 @@
-"""Names the app shows or exchanges, one copy each: the app's name and its MIME types.
+"""Names the app exchanges, one copy each: its MIME types.
 
-(The graph file suffix is the file format's: ``engine.fileformat.SUFFIX``.)
+(The app's name is ``engine.APP_NAME``, which the engine's messages use too; the graph
+file suffix is the file format's: ``engine.fileformat.SUFFIX``.)
 """
 
 from __future__ import annotations
 
-APP_NAME = "Backprop Studio"
 #: Drag-and-drop of an op name from the palette onto the canvas.
 MIME_OP = "application/x-backprop-op"
 #: Copied nodes on the clipboard (a graph file fragment).
