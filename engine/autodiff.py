@@ -221,6 +221,8 @@ def _propagate(
                     before = earlier.get(src)
                 if before is None:
                     after = vjp
+                elif before.ndim == 0 and vjp.ndim == 0:  # a float add rounds as numpy's
+                    after = np.asarray(float(before) + float(vjp))
                 else:
                     after = before + vjp
                     if type(after) is not ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .build import binary, unary
@@ -38,6 +40,7 @@ RECORDS: tuple[Op, ...] = (
         ("identity", "identity"),
         "Elementwise sum, broadcasting.",
         ("torch.add", "Tensor.add", "+"),
+        on_floats=operator.add,
     ),
     binary(
         "sub",
@@ -47,6 +50,7 @@ RECORDS: tuple[Op, ...] = (
         ("identity", "minus identity"),
         "Elementwise difference, broadcasting.",
         ("torch.sub", "Tensor.sub", "-"),
+        on_floats=operator.sub,
     ),
     binary(
         "mul",
@@ -56,6 +60,7 @@ RECORDS: tuple[Op, ...] = (
         ("diagonal with entries of the other operand",) * 2,
         "Elementwise product, broadcasting.",
         ("torch.mul", "Tensor.mul", "*"),
+        on_floats=operator.mul,
     ),
     binary(
         "div",
@@ -84,5 +89,6 @@ RECORDS: tuple[Op, ...] = (
         torch=("torch.neg", "Tensor.neg", "-"),
         category="Arithmetic",
         title=lambda a, attrs: f"-{a[0]}",
+        float_grad=True,
     ),
 )

@@ -129,16 +129,32 @@ def binary(
     doc: str,
     torch: tuple[str, ...],
     category: str = "Arithmetic",
+    on_floats: Callable[[float, float], float] | None = None,
 ) -> Op:
     """A broadcasting elementwise binary op.
 
     ``grads(i, g, a, b, out)`` is ``g`` times the elementwise derivative by operand
     ``i``, before un-broadcasting. The Jacobian is diagonal (up to broadcasting),
     so the same function gives the JVP: ``Σᵢ grads(i, tᵢ broadcast, a, b, out)``.
+
+    ``on_floats`` is the op on Python floats, for ops whose numpy ufunc is one IEEE
+    operation (add, sub, mul): on 0-d operands the forward and ``grads`` (then plain
+    arithmetic too) run on floats, the same bits at a third of a 0-d ufunc's cost.
     """
 
+    def forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+        a, b = xs
+        if on_floats is not None and a.ndim == 0 and b.ndim == 0:
+            return np.asarray(on_floats(float(a), float(b)))
+        return fwd(a, b)
+
     def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
-        return unbroadcast(grads(i, g, xs[0], xs[1], out), xs[i].shape)
+        a, b = xs
+        if on_floats is not None and g.ndim == 0 and a.ndim == 0 and b.ndim == 0:
+            gf = float(g)
+            grad = grads(i, gf, float(a), float(b), out)
+            return g if grad is gf else np.asarray(grad)  # add passes g on as it is
+        return unbroadcast(grads(i, g, a, b, out), xs[i].shape)
 
     def jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
         total = np.zeros(out.shape)
@@ -155,7 +171,7 @@ def binary(
         arity=2,
         category=category,
         doc=doc,
-        forward=lambda xs, attrs: fwd(xs[0], xs[1]),
+        forward=forward,
         vjp=vjp,
         jvp=jvp,
         check=broadcast_check,
@@ -174,16 +190,27 @@ def unary(
     torch: tuple[str, ...] | None = None,
     category: str = "Elementwise functions",
     title: Title | None = None,
+    float_grad: bool = False,
 ) -> Op:
     """An elementwise op; its Jacobian is diagonal, so ``grad(g, x, out)`` (``g``
-    times the derivative) is both the VJP and the JVP."""
+    times the derivative) is both the VJP and the JVP.
+
+    ``float_grad``: ``grad`` is plain arithmetic without division (IEEE operations
+    numpy rounds alike), so on a 0-d operand it runs on Python floats."""
+
+    def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+        x = xs[0]
+        if float_grad and g.ndim == 0 and x.ndim == 0:
+            return np.asarray(grad(float(g), float(x), float(out)))
+        return grad(g, x, out)
+
     return Op(
         name=name,
         arity=1,
         category=category,
         doc=doc,
         forward=lambda xs, attrs: fwd(xs[0]),
-        vjp=lambda i, g, xs, out, attrs: grad(g, xs[0], out),
+        vjp=vjp,
         jvp=lambda ts, xs, out, attrs: (
             np.zeros(out.shape) if ts[0] is None else grad(np.asarray(ts[0]), xs[0], out)
         ),

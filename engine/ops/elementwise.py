@@ -23,7 +23,7 @@ def _one_minus_square(y: Array) -> Array:
     rounding moves the result by at most ``a/4`` of an ulp. Below 1/2 nothing cancels.
     Five numpy passes (a Dekker split of ``y·y`` took thirteen).
     """
-    if y.ndim == 0:
+    if y.ndim == 0:  # np.abs would hand back a scalar, which takes no out=
         a = 1.0 - abs(float(y))
         return np.asarray(2.0 * a - a * a)
     a = np.abs(y)
@@ -36,6 +36,9 @@ def _one_minus_square(y: Array) -> Array:
 
 def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
     """``g * (1 - out²)`` as PyTorch's tanh_backward computes it."""
+    if out.ndim == 0 and g.ndim == 0:  # Python floats round alike, without 0-d ufuncs
+        a = 1.0 - abs(float(out))
+        return np.asarray(float(g) * (2.0 * a - a * a))
     r = _one_minus_square(out)
     if r.ndim and r.shape == g.shape:
         return np.multiply(g, r, out=r)  # r is ours: no sixth array
@@ -130,7 +133,14 @@ def _where_title(a: Sequence[str], attrs: Attrs) -> str:
 
 
 RECORDS: tuple[Op, ...] = (
-    unary("exp", np.exp, lambda g, x, out: g * out, "diagonal with entries exp(x)", "e to the x."),
+    unary(
+        "exp",
+        np.exp,
+        lambda g, x, out: g * out,
+        "diagonal with entries exp(x)",
+        "e to the x.",
+        float_grad=True,
+    ),
     unary("log", np.log, lambda g, x, out: g / x, "diagonal with entries 1/x", "Natural log."),
     unary("sin", np.sin, lambda g, x, out: g * np.cos(x), "diagonal with entries cos(x)", "Sine."),
     unary(
@@ -149,6 +159,7 @@ RECORDS: tuple[Op, ...] = (
         lambda g, x, out: g * (1.0 - out) * out,  # PyTorch's sigmoid_backward, in its order
         "diagonal with entries σ(x)(1 - σ(x))",
         "Logistic sigmoid 1/(1+e^-x).",
+        float_grad=True,
     ),
     unary(
         "relu",
@@ -178,6 +189,7 @@ RECORDS: tuple[Op, ...] = (
         lambda g, x, out: g * (2.0 * x),
         "diagonal with entries 2x",
         "x², as torch.square (x ** 2).",
+        float_grad=True,
     ),
     Op(
         name="clamp",
