@@ -87,6 +87,7 @@ class ChainRulePanel(QWidget):
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
 
     def _fit(self) -> None:
+        """Render at full size, then smaller until the widest equation fits (three tries)."""
         self.fit = 1.0
         self.browser.setHtml(self.html())
         doc = self.browser.document()
