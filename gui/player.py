@@ -348,10 +348,10 @@ class PlayerToolbar(QToolBar):
         self.scrubber.blockSignals(False)
         play = self.actions["play"]
         SP = QStyle.StandardPixmap
-        if p.playing:
+        if p.playing and play.text() != "Pause":  # a new icon only when the state changes
             play.setIcon(self.style().standardIcon(SP.SP_MediaPause))
             play.setText("Pause")
-        else:
+        elif not p.playing and play.text() != "Play":
             play.setIcon(self.style().standardIcon(SP.SP_MediaPlay))
             play.setText("Play")
         self.actions["step_back"].setEnabled(p.position > 0)
