@@ -79,38 +79,51 @@ class RectGrid(Generic[K]):
 
     def __init__(self) -> None:
         self._cells: dict[tuple[int, int], set[K]] = {}
+        self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
         self.rects: dict[K, QRectF] = {}
         self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
 
-    def _keys(self, b: tuple[float, float, float, float]) -> list[tuple[int, int]]:
+    def _span(self, b: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
         c = self.CELL
-        x0, x1 = int(b[0] // c), int(b[2] // c)
-        y0, y1 = int(b[1] // c), int(b[3] // c)
-        return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+        return (int(b[0] // c), int(b[2] // c), int(b[1] // c), int(b[3] // c))
 
     def put(self, key: K, rect: QRectF) -> None:
         r = rect.normalized()
         b = (r.left(), r.top(), r.right(), r.bottom())
-        old = self.bounds.get(key)
-        if old is not None:
-            if old == b:
-                return
-            self.remove(key)
+        if self.bounds.get(key) == b:
+            return
         self.rects[key] = r
         self.bounds[key] = b
-        for cell in self._keys(b):
-            self._cells.setdefault(cell, set()).add(key)
+        span, old = self._span(b), self._spans.get(key)
+        if span == old:  # moved within the same cells
+            return
+        if old is not None:
+            self._uncell(key, old)
+        self._spans[key] = span
+        cells = self._cells
+        for x in range(span[0], span[1] + 1):
+            for y in range(span[2], span[3] + 1):
+                bucket = cells.get((x, y))
+                if bucket is None:
+                    cells[(x, y)] = {key}
+                else:
+                    bucket.add(key)
 
     def remove(self, key: K) -> None:
-        old = self.bounds.pop(key, None)
-        if old is not None:
-            del self.rects[key]
-            for cell in self._keys(old):
-                bucket = self._cells.get(cell)
+        span = self._spans.pop(key, None)
+        if span is not None:
+            del self.rects[key], self.bounds[key]
+            self._uncell(key, span)
+
+    def _uncell(self, key: K, span: tuple[int, int, int, int]) -> None:
+        cells = self._cells
+        for x in range(span[0], span[1] + 1):
+            for y in range(span[2], span[3] + 1):
+                bucket = cells.get((x, y))
                 if bucket is not None:
                     bucket.discard(key)
                     if not bucket:
-                        del self._cells[cell]
+                        del cells[(x, y)]
 
     def query(self, rect: QRectF) -> list[K]:
         r = rect.normalized()
@@ -122,10 +135,12 @@ class RectGrid(Generic[K]):
             return []
         found: set[K] = set()
         cells = self._cells
-        for cell in self._keys((left, top, right, bottom)):
-            bucket = cells.get(cell)
-            if bucket:
-                found |= bucket
+        x0, x1, y0, y1 = self._span((left, top, right, bottom))
+        for x in range(x0, x1 + 1):
+            for y in range(y0, y1 + 1):
+                bucket = cells.get((x, y))
+                if bucket:
+                    found |= bucket
         bounds = self.bounds
         return [k for k in found if overlaps(bounds[k], left, top, right, bottom)]
 
