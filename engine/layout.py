@@ -70,7 +70,7 @@ def layered_layout(
     positions: dict[str, Point] = {}
     top = 0.0
     for comp in components:
-        sub = dag if len(components) == 1 else dag.subgraph(set(comp))
+        sub = dag if len(components) == 1 else _component_links(dag, comp)
         consts = {n for n in comp if graph.nodes[n].op == "const"}
         placed = _layout_component(sub, order, consts, sizes, ports, layer_gap, node_gap)
         ys = [y for _, y in placed.values()]
@@ -83,6 +83,19 @@ def layered_layout(
 
 
 # --------------------------------------------------------------------------- one component
+
+
+def _component_links(dag: Links, comp: list[str]) -> Links:
+    """``dag.subgraph(set(comp))`` for a weak component listed in ``dag``'s order, in
+    time proportional to the component (a subgraph scans the whole graph: a file of
+    many small components took quadratic time)."""
+    sub = Links()
+    for n in comp:
+        sub.add_node(n)
+    for u in comp:
+        for v in dag.succ[u]:  # a successor is in the same component
+            sub.add_edge(u, v)
+    return sub
 
 
 def _size(sizes: Mapping[str, Size], nid: Hashable) -> Size:
@@ -212,7 +225,7 @@ def _sorted_by_barycenter(
         else:
             bary = float(k) * len(fixed) / max(len(column), 1)
         keyed.append((bary, k, n))
-    keyed.sort(key=lambda t: (t[0], t[1]))
+    keyed.sort()  # by barycenter, then place (k is unique: n is never compared)
     return [n for _, _, n in keyed]
 
 
@@ -306,7 +319,7 @@ def _align(
     for n, o in zip(col, offsets, strict=True):
         t = targets[n]
         if t:
-            want.append(sum(y[m] + d for m, d in t) / len(t) - o)
+            want.append(sum([y[m] + d for m, d in t]) / len(t) - o)
             weight.append(float(len(t)))
         else:
             want.append(y[n] - o)
@@ -317,15 +330,20 @@ def _align(
 
 def _isotonic(values: Iterable[float], weights: Iterable[float]) -> list[float]:
     """Weighted least-squares non-decreasing fit (pool adjacent violators)."""
-    blocks: list[list[float]] = []  # [mean, weight, count]
-    for v, w in zip(values, weights, strict=True):
-        blocks.append([v, w, 1])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            m2, w2, c2 = blocks.pop()
-            m1, w1, c1 = blocks.pop()
-            wt = w1 + w2
-            blocks.append([(m1 * w1 + m2 * w2) / wt, wt, c1 + c2])
+    means: list[float] = []  # the blocks so far: mean, weight and length of each
+    totals: list[float] = []
+    counts: list[int] = []
+    for m, w in zip(values, weights, strict=True):
+        c = 1
+        while means and means[-1] > m:  # pool with the block before
+            m1, w1 = means.pop(), totals.pop()
+            c += counts.pop()
+            wt = w1 + w
+            m, w = (m1 * w1 + m * w) / wt, wt
+        means.append(m)
+        totals.append(w)
+        counts.append(c)
     out: list[float] = []
-    for mean, _, count in blocks:
-        out.extend([mean] * int(count))
+    for mean, count in zip(means, counts, strict=True):
+        out.extend([mean] * count)
     return out
