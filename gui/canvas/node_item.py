@@ -127,7 +127,9 @@ def advance(fm: QFontMetricsF, text: str) -> float:
 
 
 def _lines_width(fm: QFontMetricsF, text: str) -> float:
-    return max((advance(fm, line) for line in text.split("\n")), default=0.0)
+    if "\n" not in text:  # most texts are one line
+        return advance(fm, text)
+    return max(advance(fm, line) for line in text.split("\n"))
 
 
 def static_text(text: str) -> QStaticText:
@@ -225,6 +227,13 @@ class ErrorBadge(QGraphicsItem):
         painter.drawText(QRectF(-r, -r, 2 * r, 2 * r), Qt.AlignmentFlag.AlignCenter, "!")
 
 
+_NO_PEN = QPen(Qt.PenStyle.NoPen)
+_BOX_FLAGS = (
+    QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+)
+_BOX_CACHE = QGraphicsItem.CacheMode.DeviceCoordinateCache
+
+
 class NodeItem(QGraphicsRectItem):
     """One node box. ``pos()`` is its top-left corner, the same as ``doc.positions``.
 
@@ -241,17 +250,14 @@ class NodeItem(QGraphicsRectItem):
         super().__init__()
         self.node_id = node_id
         self.content = content
-        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setPen(_NO_PEN)
         self.highlight_consumer = False
         self.hover_port: PortItem | None = None
         # No ItemSendsGeometryChanges/itemChange: a Python itemChange runs for every
         # flag, child and selection change of thousands of items. The scene moves
         # boxes itself, and the view reports the boxes a mouse drag moved.
-        self.setFlags(
-            QGraphicsItem.GraphicsItemFlag.ItemIsMovable
-            | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-        )
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setFlags(_BOX_FLAGS)
+        self.setCacheMode(_BOX_CACHE)
         self.setZValue(1)
         self.in_ports: list[PortItem] = []
         self.out_port = PortItem(self, node_id, True, 0)
@@ -322,12 +328,10 @@ class NodeItem(QGraphicsRectItem):
     def port_pos(self, is_output: bool, index: int = 0) -> QPointF:
         """Scene position of a port's centre (cheap: no item lookup)."""
         if is_output:
-            local = self.out_port.pos()
-        elif index < len(self.in_ports):
-            local = self.in_ports[index].pos()
-        else:
-            local = QPointF(0, self._rect.height() / 2)
-        return self.pos() + local
+            return self.out_port.scenePos()
+        if index < len(self.in_ports):
+            return self.in_ports[index].scenePos()
+        return self.pos() + QPointF(0, self._rect.height() / 2)
 
     # ------------------------------------------------------------------ layout
 
