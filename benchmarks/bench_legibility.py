@@ -9,8 +9,14 @@ only appears inside another box's formula does not count. Graphs of up to 20 nod
 count every node; bigger ones the active edge's neighbourhood (consumer, operand,
 and the nodes one edge away from either), which is what the camera frames.
 
-Prints ``name: value`` lines: ``canvas_names_read_pct`` over all frames, then one
-``canvas_names_read_pct[<example>]`` per example. A figure, not a test.
+The same is done for random layered graphs of 10 to 60 nodes (fixed seeds, the
+generator of ``bench_gui.py``, laid out by the app as a file without positions is).
+
+Prints ``name: value`` lines: ``canvas_names_read_pct`` over all the examples' frames,
+one ``canvas_names_read_pct[<example>]`` per example, then
+``canvas_names_read_pct_random`` over the random graphs' frames and one
+``canvas_names_read_pct_random[<n>_nodes]`` per random graph. Deterministic: the same
+code gives the same figures. A figure, not a test.
 
     python benchmarks/bench_legibility.py
 """
@@ -28,8 +34,9 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_gui import layered_graph  # noqa: E402
 from engine.examples import list_examples  # noqa: E402
-from engine.fileformat import load  # noqa: E402
+from engine.fileformat import GraphFile, load  # noqa: E402
 from gui.application import ensure_app  # noqa: E402
 from gui.document import GraphDocument  # noqa: E402
 from gui.export import render_frame  # noqa: E402
@@ -39,6 +46,8 @@ from gui.model.timeline import Timeline  # noqa: E402
 SIZE = (1280, 720)
 #: Graphs up to this many nodes must show every name; bigger ones the neighbourhood.
 WHOLE_GRAPH_NODES = 20
+#: Node counts of the random graphs (each also its generator's seed).
+RANDOM_SIZES = (10, 20, 30, 40, 50, 60)
 #: tesseract page segmentation modes read: sparse text, a single column.
 PAGE_MODES = ("11", "4")
 
@@ -55,7 +64,9 @@ def ocr_line_starts(png: Path) -> set[str]:
     for psm in PAGE_MODES:
         out = subprocess.run(
             ["tesseract", str(png), "-", "--psm", psm, "tsv"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         seen_lines: set[tuple[str, ...]] = set()
         for row in out.splitlines()[1:]:
@@ -89,20 +100,42 @@ def expected_names(doc: GraphDocument, timeline: Timeline, position: int) -> lis
     return neighbourhood(edges, frame.active.operand, frame.active.consumer)
 
 
-def measure(path: Path, folder: Path) -> tuple[int, int]:
-    """(names read, names expected) over the example's frames."""
-    doc = GraphDocument()
-    doc.load(load(path, partial=True), path)
+def measure(doc: GraphDocument, stem: str, folder: Path) -> tuple[int, int]:
+    """(names read, names expected) over the document's frames."""
     timeline = Timeline(doc.results)
     read = total = 0
     for position in frames_of(timeline):
-        png = folder / f"{path.stem}-{position}.png"
+        png = folder / f"{stem}-{position}.png"
         render_frame(doc, position, SIZE, view="canvas").save(str(png), "PNG")
         starts = ocr_line_starts(png)
         names = expected_names(doc, timeline, position)
         read += sum(1 for n in names if _norm(n) in starts)
         total += len(names)
     return read, total
+
+
+def example_document(path: Path) -> GraphDocument:
+    doc = GraphDocument()
+    doc.load(load(path, partial=True), path)
+    return doc
+
+
+def random_document(n_nodes: int) -> GraphDocument:
+    """A random layered graph of about ``n_nodes`` nodes, without positions (the
+    canvas lays it out when it is first shown, as for such a file)."""
+    graph, output = layered_graph(n_nodes, seed=n_nodes)
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=graph, output=output), None)
+    return doc
+
+
+def report(name: str, results: dict[str, tuple[int, int]]) -> None:
+    """The overall share, then one per document."""
+    read = sum(r for r, _t in results.values())
+    total = sum(t for _r, t in results.values())
+    print(f"{name}: {100.0 * read / max(total, 1):.1f}")
+    for key, (r, t) in results.items():
+        print(f"{name}[{key}]: {100.0 * r / max(t, 1):.1f}")
 
 
 def main() -> int:
@@ -113,15 +146,19 @@ def main() -> int:
         )
         return 2
     ensure_app()
-    results: dict[str, tuple[int, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for path, _title in list_examples():
-            results[path.stem] = measure(path, Path(tmp))
-    read = sum(r for r, _t in results.values())
-    total = sum(t for _r, t in results.values())
-    print(f"canvas_names_read_pct: {100.0 * read / max(total, 1):.1f}")
-    for stem, (r, t) in results.items():
-        print(f"canvas_names_read_pct[{stem}]: {100.0 * r / max(t, 1):.1f}")
+        folder = Path(tmp)
+        examples = {
+            path.stem: measure(example_document(path), path.stem, folder)
+            for path, _title in list_examples()
+        }
+        report("canvas_names_read_pct", examples)
+        randoms = {}
+        for n in RANDOM_SIZES:
+            doc = random_document(n)
+            key = f"{len(doc.graph.nodes)}_nodes"
+            randoms[key] = measure(doc, f"random-{n}", folder)
+        report("canvas_names_read_pct_random", randoms)
     return 0
 
 

@@ -35,6 +35,7 @@ from ..model.semantic_zoom import (
     MIN_SCREEN_PT,
     CompactLine,
     compact_lines,
+    compact_min_zoom,
     compact_sizes,
     is_compact,
 )
@@ -104,9 +105,12 @@ _compact_cache: list[_CompactFonts] = []
 
 
 def compact_fonts() -> _CompactFonts:
-    """The compact form's fonts at :data:`COMPACT_REF_PT` (built once)."""
+    """The compact form's fonts at :data:`COMPACT_REF_PT` (built once). The name is in
+    the bold monospace face: its 1, l and I, 0 and O differ at a glance, which a
+    short name such as ``y1`` read from the back of a room needs."""
     if not _compact_cache:
-        name, mono = cfont(COMPACT_REF_PT, bold=True), cfont(COMPACT_REF_PT, mono=True)
+        name = cfont(COMPACT_REF_PT, bold=True, mono=True)
+        mono = cfont(COMPACT_REF_PT, mono=True)
         _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name),
                                             QFontMetricsF(mono)))
     return _compact_cache[0]
@@ -462,10 +466,16 @@ class NodeItem(QGraphicsRectItem):
         return list(zip(lines, sizes, strict=True))
 
     def compact_min_zoom(self) -> float:
-        """The smallest zoom at which the compact form still shows the name and value
-        at the canvas's minimum text size (the camera asks, to frame more context)."""
+        """The smallest zoom at which the compact form still shows the name at the
+        canvas's minimum text size, and for the active edge's boxes their gradient
+        (the camera asks, to frame more context)."""
         _lines, widths, line, room = self._compact_metrics()
-        return self.min_screen_pt() * max(max(widths[:2]) / room[0], 2 * line / room[1])
+        return compact_min_zoom(self.min_screen_pt(), widths, line, room, self._in_step())
+
+    def _in_step(self) -> bool:
+        """This box takes part in the active step (its gradient is what changes)."""
+        c = self.content
+        return c is not None and (c.grad_active or self.highlight_consumer)
 
     def _compact_metrics(
         self,
@@ -473,7 +483,8 @@ class NodeItem(QGraphicsRectItem):
         """Compact lines, their widths and the line height at 1 pt, and the room."""
         c = self.content
         assert c is not None
-        lines = compact_lines(self.node_id, c.value, c.grad)
+        lines = compact_lines(self.node_id, c.value, c.grad,
+                              grad_first=self._in_step())
         f = compact_fonts()
         widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
                   / COMPACT_REF_PT for ln in lines]

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 #: In the free view, box text smaller than this on screen (points) goes compact.
 MIN_SCREEN_PT = 8.0
-#: A third compact line smaller than this share of the name's size is left out.
-MIN_EXTRA_SHARE = 0.7
+#: A value or gradient line smaller than this share of the minimum size is left out.
+MIN_EXTRA_SHARE = 0.6
+#: With room to spare, a name grows up to this multiple of the minimum size.
+NAME_GROW = 1.5
 #: Longest compact line (characters) before it is cut with an ellipsis.
 MAX_COMPACT_CHARS = 22
 
@@ -43,13 +45,17 @@ def _one_line(text: str) -> str:
     return line
 
 
-def compact_lines(name: str, value: str, grad: str | None) -> list[CompactLine]:
-    """The compact form of a box: name, value, and ``grad`` when given (the canvas
-    passes the gradient of the box receiving the active step)."""
-    out = [CompactLine(name, "name"), CompactLine(_one_line(value), "value")]
+def compact_lines(
+    name: str, value: str, grad: str | None, grad_first: bool = False
+) -> list[CompactLine]:
+    """The compact form of a box: name, value, and ``grad`` when given. ``grad_first``
+    (the active edge's boxes, whose gradient is what the step changes) puts the
+    gradient before the value, so it is the line kept when only one fits."""
+    extra = [CompactLine(_one_line(value), "value")]
     if grad is not None:
-        out.append(CompactLine("grad " + _one_line(grad), "grad"))
-    return out
+        g = CompactLine("grad " + _one_line(grad), "grad")
+        extra = [g, *extra] if grad_first else [*extra, g]
+    return [CompactLine(name, "name"), *extra]
 
 
 def compact_sizes(
@@ -59,22 +65,72 @@ def compact_sizes(
     line_per_pt: float,
     room: tuple[float, float],
 ) -> list[float]:
-    """Scene point size of each compact line: ``min_screen_pt`` on screen, unless the
-    line would not fit the box's ``room`` (width, height). ``widths_per_pt``: each
-    line's width in scene units at 1 pt; ``line_per_pt``: line height at 1 pt.
+    """Scene point size of each compact line. ``widths_per_pt``: each line's width in
+    scene units at 1 pt (the name first); ``line_per_pt``: line height at 1 pt;
+    ``room``: the box's (width, height) for text.
 
-    The name and value come first: they get the height they need, and a third line
-    (the gradient) shrinks into what is left rather than shrinking them, and is left
-    out (size 0) when that would make it much smaller than they are."""
-    want = min_screen_pt / zoom
-    main = widths_per_pt[:2]
+    The name comes first: ``min_screen_pt`` on screen, less only when the box is too
+    small for it, and up to :data:`NAME_GROW` times that in the room the other lines
+    leave. The other lines, in order,
+    get up to ``min_screen_pt``; when the height runs out they shrink together, down
+    to :data:`MIN_EXTRA_SHARE` of it, and the last ones are left out (size 0) rather
+    than go smaller. A line too wide for the box at that share is left out too."""
+    floor = min_screen_pt / zoom
+    room_w, room_h = room
+    name_w, rest = widths_per_pt[0], widths_per_pt[1:]
+    name_cap = min(
+        floor,
+        room_w / name_w if name_w > 0 else floor,
+        room_h / line_per_pt if line_per_pt > 0 else floor,
+    )
+    least = MIN_EXTRA_SHARE * floor
+    wide = [min(floor, room_w / w if w > 0 else floor) for w in rest]
+    shown = [i for i, pt in enumerate(wide) if pt >= least]
+    for k in range(len(shown), 0, -1):
+        keep = shown[:k]
+        want = [wide[i] for i in keep]
+        if line_per_pt * (name_cap + sum(want)) > room_h:  # too tall: the extras shrink
+            each = (room_h - line_per_pt * name_cap) / (line_per_pt * k)
+            want = [min(pt, each) for pt in want]
+            if any(pt < least for pt in want):
+                continue
+        return _grown(name_cap, name_w, want, keep, len(rest), line_per_pt, room)
+    return _grown(name_cap, name_w, [], [], len(rest), line_per_pt, room)
+
+
+def _grown(
+    name_pt: float,
+    name_w: float,
+    want: list[float],
+    keep: list[int],
+    n_rest: int,
+    line_per_pt: float,
+    room: tuple[float, float],
+) -> list[float]:
+    """The sizes with the name grown into the room left (see :func:`compact_sizes`)."""
+    grow = NAME_GROW * name_pt
+    if name_w > 0:
+        grow = min(grow, room[0] / name_w)
     if line_per_pt > 0:
-        want = min(want, room[1] / (line_per_pt * len(main)))
-    sizes = [min(want, room[0] / w) if w > 0 else want for w in main]
-    left = room[1] - line_per_pt * sum(sizes)
-    rest = widths_per_pt[2:]
-    for w in rest:
-        pt = min(want, left / (line_per_pt * len(rest))) if line_per_pt > 0 else want
-        pt = min(pt, room[0] / w) if w > 0 else pt
-        sizes.append(pt if pt >= MIN_EXTRA_SHARE * min(sizes) else 0.0)
+        grow = min(grow, room[1] / line_per_pt - sum(want))
+    sizes = [max(name_pt, grow)] + [0.0] * n_rest
+    for i, pt in zip(keep, want, strict=True):
+        sizes[1 + i] = pt
     return sizes
+
+
+def compact_min_zoom(
+    min_screen_pt: float,
+    widths_per_pt: list[float],
+    line_per_pt: float,
+    room: tuple[float, float],
+    with_next: bool = False,
+) -> float:
+    """The smallest zoom at which :func:`compact_sizes` shows the name at
+    ``min_screen_pt``; ``with_next``: the next line too (the active edge's boxes, whose
+    gradient line must stay in view), at :data:`MIN_EXTRA_SHARE` of that."""
+    lines = 1 + (MIN_EXTRA_SHARE if with_next else 0.0)
+    need = [widths_per_pt[0] / room[0], line_per_pt * lines / room[1]]
+    if with_next and len(widths_per_pt) > 1:
+        need.append(MIN_EXTRA_SHARE * widths_per_pt[1] / room[0])
+    return min_screen_pt * max(need)

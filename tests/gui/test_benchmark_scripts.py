@@ -130,3 +130,12 @@ def test_legibility_frames_render(qapp, tmp_path: Path) -> None:  # noqa: ANN001
     assert bench.expected_names(doc, timeline, position)
     image = bench.render_frame(doc, position, (320, 180), view="canvas")
     assert image.width() == 320
+
+
+def test_legibility_random_graphs_play(qapp) -> None:  # noqa: ANN001
+    bench = script("bench_legibility")
+    doc = bench.random_document(min(bench.RANDOM_SIZES))
+    timeline = Timeline(doc.results)
+    assert len(doc.graph.nodes) >= 8 and len(timeline.steps) >= 1
+    names = bench.expected_names(doc, timeline, bench.frames_of(timeline)[0])
+    assert set(names) == set(doc.graph.nodes)  # a small graph: every name counts

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from gui.model.semantic_zoom import compact_lines, compact_sizes, is_compact
+from gui.model.semantic_zoom import (
+    compact_lines,
+    compact_min_zoom,
+    compact_sizes,
+    is_compact,
+)
 
 
 def test_compact_below_the_minimum_screen_size() -> None:
@@ -24,14 +29,40 @@ def test_compact_lines_keep_name_and_first_row() -> None:
 
 def test_sizes_reach_the_screen_minimum_when_there_is_room() -> None:
     sizes = compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 80.0))
-    assert sizes == [pytest.approx(16.0), pytest.approx(16.0)]  # 16 pt x 0.5 = 8 pt
+    # 16 pt x 0.5 = 8 pt; the name grows to 1.5x that in the room left
+    assert sizes == [pytest.approx(24.0), pytest.approx(16.0)]
+    sizes = compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 50.0))
+    assert sizes == [pytest.approx(50.0 / 1.5 - 16.0), pytest.approx(16.0)]
 
 
 def test_a_long_line_shrinks_alone_and_a_cramped_gradient_is_left_out() -> None:
     sizes = compact_sizes(0.5, 8.0, [20.0, 1.0], 1.5, (200.0, 80.0))
     assert sizes[0] == pytest.approx(10.0) and sizes[1] == pytest.approx(16.0)
+    sizes = compact_sizes(0.5, 8.0, [2.0, 1.0, 3.0], 1.5, (200.0, 50.0))
+    assert sizes[0] >= 16.0 and sizes[1] == pytest.approx(16.0) and sizes[2] == 0.0
+
+
+def test_the_name_keeps_its_size_and_the_other_lines_shrink_together() -> None:
+    # 3 lines of 16 pt need 72 units; 60 leave 20 for each of the two extra lines
     sizes = compact_sizes(0.5, 8.0, [2.0, 1.0, 3.0], 1.5, (200.0, 60.0))
-    assert sizes[:2] == [pytest.approx(16.0)] * 2 and sizes[2] == 0.0
+    assert sizes[0] == pytest.approx(16.0)
+    assert sizes[1] == pytest.approx(12.0) and sizes[2] == pytest.approx(12.0)
+    # too little height for one extra line at 60 %: the name alone
+    assert compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 30.0)) == [pytest.approx(20.0), 0.0]
+
+
+def test_the_active_edges_boxes_put_the_gradient_first() -> None:
+    lines = compact_lines("x", "3", "0 → 2", grad_first=True)
+    assert [ln.kind for ln in lines] == ["name", "grad", "value"]
+
+
+def test_the_camera_needs_more_zoom_to_keep_the_gradient_line() -> None:
+    name_only = compact_min_zoom(8.0, [2.0, 1.0], 1.5, (200.0, 40.0))
+    with_grad = compact_min_zoom(8.0, [2.0, 1.0], 1.5, (200.0, 40.0), with_next=True)
+    assert name_only == pytest.approx(8.0 * 1.5 / 40.0)
+    assert with_grad == pytest.approx(8.0 * 1.5 * 1.6 / 40.0)
+    sizes = compact_sizes(with_grad, 8.0, [2.0, 1.0], 1.5, (200.0, 40.0))
+    assert sizes[0] * with_grad == pytest.approx(8.0) and sizes[1] > 0
 
 
 def test_canvas_draws_compact_boxes_when_zoomed_out(qtbot) -> None:  # noqa: ANN001
