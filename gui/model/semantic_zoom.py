@@ -71,52 +71,35 @@ def compact_sizes(
 
     The name comes first: ``min_screen_pt`` on screen, less only when the box is too
     small for it, and up to :data:`NAME_GROW` times that in the room the other lines
-    leave. The other lines, in order,
-    get up to ``min_screen_pt``; when the height runs out they shrink together, down
-    to :data:`MIN_EXTRA_SHARE` of it, and the last ones are left out (size 0) rather
-    than go smaller. A line too wide for the box at that share is left out too."""
+    leave. The second line (the value, or the active edge's gradient) is always
+    shown, in the height left, up to ``min_screen_pt``. Further lines join it when
+    every one of them can stay at :data:`MIN_EXTRA_SHARE` of that size or more (they
+    shrink together), else they are left out (size 0), the last ones first."""
     floor = min_screen_pt / zoom
     room_w, room_h = room
+    height = room_h / line_per_pt  # points of text that fit stacked
     name_w, rest = widths_per_pt[0], widths_per_pt[1:]
-    name_cap = min(
-        floor,
-        room_w / name_w if name_w > 0 else floor,
-        room_h / line_per_pt if line_per_pt > 0 else floor,
-    )
+    name_pt = min(floor, room_w / name_w if name_w > 0 else floor, height)
     least = MIN_EXTRA_SHARE * floor
     wide = [min(floor, room_w / w if w > 0 else floor) for w in rest]
-    shown = [i for i, pt in enumerate(wide) if pt >= least]
-    for k in range(len(shown), 0, -1):
-        keep = shown[:k]
-        want = [wide[i] for i in keep]
-        if line_per_pt * (name_cap + sum(want)) > room_h:  # too tall: the extras shrink
-            each = (room_h - line_per_pt * name_cap) / (line_per_pt * k)
-            want = [min(pt, each) for pt in want]
-            if any(pt < least for pt in want):
-                continue
-        return _grown(name_cap, name_w, want, keep, len(rest), line_per_pt, room)
-    return _grown(name_cap, name_w, [], [], len(rest), line_per_pt, room)
-
-
-def _grown(
-    name_pt: float,
-    name_w: float,
-    want: list[float],
-    keep: list[int],
-    n_rest: int,
-    line_per_pt: float,
-    room: tuple[float, float],
-) -> list[float]:
-    """The sizes with the name grown into the room left (see :func:`compact_sizes`)."""
-    grow = NAME_GROW * name_pt
+    left = height - name_pt
+    sizes = [0.0] * len(rest)
+    if rest:
+        sizes[0] = max(0.0, min(wide[0], left))
+        others = [i for i in range(1, len(rest)) if wide[i] >= least]
+        for k in range(len(others), 0, -1):
+            keep = [0, *others[:k]]
+            want = [wide[i] for i in keep]
+            if sum(want) > left:
+                want = [min(pt, left / len(keep)) for pt in want]
+            if all(pt >= least for pt in want):
+                for i, pt in zip(keep, want, strict=True):
+                    sizes[i] = pt
+                break
+    grown = min(NAME_GROW * name_pt, height - sum(sizes))
     if name_w > 0:
-        grow = min(grow, room[0] / name_w)
-    if line_per_pt > 0:
-        grow = min(grow, room[1] / line_per_pt - sum(want))
-    sizes = [max(name_pt, grow)] + [0.0] * n_rest
-    for i, pt in zip(keep, want, strict=True):
-        sizes[1 + i] = pt
-    return sizes
+        grown = min(grown, room_w / name_w)
+    return [max(name_pt, grown), *sizes]
 
 
 def compact_min_zoom(

@@ -47,8 +47,11 @@ def test_the_name_keeps_its_size_and_the_other_lines_shrink_together() -> None:
     sizes = compact_sizes(0.5, 8.0, [2.0, 1.0, 3.0], 1.5, (200.0, 60.0))
     assert sizes[0] == pytest.approx(16.0)
     assert sizes[1] == pytest.approx(12.0) and sizes[2] == pytest.approx(12.0)
-    # too little height for one extra line at 60 %: the name alone
-    assert compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 30.0)) == [pytest.approx(20.0), 0.0]
+    # little height left: the value line (always shown) takes what there is
+    assert compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 30.0)) == [
+        pytest.approx(16.0),
+        pytest.approx(4.0),
+    ]
 
 
 def test_the_active_edges_boxes_put_the_gradient_first() -> None:
