@@ -650,9 +650,7 @@ class MainWindow(QMainWindow):
             except (KeyError, TypeError, ValueError):
                 zoom = 0.0
             if 0.02 <= zoom <= 50:
-                self.canvas.resetTransform()
-                self.canvas.scale(zoom, zoom)
-                self.canvas.centerOn(x, y)
+                self.canvas.look_at((x, y), zoom)
                 return
         self.canvas.refit()
 

@@ -328,6 +328,10 @@ class PulseItem(QGraphicsItem):
         painter.drawEllipse(QPointF(0, 0), r * 0.6, r * 0.6)
 
 
+#: Point size of the active edge's label at zoom 1 (it is scaled up when zoomed out).
+LABEL_PT = 10.5
+
+
 class EdgeLabelItem(QGraphicsItem):
     """The active step's text in a rounded white box (mono font). When it had to sit
     away from the curve to keep clear of the boxes, a dotted leader joins it to the
@@ -348,7 +352,7 @@ class EdgeLabelItem(QGraphicsItem):
         self.prepareGeometryChange()
         self.text = text
         self._lines = text.split("\n")
-        fm = QFontMetricsF(cfont(10.5, mono=True))
+        fm = QFontMetricsF(cfont(LABEL_PT, mono=True))
         pad = 9.0 * UNIT
         w = max((fm.horizontalAdvance(x) for x in self._lines), default=0.0) + 2 * pad
         h = len(self._lines) * fm.lineSpacing() + 2 * pad - (fm.lineSpacing() - fm.height())
@@ -356,12 +360,26 @@ class EdgeLabelItem(QGraphicsItem):
         self.update()
 
     def label_size(self) -> tuple[float, float]:
-        return (self._rect.width(), self._rect.height())
+        """Width and height in scene units, at the label's current scale."""
+        return (self._rect.width() * self.scale(), self._rect.height() * self.scale())
+
+    def natural_rect(self) -> QRectF:
+        """The box's scene rectangle at scale 1 (the camera frames that: at the zoom
+        it picks for a step the label is about that size, or is scaled and kept in
+        view)."""
+        return self._rect.translated(self.pos())
+
+    def scale_for(self, zoom: float, min_pt: float) -> float:
+        """The scale at which the label's text shows at least ``min_pt`` points on
+        screen at ``zoom`` (1 when its own size already does)."""
+        return max(1.0, min_pt / (LABEL_PT * UNIT * zoom))
 
     def place(self, centre: QPointF, anchor: QPointF) -> None:
         """Centre the box at ``centre``; lead a dotted line to ``anchor`` on the edge."""
         self.setPos(centre)
-        rect = self._rect.translated(centre)
+        k = self.scale()
+        w, h = self._rect.width() * k, self._rect.height() * k
+        rect = QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h)
         if rect.adjusted(-4, -4, 4, 4).contains(anchor):
             self.leader.hide()
             return
@@ -390,7 +408,7 @@ class EdgeLabelItem(QGraphicsItem):
         painter.setBrush(THEME.edge_label_fill)
         painter.setPen(QPen(THEME.edge_active, cline(1.5)))
         painter.drawRoundedRect(self._rect, 6 * s, 6 * s)
-        font = cfont(10.5, mono=True)
+        font = cfont(LABEL_PT, mono=True)
         fm = QFontMetricsF(font)
         painter.setFont(font)
         painter.setPen(THEME.text)

@@ -29,7 +29,7 @@ from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
-from ..theme import THEME
+from ..theme import CHAIN_RULE_PT, THEME
 from .edge_item import (
     ACTIVE,
     DONE,
@@ -183,6 +183,10 @@ class LaneIndex:
         return out
 
 
+#: Space kept between the active edge's label and the canvas edge, in screen pixels.
+LABEL_MARGIN_PX = 8.0
+
+
 class CanvasScene(QGraphicsScene):
     """Items for ``doc``; emits ``documentReplaced`` after a new file was loaded and
     laid out (the view then fits it)."""
@@ -216,6 +220,10 @@ class CanvasScene(QGraphicsScene):
         self.setSceneRect(QRectF(-SCENE_HALF, -SCENE_HALF, 2 * SCENE_HALF, 2 * SCENE_HALF))
         #: Box text smaller than this on screen (points) switches to the compact form.
         self.min_text_pt = MIN_SCREEN_PT
+        #: The active edge's label shows at least this large on screen (points).
+        self.label_pt = CHAIN_RULE_PT
+        self._label_view: tuple[QRectF, float] | None = None  # visible rect and zoom
+        self._label_anchor = QPointF()
         self.pulse = PulseItem()
         self.label = EdgeLabelItem()
         for item in (self.pulse, self.label, self.label.leader):
@@ -506,24 +514,63 @@ class CanvasScene(QGraphicsScene):
             provider = self.label_provider or default_edge_label
             self.label.set_text(provider(step))
             self._label_step = step
-        anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
+        self._label_anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
         self.label.show()
-        self.label.place(self._label_position(anchor), anchor)
+        self._place_label()
 
-    def _label_position(self, anchor: QPointF) -> QPointF:
-        """A spot near ``anchor`` where the label covers no node box (or the least)."""
+    def fit_label(self, visible: QRectF, zoom: float) -> None:
+        """The view now shows ``visible`` at ``zoom``: keep the active edge's label at
+        least :attr:`label_pt` on screen and inside ``visible`` (cheap: one label,
+        the boxes near it)."""
+        self._label_view = (QRectF(visible), zoom)
+        if self.label.isVisible():
+            self._place_label()
+
+    def _place_label(self) -> None:
+        """Scale the label for the view, put it near the edge's middle where it covers
+        no box, then slide it inside the visible rectangle if it stuck out."""
+        anchor = self._label_anchor
+        if self._label_view is None:
+            self.label.place(self._label_position(anchor), anchor)
+            return
+        visible, zoom = self._label_view
+        m = LABEL_MARGIN_PX / zoom
+        natural = self.label.natural_rect()
+        room = min((visible.width() - 2 * m) / max(natural.width(), 1e-6),
+                   (visible.height() - 2 * m) / max(natural.height(), 1e-6))
+        # readable, but never larger than the canvas (a big Jacobian shrinks to fit)
+        scale = max(min(self.label.scale_for(zoom, self.label_pt), room), 1e-3)
+        if abs(scale - self.label.scale()) > 1e-6:
+            self.label.setScale(scale)
+        w, h = self.label.label_size()
+        inner = visible.adjusted(m + w / 2, m + h / 2, -m - w / 2, -m - h / 2)
+        fits = inner.width() >= -1e-6 and inner.height() >= -1e-6
+        centre = self._label_position(anchor, inner if fits else None)
+        if fits:
+            centre = QPointF(min(max(centre.x(), inner.left()), inner.right()),
+                             min(max(centre.y(), inner.top()), inner.bottom()))
+        self.label.place(centre, anchor)
+
+    def _label_position(self, anchor: QPointF, inside: QRectF | None = None) -> QPointF:
+        """A spot near ``anchor`` where the label covers no node box (or the least);
+        with ``inside`` (where its centre may go to be fully seen), only spots there,
+        unless there are none."""
         w, h = self.label.label_size()
         ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
         dys = [0.0] + [d for u in ups for d in (-u, u)]
+        if inside is not None:  # and further out, anywhere up or down the canvas
+            dys += [inside.top() + inside.height() * f - anchor.y() for f in (0, 0.25, 0.75, 1)]
         dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-        reach = QRectF(anchor.x() - 1.5 * w, anchor.y() - h - 200, 3 * w, 2 * h + 400)
+        top = min(anchor.y() + d for d in dys) - h / 2
+        bottom = max(anchor.y() + d for d in dys) + h / 2
+        reach = QRectF(anchor.x() - 1.5 * w, top, 3 * w, bottom - top)
         rects = [self.grid.rects[n].adjusted(-8, -8, 8, 8) for n in self.grid.query(reach)]
         best: tuple[float, float, QPointF] | None = None
         for dy in dys:
             for dx in dxs:
                 c = QPointF(anchor.x() + dx, anchor.y() + dy)
                 r = QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
-                overlap = 0.0
+                overlap = 0.0 if inside is None or inside.contains(c) else 4.0 * w * h
                 for nr in rects:
                     if nr.intersects(r):
                         i = nr.intersected(r)

@@ -65,7 +65,7 @@ from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME
-from .edge_item import EdgeItem, TempEdgeItem
+from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
 from .node_item import BOX_PT, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
@@ -273,6 +273,11 @@ class CanvasView(QGraphicsView):
         compact = item.compact_form(self.zoom())
         return (compact[0][1] if compact is not None else BOX_PT) * self.zoom()
 
+    def edge_label_pt(self) -> float:
+        """How large (points on screen) the active edge's label text shows now."""
+        label = self.canvas.label
+        return LABEL_PT * UNIT * label.scale() * self.zoom()
+
     def readable_zoom(self) -> float:
         """The zoom at which box text is as large as the chain-rule panel's text."""
         return readable_zoom(CHAIN_RULE_PT * THEME.scale, BOX_PT)
@@ -286,7 +291,7 @@ class CanvasView(QGraphicsView):
         active = frame.active_edge if frame is not None else None
         extra = []
         if active is not None and self.canvas.label.isVisible():
-            extra.append(rect_tuple(self.canvas.label.sceneBoundingRect()))
+            extra.append(rect_tuple(self.canvas.label.natural_rect()))
         size = self.viewport().size()
         compact = {nid: item.compact_min_zoom() for nid, item in self.canvas.nodes.items()
                    if item.content is not None}
@@ -302,7 +307,7 @@ class CanvasView(QGraphicsView):
         self._fitted = True
         self._camera_anim.stop()
         if not animate or not self.isVisible():
-            self._look_at(target.center, target.zoom)
+            self.look_at(target.center, target.zoom)
             return
         centre = self.mapToScene(self.viewport().rect().center())
         self._camera_from = CameraTarget((centre.x(), centre.y()), self.zoom(), ())
@@ -313,13 +318,29 @@ class CanvasView(QGraphicsView):
         if self._camera_from is None or self._camera_to is None:
             return
         centre, zoom = interpolate(self._camera_from, self._camera_to, t)
-        self._look_at(centre, zoom)
+        self.look_at(centre, zoom)
 
-    def _look_at(self, centre: tuple[float, float], zoom: float) -> None:
+    def look_at(self, centre: tuple[float, float], zoom: float) -> None:
+        """Show scene point ``centre`` in the middle of the canvas at ``zoom``."""
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
         self.resetTransform()
         self.scale(zoom, zoom)
         self.centerOn(QPointF(*centre))
+        self._view_moved()
+
+    def visible_scene_rect(self) -> QRectF:
+        """The part of the scene the canvas shows now."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def _view_moved(self) -> None:
+        """The camera moved (pan, zoom, resize): the step's label keeps its screen size
+        and stays inside the canvas."""
+        self.canvas.label_pt = CHAIN_RULE_PT * THEME.scale
+        self.canvas.fit_label(self.visible_scene_rect(), self.zoom())
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
+        super().scrollContentsBy(dx, dy)
+        self._view_moved()
 
     def set_pulse_progress(self, t: float) -> None:
         """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
@@ -343,6 +364,7 @@ class CanvasView(QGraphicsView):
             self.resetTransform()
             self.scale(z, z)
         self.centerOn(rect.center())
+        self._view_moved()
 
     def refit(self) -> None:
         """After a resize or a new document: frame the step when following, else fit all."""
@@ -372,6 +394,7 @@ class CanvasView(QGraphicsView):
         moved = self.mapFromScene(anchor) - view_pos
         self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
+        self._view_moved()
 
     def selected_ids(self) -> list[str]:
         """Selected node ids, in the graph's order."""
@@ -894,6 +917,7 @@ class CanvasView(QGraphicsView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
+        self._view_moved()
         if self.following and self.isVisible():
             self.frame_step(animate=False)  # a maximised or full-screen window re-frames
 

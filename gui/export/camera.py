@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF
-
 from ..model.camera import CameraTarget, interpolate
 
 
@@ -31,7 +29,5 @@ def aim(canvas: Any, came_from: CameraTarget | None, t: float) -> CameraTarget |
         if came_from is not None and t < 1.0
         else (target.center, target.zoom)
     )
-    canvas.resetTransform()
-    canvas.scale(zoom, zoom)
-    canvas.centerOn(QPointF(*centre))
+    canvas.look_at(centre, zoom)
     return target
