@@ -73,9 +73,15 @@ def _matmul_words(i: int, shapes: Sequence[Shape], out: Shape, attrs: Attrs) -> 
     if len(a) == 1 and len(b) == 1:
         return f"one row holding {'b' if i == 0 else 'a'}: the dot product's gradient"
     if i == 0:
-        words = "block structure: each output row takes that row of A times B (rows of Bᵀ)"
+        words = (
+            "block structure: each output row takes that row of the left factor times "
+            "the right factor (rows of the right factor transposed)"
+        )
     else:
-        words = "block structure: each output column takes A times that column of B (rows of A)"
+        words = (
+            "block structure: each output column takes the left factor times that "
+            "column of the right factor (rows of the left factor)"
+        )
     batch, pa, pb = _matmul_parts(a, b)
     if batch:
         words += f"; one such block per batch element {shape_text(batch)}"

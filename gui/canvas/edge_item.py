@@ -364,9 +364,9 @@ class EdgeLabelItem(QGraphicsItem):
         return (self._rect.width() * self.scale(), self._rect.height() * self.scale())
 
     def natural_rect(self) -> QRectF:
-        """The box's scene rectangle at scale 1 (the camera frames that: at the zoom
-        it picks for a step the label is about that size, or is scaled and kept in
-        view)."""
+        """The box's scene rectangle at scale 1 (the camera frames the label at that
+        size: at the zoom it picks for a step the label is about that size, or is
+        scaled and kept in view)."""
         return self._rect.translated(self.pos())
 
     def scale_for(self, zoom: float, min_pt: float) -> float:

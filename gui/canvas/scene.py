@@ -224,6 +224,7 @@ class CanvasScene(QGraphicsScene):
         self.label_pt = CHAIN_RULE_PT
         self._label_view: tuple[QRectF, float] | None = None  # visible rect and zoom
         self._label_anchor = QPointF()
+        self.label_home = QRectF()
         self.pulse = PulseItem()
         self.label = EdgeLabelItem()
         for item in (self.pulse, self.label, self.label.leader):
@@ -514,7 +515,12 @@ class CanvasScene(QGraphicsScene):
             provider = self.label_provider or default_edge_label
             self.label.set_text(provider(step))
             self._label_step = step
-        self._label_anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
+        anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
+        self._label_anchor = anchor
+        natural = self.label.natural_rect()
+        home = self._label_position(anchor, size=(natural.width(), natural.height()))
+        #: Where the label goes at its own size, whatever the view: the camera frames it.
+        self.label_home = QRectF(natural).translated(home - natural.center())
         self.label.show()
         self._place_label()
 
@@ -551,11 +557,14 @@ class CanvasScene(QGraphicsScene):
                              min(max(centre.y(), inner.top()), inner.bottom()))
         self.label.place(centre, anchor)
 
-    def _label_position(self, anchor: QPointF, inside: QRectF | None = None) -> QPointF:
-        """A spot near ``anchor`` where the label covers no node box (or the least);
-        with ``inside`` (where its centre may go to be fully seen), only spots there,
-        unless there are none."""
-        w, h = self.label.label_size()
+    def _label_position(
+        self, anchor: QPointF, inside: QRectF | None = None,
+        size: tuple[float, float] | None = None,
+    ) -> QPointF:
+        """A spot near ``anchor`` where the label (of ``size``, default its current
+        one) covers no node box (or the least); with ``inside`` (where its centre may
+        go to be fully seen), only spots there, unless there are none."""
+        w, h = self.label.label_size() if size is None else size
         ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
         dys = [0.0] + [d for u in ups for d in (-u, u)]
         if inside is not None:  # and further out, anywhere up or down the canvas

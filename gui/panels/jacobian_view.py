@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.trace import Step
 
@@ -29,6 +30,10 @@ MAX_ENTRIES = 250_000
 MAX_ROWS = 5_000
 #: Cells are annotated with their numbers up to this many per heatmap.
 ANNOTATE_MAX = 64
+#: Wider than this many times its height, the panel puts its text beside the plot.
+SIDE_BY_SIDE_ASPECT = 2.2
+#: Share of the width the text column takes when it sits beside the plot.
+TEXT_SHARE = 0.36
 
 
 def _diverging() -> pg.ColorMap:
@@ -80,16 +85,16 @@ class JacobianView(QWidget):
         gl = self.plots.ci
         self.up_plot = gl.addPlot(row=0, col=0)
         self.j_plot = gl.addPlot(row=0, col=1)
+        # one-word bar titles: a vertical title longer than a short bar is cut off
         self.j_bar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False,
-                                     label="J entries")
+                                     label="J")
         gl.addItem(self.j_bar, row=0, col=2)
         self.vjp_plot = gl.addPlot(row=1, col=1)
         self.g_bar = pg.ColorBarItem(values=(-1, 1), colorMap=cmap, interactive=False,
-                                     label="gradients")
+                                     label="grad")
         gl.addItem(self.g_bar, row=1, col=2)
         gl.layout.setColumnStretchFactor(1, 8)
         gl.layout.setRowStretchFactor(0, 8)
-        gl.layout.setColumnMaximumWidth(0, 70)
         gl.layout.setRowMaximumHeight(1, 90)
 
         self.j_img = pg.ImageItem()
@@ -110,23 +115,30 @@ class JacobianView(QWidget):
         # Same axes on both sides of each link, so the strips line up with J's cells.
         self.up_plot.hideAxis("bottom")
         self.up_plot.showAxis("top")
-        self.up_plot.setLabel("top", "upstream")
         self.up_plot.getAxis("top").setTicks([[]])
-        self.up_plot.setLabel("left", "row")  # short: a 1280x720 window clips long titles
+        # the strip is one cell wide: its title runs down its side (ticks: row indices)
+        self.up_plot.setLabel("left", "upstream")
         self.j_plot.hideAxis("left")
         self.j_plot.hideAxis("bottom")
         self.j_plot.showAxis("top")
-        self.j_plot.setLabel("top", "column (operand element)")
+        self.j_plot.setLabel("top", "column")
         self.vjp_plot.hideAxis("left")
         self.vjp_label = pg.LabelItem("vjp", justify="right")
         gl.addItem(self.vjp_label, row=1, col=0)
         self.plots.scene().sigMouseMoved.connect(self._hover)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.title)
-        layout.addWidget(self.plots, 1)
-        layout.addWidget(self.info)
+        # Tall: title, plot, info stacked. Wide and short (the panel dock of a 1280x720
+        # window): the text beside the plot, so the plot keeps the whole height.
+        self.text_column = QVBoxLayout()
+        self.text_column.setContentsMargins(0, 0, 0, 0)
+        self.text_column.addWidget(self.title)
+        self.text_column.addWidget(self.info)
+        self.text_column.addStretch(1)
+        self.box = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
+        self.box.setContentsMargins(6, 6, 6, 6)
+        self.box.addWidget(self.plots, 1)
+        self.box.addLayout(self.text_column)
+        self._arrange(side_by_side=False)
         self.follow = FollowPlayer(self, player, self._render, self._cache.clear)
         self.apply_theme()
 
@@ -140,6 +152,7 @@ class JacobianView(QWidget):
         for plot in (self.j_plot, self.up_plot, self.vjp_plot):
             for name in ("left", "top", "bottom"):
                 plot.getAxis(name).setTickFont(tick)
+        self.plots.ci.layout.setColumnMaximumWidth(0, 70 * THEME.scale)
         self.refresh()
 
     def jacobian(self) -> np.ndarray | None:
@@ -152,6 +165,34 @@ class JacobianView(QWidget):
 
     def _render(self) -> None:
         self._show(self.player.frame.active)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        size = event.size()
+        side = size.width() > SIDE_BY_SIDE_ASPECT * max(size.height(), 1)
+        if side != self.side_by_side:
+            self._arrange(side)
+        if self._jac is not None:
+            self.follow.request()  # cell numbers are shown only where they fit
+
+    def _arrange(self, side_by_side: bool) -> None:
+        """Text under the plot, or (wide and short) in a column to its right."""
+        self.side_by_side = side_by_side
+        if side_by_side:
+            self.box.setDirection(QBoxLayout.Direction.LeftToRight)
+            self.box.setStretch(0, round(100 * (1 - TEXT_SHARE)))
+            self.box.setStretch(1, round(100 * TEXT_SHARE))
+        else:
+            self.box.setDirection(QBoxLayout.Direction.TopToBottom)
+            self.box.setStretch(0, 1)
+            self.box.setStretch(1, 0)
+        # the title goes above the plot when stacked (its text reads first)
+        self.text_column.removeWidget(self.title)
+        self.box.removeWidget(self.title)
+        if side_by_side:
+            self.text_column.insertWidget(0, self.title)
+        else:
+            self.box.insertWidget(0, self.title)
 
     # ------------------------------------------------------------------ internals
 
@@ -174,10 +215,18 @@ class JacobianView(QWidget):
         self._texts.clear()
 
     def _annotate(self, plot: pg.PlotItem, grid: np.ndarray, levels: tuple[float, float]) -> None:
-        """Write each cell's number on it (small grids only); dark text on light cells."""
+        """Write each cell's number on it (small grids whose cells are big enough on
+        screen for every number: never cut or overlapping); dark text on light cells."""
         if grid.size > ANNOTATE_MAX:
             return
         font = THEME.font(9)
+        fm = QFontMetricsF(font)
+        cell = plot.getViewBox().viewPixelSize()  # scene units per pixel, (x, y)
+        cell_w = 1.0 / max(cell[0], 1e-9)
+        cell_h = 1.0 / max(cell[1], 1e-9)
+        widest = max(fm.horizontalAdvance(fmt_num(v)) for v in grid.flat)
+        if widest + 4 > cell_w or fm.height() + 2 > cell_h:
+            return
         top = max(abs(levels[0]), abs(levels[1])) or 1.0
         for (r, c), v in np.ndenumerate(grid):
             light = not np.isfinite(v) or abs(v) < 0.6 * top
@@ -218,16 +267,16 @@ class JacobianView(QWidget):
         j_levels, g_levels = _sym_levels(jac), _sym_levels(up, vjp)
         self.j_bar.setLevels(j_levels)
         self.g_bar.setLevels(g_levels)
-        self._clear_texts()
-        self._annotate(self.j_plot, jac, j_levels)
-        self._annotate(self.up_plot, up.reshape(m, 1), g_levels)
-        self._annotate(self.vjp_plot, vjp.reshape(1, n), g_levels)
         self.j_plot.setRange(xRange=(0, n), yRange=(0, m), padding=0)
         self.up_plot.getAxis("left").setTicks([_int_ticks(m)])
         self.j_plot.getAxis("top").setTicks([_int_ticks(n)])
         self.vjp_plot.getAxis("bottom").setTicks([_int_ticks(n)])
         self.up_plot.setXRange(0, 1, padding=0)
         self.vjp_plot.setYRange(0, 1, padding=0)
+        self._clear_texts()  # after the ranges: numbers go only where cells fit them
+        self._annotate(self.j_plot, jac, j_levels)
+        self._annotate(self.up_plot, up.reshape(m, 1), g_levels)
+        self._annotate(self.vjp_plot, vjp.reshape(1, n), g_levels)
         red = colours.GRAD_TEXT
         self.info.setText(
             f"upstreamᵀ · J = vjp: <span style='color:{red}'>"

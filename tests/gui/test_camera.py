@@ -20,6 +20,7 @@ from gui.model.camera import (
     interpolate,
     neighbourhood,
 )
+from gui.model.semantic_zoom import MIN_EXTRA_SHARE
 from gui.theme import CHAIN_RULE_PT, PRESENTATION_SCALE, THEME
 
 EXAMPLES = [path for path, _title in list_examples()]
@@ -131,6 +132,14 @@ def test_presentation_camera_frames_every_step_of_every_example_readably(present
                 assert on_screen_pt >= panel_pt - 1e-6, (
                     f"{path.name} step {k}: {nid} text {on_screen_pt:.1f} pt < {panel_pt} pt"
                 )
+                # a compact box of the step keeps its gradient line, large enough
+                item = win.canvas.node_item(nid)
+                form = item.compact_form(win.canvas.zoom())
+                if form is not None and item.content.grad is not None:
+                    grad_pt = {ln.kind: pt for ln, pt in form}.get("grad", 0.0)
+                    assert grad_pt * win.canvas.zoom() >= MIN_EXTRA_SHARE * panel_pt - 1e-6, (
+                        f"{path.name} step {k}: {nid} gradient line missing or small"
+                    )
             checked += 1
     assert checked > 50
 
