@@ -9,7 +9,8 @@ computed once per structural edit and cached (every run reads it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Container, Iterator
+from bisect import bisect_left, insort
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,6 +155,33 @@ class Links:
             del self.succ[u][n]
         self._order = None
 
+    def place(self, n: str, index: int) -> Place:
+        """Where ``n`` stands in every order this index keeps (``index``: its position
+        in the node order), so :meth:`insert_node` can put it back exactly there."""
+        return Place(
+            index=index,
+            operands=tuple((u, _position(self.succ[u], n)) for u in self.pred[n]),
+            consumers=tuple((v, _position(self.pred[v], n)) for v in self.succ[n]),
+        )
+
+    def insert_node(self, n: str, place: Place) -> None:
+        """Undo :meth:`remove_node` exactly: ``n`` and its links come back at their old
+        positions in each consumer's and operand's order (the node order itself is the
+        caller's: see :meth:`reorder`)."""
+        self.succ[n] = dict.fromkeys(v for v, _ in place.consumers)
+        self.pred[n] = dict.fromkeys(u for u, _ in place.operands)
+        for u, at in place.operands:
+            self.succ[u] = _inserted(self.succ[u], n, at)
+        for v, at in place.consumers:
+            self.pred[v] = _inserted(self.pred[v], n, at)
+        self._order = None
+
+    def reorder(self, order: list[str]) -> None:
+        """Put the nodes in ``order`` (the same nodes, another order)."""
+        self.succ = {n: self.succ[n] for n in order}
+        self.pred = {n: self.pred[n] for n in order}
+        self._order = None
+
     def relabel(self, old: str, new: str) -> None:
         """``old`` becomes ``new`` where it stands: a rename keeps the node's place in
         every order, so steps and Jacobian columns do not move (creation order, not
@@ -243,12 +271,46 @@ class Links:
         return seen
 
 
+def _position(d: dict[str, None], key: str) -> int:
+    for i, k in enumerate(d):
+        if k == key:
+            return i
+    raise KeyError(key)
+
+
+def _inserted(d: dict[str, None], key: str, at: int) -> dict[str, None]:
+    """``d`` with ``key`` at position ``at`` (at the end when ``at`` is past it)."""
+    if at >= len(d):
+        d[key] = None
+        return d
+    keys = list(d)
+    keys.insert(at, key)
+    return dict.fromkeys(keys)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a removed node stood: its position in the node order, and its position in
+    each operand's consumer order and each consumer's operand order. The topological
+    order (and so the backward steps users watch) follows these orders, so an undo
+    must restore them, not append."""
+
+    index: int
+    operands: tuple[tuple[str, int], ...]
+    consumers: tuple[tuple[str, int], ...]
+
+
 @dataclass(frozen=True)
 class Removed:
-    """What :meth:`Graph.remove_node` took away, so an undo can put it all back."""
+    """What :meth:`Graph.remove_node` took away, so an undo can put it all back.
+
+    ``place`` is None for a node that never stood in this graph (a paste): it joins
+    at the end of every order.
+    """
 
     node: Node
     consumers: list[tuple[str, int]]
+    place: Place | None = None
 
 
 def as_tensor(value: Any) -> np.ndarray:
@@ -318,26 +380,66 @@ class Graph:
 
     def remove_node(self, id: str) -> Removed:
         """Remove a node and every edge touching it; return what an undo needs."""
-        node = self._get(id)
-        nodes = self.nodes
-        consumers = [
-            (c, i) for c in self._dag.succ[id] for i, s in enumerate(nodes[c].inputs) if s == id
-        ]
-        for c, i in consumers:
-            self.disconnect(c, i)
-        del self.nodes[id]
-        self._dag.remove_node(id)
-        return Removed(copy.deepcopy(node), consumers)
+        return self.remove_nodes([id])[0]
+
+    def remove_nodes(self, ids: Iterable[str]) -> list[Removed]:
+        """Remove nodes one after another; each :class:`Removed` records where its node
+        stood at its turn, so :meth:`restore_nodes` of them, last first, gives back
+        exactly this graph (same orders, so the same steps and the same file)."""
+        position: dict[str, int] | None = None
+        gone: list[int] = []  # original positions of the nodes removed so far, sorted
+        out = []
+        for id in ids:
+            node = self._get(id)
+            if position is None:
+                position = {n: i for i, n in enumerate(self.nodes)}
+            was = position[id]
+            place = self._dag.place(id, was - bisect_left(gone, was))
+            insort(gone, was)
+            nodes = self.nodes
+            consumers = [
+                (c, i) for c in self._dag.succ[id] for i, s in enumerate(nodes[c].inputs) if s == id
+            ]
+            for c, i in consumers:
+                self.disconnect(c, i)
+            del self.nodes[id]
+            self._dag.remove_node(id)
+            out.append(Removed(copy.deepcopy(node), consumers, place))
+        return out
 
     def restore(self, removed: Removed) -> None:
         """Undo :meth:`remove_node`: the node, its operands and its consumers come back."""
-        node = copy.deepcopy(removed.node)
-        self.nodes[node.id] = node
-        self._dag.add_node(node.id)
-        for src in set(s for s in node.inputs if s is not None):
-            self._dag.add_edge(src, node.id)
-        for c, i in removed.consumers:
-            self.connect(node.id, c, i)
+        self.restore_nodes([removed])
+
+    def restore_nodes(self, removed: Iterable[Removed]) -> None:
+        """Put removed nodes back, last removed first, each where it stood (see
+        :class:`Place`); a node without a place (a paste) joins at the end and its
+        consumer links are checked as :meth:`connect` checks them."""
+        order: list[str] | None = None  # the node order, once a node goes mid-way
+        for r in removed:
+            node = copy.deepcopy(r.node)
+            place = r.place
+            at = len(self.nodes) if place is None else min(place.index, len(self.nodes))
+            if order is None and at < len(self.nodes):
+                order = list(self.nodes)
+            if order is not None:
+                order.insert(at, node.id)
+            self.nodes[node.id] = node
+            if place is None:
+                self._dag.add_node(node.id)
+                for src in dict.fromkeys(s for s in node.inputs if s is not None):
+                    self._dag.add_edge(src, node.id)
+                for c, i in r.consumers:
+                    self.connect(node.id, c, i)
+                continue
+            for c, i in r.consumers:
+                inputs = self.nodes[c].inputs
+                inputs.extend([None] * (i + 1 - len(inputs)))
+                inputs[i] = node.id
+            self._dag.insert_node(node.id, place)
+        if order is not None:
+            self.nodes = {n: self.nodes[n] for n in order}
+            self._dag.reorder(order)
 
     def check_connect(self, src: str, dst: str, index: int) -> None:
         """Raise the GraphError that :meth:`connect` would raise, changing nothing."""

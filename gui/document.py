@@ -207,34 +207,37 @@ class GraphDocument(QObject):
         return node
 
     def remove_node(self, id: str) -> NodeSnapshot:
-        snap = NodeSnapshot(
-            removed=self.graph.remove_node(id),
-            position=self.positions.pop(id, (0.0, 0.0)),
-            extra=self.node_extra.pop(id, {}),
-        )
-        if self.output == id:
-            self.output = None
-            self._pending.backward = True
-        self._structure_edited()
-        return snap
+        return self.remove_nodes([id])[0]
 
     def remove_nodes(self, ids: list[str]) -> list[NodeSnapshot]:
-        """Remove several nodes as one change (one recompute, one refresh)."""
+        """Remove several nodes as one change (one recompute, one refresh);
+        :meth:`restore_nodes` of the snapshots, last first, gives back this exact graph."""
         with self.edit():
-            return [self.remove_node(i) for i in ids]
+            snaps = [
+                NodeSnapshot(
+                    removed=removed,
+                    position=self.positions.pop(removed.node.id, (0.0, 0.0)),
+                    extra=self.node_extra.pop(removed.node.id, {}),
+                )
+                for removed in self.graph.remove_nodes(ids)
+            ]
+            if any(snap.removed.node.id == self.output for snap in snaps):
+                self.output = None
+                self._pending.backward = True
+            self._structure_edited()
+            return snaps
 
     def restore_nodes(self, snaps: list[NodeSnapshot]) -> None:
-        """Put several nodes back (undo of a delete, paste, duplicate) as one change."""
+        """Put several nodes back (undo of a delete, paste, duplicate) as one change;
+        an undone delete's nodes go back where they stood (node and step order)."""
         with self.edit():
+            self.graph.restore_nodes(snap.removed for snap in snaps)
             for snap in snaps:
-                self.restore_node(snap)
-
-    def restore_node(self, snap: NodeSnapshot) -> None:
-        self.graph.restore(snap.removed)
-        self.positions[snap.removed.node.id] = snap.position
-        if snap.extra:
-            self.node_extra[snap.removed.node.id] = dict(snap.extra)
-        self._structure_edited()
+                nid = snap.removed.node.id
+                self.positions[nid] = snap.position
+                if snap.extra:
+                    self.node_extra[nid] = dict(snap.extra)
+            self._structure_edited()
 
     def connect(self, src: str, dst: str, index: int) -> None:
         self.graph.connect(src, dst, index)

@@ -6,6 +6,7 @@ On the import path through ``pythonpath = ["tests"]`` (pyproject.toml):
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +40,31 @@ def seed2_graph() -> Graph:
     g.add_node("c", "mul", ["x2", "x3"])
     g.add_node("y3", "add", ["x1", "c"])
     g.add_node("y", "stack", ["y1", "y2", "y3"])
+    return g
+
+
+def shuffled_graph(rng: random.Random, n: int = 40, *, complete: bool = False) -> Graph:
+    """Leaves and unary, binary (and, unless ``complete``, variadic) ops, linked to
+    earlier nodes in a shuffled order, so consumer orders are not creation orders
+    (the orders an edit history leaves). Unless ``complete``, a few ports stay empty.
+    """
+    ops = [("tanh", 1), ("add", 2), ("mul", 2)] + ([] if complete else [("stack", 3)])
+    g = Graph()
+    ports: list[tuple[str, int]] = []
+    for i in range(n):
+        nid = f"n{i}"
+        if i < 3 or rng.random() < 0.2:
+            g.add_node(nid, "input", value=0.1 * i)
+            continue
+        op, arity = rng.choice(ops)
+        g.add_node(nid, op)
+        ports += [(nid, k) for k in range(arity)]
+    rng.shuffle(ports)
+    order = list(g.nodes)
+    for dst, k in ports:
+        if not complete and rng.random() < 0.1:
+            continue
+        g.connect(rng.choice(order[: order.index(dst)]), dst, k)
     return g
 
 
