@@ -5,6 +5,9 @@ snapshot of the open document, so the window stays responsive however long an MP
 takes and a crash in an encoder cannot take the app down. The child reports
 ``progress: i/n`` lines that drive the progress bar; Cancel terminates it, and the
 child removes its temporary file on the way out (nothing partial is left).
+A cancelled export's outcome is the dialog's to state: the child's own last words
+may arrive after its exit is noticed (or never, if it was killed outright), so
+the message after a Cancel does not depend on them.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.atomic_write import remove_stale_temps
 from engine.fileformat import SUFFIX, save
 
 from ..document import GraphDocument
@@ -45,6 +49,7 @@ from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Timing, View
 MAIN_PY = Path(__file__).resolve().parents[2] / "main.py"
 PROGRESS = re.compile(r"progress: (\d+)/(\d+)")
 PREVIEW_WIDTH = 384
+CANCELLED = "Export cancelled: nothing was written"
 
 
 class ExportAnimationDialog(QDialog):
@@ -62,6 +67,8 @@ class ExportAnimationDialog(QDialog):
         self.process: QProcess | None = None
         self._snapshot: Path | None = None
         self._stderr = ""
+        self._cancelled = False
+        self._file: Path | None = None  # the running export's output file (None: a folder)
 
         defaults = Timing()
         self.format_box = QComboBox()
@@ -215,6 +222,9 @@ class ExportAnimationDialog(QDialog):
         process.finished.connect(self._finished)
         self.process = process
         self._stderr = ""
+        self._cancelled = False
+        folder = FORMATS[self.format_box.currentIndex()].suffix == "/"
+        self._file = None if folder else Path(self.path_edit.text())
         self.progress.setRange(0, 0)  # busy until the first report
         self.status.setText("Exporting…")
         self.export_button.setEnabled(False)
@@ -225,6 +235,7 @@ class ExportAnimationDialog(QDialog):
         if self.process is None:
             self.reject()
             return
+        self._cancelled = True
         self.status.setText("Cancelling…")
         self.process.terminate()
 
@@ -251,16 +262,20 @@ class ExportAnimationDialog(QDialog):
             self.progress.setRange(0, 1)
             self.progress.setValue(1)
         else:
-            lines = [ln for ln in self._stderr.splitlines() if ln.strip()]
-            message = (
-                re.sub(r"^error: [^:]*: ", "", lines[-1])
-                if lines
-                else "Export stopped: nothing was written"
-            )
+            message = CANCELLED if self._cancelled else self._failure()
+            if self._cancelled and self._file is not None:
+                remove_stale_temps(self._file)  # in case the child died before its cleanup
             self.progress.setRange(0, 1)
             self.progress.setValue(0)
         self.status.setText(message)
         self.finished_export.emit(ok, message)
+
+    def _failure(self) -> str:
+        """The child's own one-line error (its last stderr line), without the file name."""
+        lines = [ln for ln in self._stderr.splitlines() if ln.strip()]
+        if not lines:
+            return "Export stopped: nothing was written"
+        return re.sub(r"^error: [^:]*: ", "", lines[-1])
 
 
 def _named(folder: Path, stem: str, suffix: str) -> str:

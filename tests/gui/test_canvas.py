@@ -607,7 +607,7 @@ def test_background_edges_follow_moves_and_deletes(seeded: CanvasView, qtbot) ->
     old = {"b": seeded.doc.positions["b"]}
     new = {"b": (old["b"][0] - 60, old["b"][1] + 150)}
     push(seeded.doc, MoveNodes(seeded.doc, old, new))
-    qtbot.wait(10)
+    qtbot.waitUntil(lambda: inked(old_path, edge)[0] == 0)
     hits, sampled = inked(old_path, edge)
     assert sampled >= 5 and hits == 0  # gone from where it was
     hits, sampled = inked(edge.path(), edge)
@@ -615,7 +615,7 @@ def test_background_edges_follow_moves_and_deletes(seeded: CanvasView, qtbot) ->
     new_path = edge.path()
     seeded.select_ids(["b"])
     seeded.delete_selected()
-    qtbot.wait(10)
+    qtbot.waitUntil(lambda: inked(new_path, None)[0] == 0)
     hits, sampled = inked(new_path, None)
     assert sampled >= 5 and hits == 0
 

@@ -54,7 +54,11 @@ def test_export_runs_in_the_background_with_progress(qtbot, tmp_path: Path) -> N
     assert dialog.status.text() == "Exported lesson.gif"
 
 
-def test_cancel_leaves_nothing_behind(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def cancel_mp4_export(qtbot, tmp_path: Path, hard: bool) -> ExportAnimationDialog:  # noqa: ANN001
+    """Start a long MP4 export and press Cancel once a few pictures are done.
+
+    ``hard``: the child is killed outright instead (it says nothing and cleans nothing).
+    """
     dialog = make_dialog(qtbot, tmp_path, "Video, MP4 (H.264)")
     dialog.transition_box.setValue(2.0)  # many pictures: time to cancel
     dialog.fps_box.setValue(30)
@@ -62,11 +66,24 @@ def test_cancel_leaves_nothing_behind(qtbot, tmp_path: Path) -> None:  # noqa: A
     with qtbot.waitSignal(dialog.finished_export, timeout=120_000) as result:
         dialog.export_button.click()
         qtbot.waitUntil(lambda: dialog.progress.value() >= 3, timeout=60_000)
+        if hard:  # once its temporary file exists
+            qtbot.waitUntil(lambda: os.listdir(tmp_path) != [], timeout=60_000)
+            dialog.process.terminate = dialog.process.kill
         dialog.cancel_button.click()
-    assert result.args[0] is False
-    assert "cancelled" in result.args[1]
-    assert os.listdir(tmp_path) == []
+    assert result.args == [False, "Export cancelled: nothing was written"]
+    assert dialog.status.text() == result.args[1]
     assert not dialog.running and dialog.export_button.isEnabled()
+    return dialog
+
+
+def test_cancel_leaves_nothing_behind(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    cancel_mp4_export(qtbot, tmp_path, hard=False)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_killed_export_says_cancelled_and_leaves_nothing(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    cancel_mp4_export(qtbot, tmp_path, hard=True)
+    assert os.listdir(tmp_path) == []  # the dialog removed the child's temporary file
 
 
 def test_format_choice_updates_the_path_and_arguments(qtbot, tmp_path: Path) -> None:  # noqa: ANN001

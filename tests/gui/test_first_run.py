@@ -65,9 +65,7 @@ def test_window_opens_inside_a_small_screen_with_the_graph_fitted(
         assert projector.contains(win.geometry())
         assert _graph_visible(win)
         win.showMaximized()
-        qtbot.wait(30)
-        QApplication.processEvents()
-        assert _graph_visible(win)  # maximising fits again
+        qtbot.waitUntil(lambda: _graph_visible(win))  # maximising fits again
     finally:
         win.close()
 

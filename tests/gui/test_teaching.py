@@ -118,8 +118,7 @@ def test_quiz_in_presentation_mode_a_key_reveals(window, qtbot, artifacts_dir) -
 
     window.teaching.quiz_panel.set_active(True)
     window.enter_presentation()
-    qtbot.wait(300)
-    assert "Predict step 1" in window.chain_rule.text()
+    qtbot.waitUntil(lambda: "Predict step 1" in window.chain_rule.text())
     assert window.grab().save(os.path.join(artifacts_dir, "quiz_presentation.png"))
     window.canvas.setFocus()
     qtbot.keyClick(window.canvas, Qt.Key.Key_R)
