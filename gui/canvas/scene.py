@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
+import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsScene
@@ -82,6 +83,7 @@ class RectGrid(Generic[K]):
         self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
         self.rects: dict[K, QRectF] = {}
         self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
+        self._array: np.ndarray | None = None  # every bounds, as rows (made when asked)
 
     def _span(self, b: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
         c = self.CELL
@@ -94,6 +96,7 @@ class RectGrid(Generic[K]):
             return
         self.rects[key] = r
         self.bounds[key] = b
+        self._array = None
         span, old = self._span(b), self._spans.get(key)
         if span == old:  # moved within the same cells
             return
@@ -113,6 +116,7 @@ class RectGrid(Generic[K]):
         span = self._spans.pop(key, None)
         if span is not None:
             del self.rects[key], self.bounds[key]
+            self._array = None
             self._uncell(key, span)
 
     def _uncell(self, key: K, span: tuple[int, int, int, int]) -> None:
@@ -124,6 +128,13 @@ class RectGrid(Generic[K]):
                     bucket.discard(key)
                     if not bucket:
                         del cells[(x, y)]
+
+    def bounds_array(self) -> np.ndarray:
+        """Every rectangle's (left, top, right, bottom) as an N x 4 array (cached until a
+        rectangle changes): area sums over many rectangles at once."""
+        if self._array is None:
+            self._array = np.array(list(self.bounds.values()), dtype=float).reshape(-1, 4)
+        return self._array
 
     def query(self, rect: QRectF) -> list[K]:
         r = rect.normalized()
@@ -224,7 +235,7 @@ class CanvasScene(QGraphicsScene):
         self.label_pt = CHAIN_RULE_PT
         self._label_view: tuple[QRectF, float] | None = None  # visible rect and zoom
         self._label_anchor = QPointF()
-        self.label_home = QRectF()
+        self._label_home: QRectF | None = None
         self.pulse = PulseItem()
         self.label = EdgeLabelItem()
         for item in (self.pulse, self.label, self.label.leader):
@@ -515,14 +526,20 @@ class CanvasScene(QGraphicsScene):
             provider = self.label_provider or default_edge_label
             self.label.set_text(provider(step))
             self._label_step = step
-        anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
-        self._label_anchor = anchor
-        natural = self.label.natural_rect()
-        home = self._label_position(anchor, size=(natural.width(), natural.height()))
-        #: Where the label goes at its own size, whatever the view: the camera frames it.
-        self.label_home = QRectF(natural).translated(home - natural.center())
+        self._label_anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
+        self._label_home = None
         self.label.show()
         self._place_label()
+
+    def label_home(self) -> QRectF:
+        """Where the active edge's label goes at its own size, whatever the view (the
+        camera frames that; worked out once per step, when first asked)."""
+        if self._label_home is None:
+            natural = self.label.natural_rect()
+            size = (natural.width(), natural.height())
+            home = self._label_position(self._label_anchor, size=size)
+            self._label_home = QRectF(natural).translated(home - natural.center())
+        return self._label_home
 
     def fit_label(self, visible: QRectF, zoom: float) -> None:
         """The view now shows ``visible`` at ``zoom``: keep the active edge's label at
@@ -530,11 +547,12 @@ class CanvasScene(QGraphicsScene):
         the boxes near it)."""
         self._label_view = (QRectF(visible), zoom)
         if self.label.isVisible():
-            self._place_label()
+            self._place_label(moved=False)
 
-    def _place_label(self) -> None:
+    def _place_label(self, moved: bool = True) -> None:
         """Scale the label for the view, put it near the edge's middle where it covers
-        no box, then slide it inside the visible rectangle if it stuck out."""
+        no box, then slide it inside the visible rectangle if it stuck out. ``moved``
+        False: only the view changed (a label still whole at the right size stays)."""
         anchor = self._label_anchor
         if self._label_view is None:
             self.label.place(self._label_position(anchor), anchor)
@@ -546,11 +564,14 @@ class CanvasScene(QGraphicsScene):
                    (visible.height() - 2 * m) / max(natural.height(), 1e-6))
         # readable, but never larger than the canvas (a big Jacobian shrinks to fit)
         scale = max(min(self.label.scale_for(zoom, self.label_pt), room), 1e-3)
-        if abs(scale - self.label.scale()) > 1e-6:
+        rescaled = abs(scale - self.label.scale()) > 1e-6
+        if rescaled:
             self.label.setScale(scale)
         w, h = self.label.label_size()
         inner = visible.adjusted(m + w / 2, m + h / 2, -m - w / 2, -m - h / 2)
         fits = inner.width() >= -1e-6 and inner.height() >= -1e-6
+        if not rescaled and not moved and fits and inner.contains(self.label.pos()):
+            return  # a pan or zoom that leaves the label whole and its size: stay
         centre = self._label_position(anchor, inner if fits else None)
         if fits:
             centre = QPointF(min(max(centre.x(), inner.left()), inner.right()),
@@ -570,30 +591,37 @@ class CanvasScene(QGraphicsScene):
         if inside is not None:  # and further out, anywhere up or down the canvas
             dys += [inside.top() + inside.height() * f - anchor.y() for f in (0, 0.25, 0.75, 1)]
         dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-        top = min(anchor.y() + d for d in dys) - h / 2
-        bottom = max(anchor.y() + d for d in dys) + h / 2
-        reach = QRectF(anchor.x() - 1.5 * w, top, 3 * w, bottom - top)
-        rects = [self.grid.rects[n].adjusted(-8, -8, 8, 8) for n in self.grid.query(reach)]
+        spots = np.array([(anchor.x() + dx, anchor.y() + dy) for dy in dys for dx in dxs])
+        # how much of the boxes near all the spots each spot covers, in one go (a big
+        # label over a zoomed-out graph meets hundreds of boxes)
+        m = 8.0
+        lo, hi = spots.min(axis=0), spots.max(axis=0)
+        boxes = self.grid.bounds_array()
+        near = ((boxes[:, 0] < hi[0] + w / 2 + m) & (boxes[:, 2] > lo[0] - w / 2 - m)
+                & (boxes[:, 1] < hi[1] + h / 2 + m) & (boxes[:, 3] > lo[1] - h / 2 - m))
+        boxes = boxes[near] + (-m, -m, m, m)
+        overlap = np.zeros(len(spots))
+        if len(boxes):
+            left, top = spots[:, :1] - w / 2, spots[:, 1:] - h / 2
+            ix = np.minimum(left + w, boxes[:, 2]) - np.maximum(left, boxes[:, 0])
+            iy = np.minimum(top + h, boxes[:, 3]) - np.maximum(top, boxes[:, 1])
+            overlap = (np.clip(ix, 0, None) * np.clip(iy, 0, None)).sum(axis=1)
         best: tuple[float, float, QPointF] | None = None
-        for dy in dys:
-            for dx in dxs:
-                c = QPointF(anchor.x() + dx, anchor.y() + dy)
-                r = QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
-                overlap = 0.0 if inside is None or inside.contains(c) else 4.0 * w * h
-                for nr in rects:
-                    if nr.intersects(r):
-                        i = nr.intersected(r)
-                        overlap += i.width() * i.height()
-                # sitting right on the curve hides the edge it describes; covering
-                # other edges is less bad than covering boxes
-                penalty = 0.0 if dy else w * h * 0.05
-                if overlap == 0 and dy:
-                    penalty += self._edges_under(r) * w * h * 0.02
-                score = (overlap + penalty, abs(dx) + abs(dy))
-                if best is None or score < best[:2]:
-                    best = (*score, c)
-                if score[0] == 0:
-                    return c
+        for (x, y), covered in zip(spots.tolist(), overlap.tolist(), strict=True):
+            c = QPointF(x, y)
+            dx, dy = x - anchor.x(), y - anchor.y()
+            if inside is not None and not inside.contains(c):
+                covered += 4.0 * w * h
+            # sitting right on the curve hides the edge it describes; covering
+            # other edges is less bad than covering boxes
+            penalty = 0.0 if dy else w * h * 0.05
+            if covered == 0 and dy:
+                penalty += self._edges_under(QRectF(x - w / 2, y - h / 2, w, h)) * w * h * 0.02
+            score = (covered + penalty, abs(dx) + abs(dy))
+            if best is None or score < best[:2]:
+                best = (*score, c)
+            if score[0] == 0:
+                return c
         assert best is not None
         return best[2]
 

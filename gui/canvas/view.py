@@ -291,7 +291,7 @@ class CanvasView(QGraphicsView):
         active = frame.active_edge if frame is not None else None
         extra = []
         if active is not None and self.canvas.label.isVisible():
-            extra.append(rect_tuple(self.canvas.label_home))
+            extra.append(rect_tuple(self.canvas.label_home()))
         size = self.viewport().size()
         compact = {nid: item.compact_min_zoom() for nid, item in self.canvas.nodes.items()
                    if item.content is not None}
