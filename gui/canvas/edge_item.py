@@ -52,9 +52,10 @@ NORMAL, DONE, ACTIVE = EdgeState.NORMAL, EdgeState.DONE, EdgeState.ACTIVE
 
 def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
     """The S-curve from an output port (p1) to an operand port (p2)."""
-    dx = max(abs(p2.x() - p1.x()) * 0.5, 50.0 * UNIT)
+    x1, y1, x2, y2 = p1.x(), p1.y(), p2.x(), p2.y()
+    dx = max(abs(x2 - x1) * 0.5, 50.0 * UNIT)
     path = QPainterPath(p1)
-    path.cubicTo(QPointF(p1.x() + dx, p1.y()), QPointF(p2.x() - dx, p2.y()), p2)
+    path.cubicTo(x1 + dx, y1, x2 - dx, y2, x2, y2)
     return path
 
 

@@ -437,12 +437,11 @@ class CanvasScene(QGraphicsScene):
         if ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT:
             lo, hi = min(y1, y2), max(y1, y2)
             ends, grid = key[:2], self.grid
-            near = [n for n in grid.query_bounds(x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH)
-                    if n not in ends]
-            bounds = grid.bounds
-            if any(overlaps(bounds[n], x1, lo, x2, hi) for n in near):
-                # a box between the ends: the curve may pass behind it
-                obstacles = [grid.rects[n] for n in near]
+            if any(n not in ends for n in grid.query_bounds(x1, lo, x2, hi)):
+                # a box between the ends: the curve may pass behind it (the boxes
+                # around may be in the way of a detour)
+                obstacles = [grid.rects[n] for n in grid.query_bounds(
+                    x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH) if n not in ends]
         if not obstacles:
             edge.set_ends(p1, p2)
         else:
