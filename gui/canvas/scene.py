@@ -76,9 +76,8 @@ class RectGrid(Generic[K]):
     a big file opens, and a Qt call per test cost more than the test itself.
     """
 
-    CELL = 256.0
-
-    def __init__(self) -> None:
+    def __init__(self, cell: float = 256.0) -> None:
+        self.cell = cell  # results never depend on it: only how many cells a put touches
         self._cells: dict[tuple[int, int], set[K]] = {}
         self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
         self.rects: dict[K, QRectF] = {}
@@ -86,7 +85,7 @@ class RectGrid(Generic[K]):
         self._array: np.ndarray | None = None  # every bounds, as rows (made when asked)
 
     def _span(self, b: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
-        c = self.CELL
+        c = self.cell
         return (int(b[0] // c), int(b[2] // c), int(b[1] // c), int(b[3] // c))
 
     def put(self, key: K, rect: QRectF) -> None:
@@ -218,7 +217,8 @@ class CanvasScene(QGraphicsScene):
         self._active_key: EdgeKey | None = None
         self._label_step: Step | None = None
         self.grid: RectGrid[str] = RectGrid()  # node boxes
-        self.edge_grid: RectGrid[EdgeKey] = RectGrid()  # edges' extents
+        # edges' extents: a long edge's is big, so bigger cells (fewer per edge)
+        self.edge_grid: RectGrid[EdgeKey] = RectGrid(cell=768.0)
         self._lanes = LaneIndex()  # routed edges' lanes
         self._boxes_for: object = None  # the results self.boxes was built for
         self._batch: set[str] | None = None  # while moving many boxes: who moved
