@@ -20,7 +20,7 @@ from .errors import ArityError, GradientError, GraphError, ShapeError, shape_tex
 from .graph import Graph, arity_problem, as_tensor
 from .ops import LEAF_OPS, OPS
 from .ops.record import OpShapeError
-from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace
+from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace, accumulate
 
 
 @dataclass
@@ -194,6 +194,8 @@ def _propagate(
         upto = len(order)
     ndarray, f64 = np.ndarray, np.float64
     record = steps is not None
+    owned: set[str] = set()  # operands whose gradient is a buffer made here (summed in place)
+    last: dict[str, Step] = {}  # operand -> the latest step into it
     with np.errstate(all="ignore"), collector_paused():
         for k in range(upto - 1, -1, -1):
             cid = order[k]
@@ -220,16 +222,26 @@ def _propagate(
                 if before is None and earlier:
                     before = earlier.get(src)
                 if before is None:
-                    after = vjp
-                elif before.ndim == 0 and vjp.ndim == 0:  # a float add rounds as numpy's
-                    after = np.asarray(float(before) + float(vjp))
+                    grads[src] = vjp
+                    if record:
+                        last[src] = step = Step(cid, src, i, g, vjp, None, vjp, ctx)
+                        steps.append(step)
+                    continue
+                if src in owned and before.shape == vjp.shape:
+                    after = np.add(before, vjp, out=before)  # our own buffer: sum in place
                 else:
-                    after = before + vjp
-                    if type(after) is not ndarray:
-                        after = np.asarray(after, dtype=f64)
+                    after = accumulate(before, vjp)
+                    if after.ndim:
+                        owned.add(src)
                 grads[src] = after
-                if record:
-                    steps.append(Step(cid, src, i, g, vjp, before, after, ctx))
+                if record:  # lazy: the partial sums are not kept (see Step)
+                    prev = last.get(src)
+                    prior_grad = before if prev is None else None
+                    last[src] = step = Step(cid, src, i, g, None, prior_grad, None, ctx, prev)
+                    steps.append(step)
+    for src, step in last.items():  # the final sums are kept anyway: no need to redo them
+        if step._accumulated is None:  # noqa: SLF001 - filled in by its maker
+            step._accumulated = grads[src]  # noqa: SLF001
     return grads
 
 

@@ -19,7 +19,7 @@ see docs/graph-format.md). Readers of minor version 0 ignore the key.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -268,7 +268,7 @@ def _accumulate(steps: list[PlayStep], trace: Trace) -> list[PlayStep]:
         if isinstance(s, Step):
             before = held.get(s.operand)
             held[s.operand] = s.vjp if before is None else before + s.vjp
-            out.append(replace(s, before=before, accumulated=held[s.operand]))
+            out.append(s.with_sums(before, held[s.operand]))
             continue
         for x, v in s.vjps.items():
             s.before[x] = held.get(x)

@@ -64,23 +64,70 @@ class StepContext(Protocol):
     def describe(self, index: int) -> str: ...
 
 
-@dataclass(slots=True)
+def accumulate(before: np.ndarray, vjp: np.ndarray) -> np.ndarray:
+    """``before + vjp`` as a fresh float64 array (0-d: a Python float add, which
+    rounds as numpy's does at a third of a 0-d ufunc's cost)."""
+    if before.ndim == 0 and vjp.ndim == 0:
+        return np.asarray(float(before) + float(vjp))
+    after = before + vjp
+    return after if type(after) is np.ndarray else np.asarray(after, dtype=np.float64)
+
+
+@dataclass(slots=True, eq=False)
 class Step:
     """One edge of the backward pass: consumer -> operand, in the order it ran.
 
     ``before`` is the operand's accumulated gradient before this step (None: nothing
     yet; for a leaf, its ``.grad`` from earlier backward calls) and ``accumulated``
     the same after ``grad += vjp``.
+
+    A step that adds to an earlier gradient may be recorded lazily (``vjp`` and
+    ``accumulated`` given as None, ``previous`` the step before it into the same
+    operand): backward then sums into one buffer in place, as PyTorch does, instead
+    of keeping every partial sum, and the step recomputes its own numbers, with the
+    same operations in the same order (so the same bits), only when they are shown.
     """
 
     consumer: str
     operand: str
     operand_index: int
     upstream: np.ndarray
-    vjp: np.ndarray
-    before: np.ndarray | None
-    accumulated: np.ndarray
+    _vjp: np.ndarray | None
+    _before: np.ndarray | None
+    _accumulated: np.ndarray | None
     context: StepContext
+    previous: Step | None = None
+
+    @property
+    def vjp(self) -> np.ndarray:
+        if self._vjp is None:
+            with np.errstate(all="ignore"):  # as in the backward pass: inf/NaN are values
+                pulled = self.context.pullback(self.operand_index, self.upstream)
+            self._vjp = np.asarray(pulled, dtype=np.float64)
+        return self._vjp
+
+    @property
+    def before(self) -> np.ndarray | None:
+        return self.previous.accumulated if self.previous is not None else self._before
+
+    @property
+    def accumulated(self) -> np.ndarray:
+        if self._accumulated is None:
+            chain = [self]  # back to the nearest known sum (a loop: fan-ins can be long)
+            while chain[-1].previous is not None and chain[-1].previous._accumulated is None:
+                chain.append(chain[-1].previous)
+            with np.errstate(all="ignore"):
+                for step in reversed(chain):
+                    before = step.before
+                    step._accumulated = step.vjp if before is None else accumulate(before, step.vjp)
+        return self._accumulated
+
+    def with_sums(self, before: np.ndarray | None, accumulated: np.ndarray) -> Step:
+        """This edge with other partial sums around it (played in another order)."""
+        return Step(
+            self.consumer, self.operand, self.operand_index, self.upstream,
+            self._vjp, before, accumulated, self.context,
+        )  # fmt: skip
 
     @property
     def jacobian_size(self) -> int:
