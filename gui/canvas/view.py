@@ -12,7 +12,8 @@ all, Tab opens the quick search, Delete/Backspace deletes, Ctrl+A selects all.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import (
     QEasingCurve,
@@ -167,6 +168,7 @@ class CanvasView(QGraphicsView):
         self._hover_port: PortItem | None = None
         self._search_on_release: QPoint | None = None
         self._fitted = False
+        self._moving_camera = False  # scrolls inside one camera move place no label
         self._selecting = False
         self._theme_scale = THEME.scale
         self.canvas.selectionChanged.connect(self._selection_changed)
@@ -323,14 +325,25 @@ class CanvasView(QGraphicsView):
     def look_at(self, centre: tuple[float, float], zoom: float) -> None:
         """Show scene point ``centre`` in the middle of the canvas at ``zoom``."""
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
-        self.resetTransform()
-        self.scale(zoom, zoom)
-        self.centerOn(QPointF(*centre))
-        self._view_moved()
+        with self._camera_move():
+            self.resetTransform()
+            self.scale(zoom, zoom)
+            self.centerOn(QPointF(*centre))
 
     def visible_scene_rect(self) -> QRectF:
         """The part of the scene the canvas shows now."""
         return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    @contextmanager
+    def _camera_move(self) -> Iterator[None]:
+        """Zoom and scroll steps that make one camera move: the label is placed once,
+        at the end (each scroll step placed it, three times per zoom step)."""
+        self._moving_camera = True
+        try:
+            yield
+        finally:
+            self._moving_camera = False
+            self._view_moved()
 
     def _view_moved(self) -> None:
         """The camera moved (pan, zoom, resize): the step's label keeps its screen size
@@ -340,7 +353,8 @@ class CanvasView(QGraphicsView):
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
         super().scrollContentsBy(dx, dy)
-        self._view_moved()
+        if not self._moving_camera:
+            self._view_moved()
 
     def set_pulse_progress(self, t: float) -> None:
         """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
@@ -349,6 +363,10 @@ class CanvasView(QGraphicsView):
     def fit_all(self) -> None:
         """Zoom and centre so every node is visible (never zoomed in past 125 %)."""
         self._fitted = True
+        with self._camera_move():
+            self._fit_all()
+
+    def _fit_all(self) -> None:
         rect = self.canvas.nodes_rect()
         if rect.isEmpty():
             self.resetTransform()
@@ -364,7 +382,6 @@ class CanvasView(QGraphicsView):
             self.resetTransform()
             self.scale(z, z)
         self.centerOn(rect.center())
-        self._view_moved()
 
     def refit(self) -> None:
         """After a resize or a new document: frame the step when following, else fit all."""
@@ -390,11 +407,11 @@ class CanvasView(QGraphicsView):
         if abs(factor - 1.0) < 1e-9:
             return
         anchor = self.mapToScene(view_pos)
-        self.scale(factor, factor)
-        moved = self.mapFromScene(anchor) - view_pos
-        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
-        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
-        self._view_moved()
+        with self._camera_move():
+            self.scale(factor, factor)
+            moved = self.mapFromScene(anchor) - view_pos
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
 
     def selected_ids(self) -> list[str]:
         """Selected node ids, in the graph's order."""
