@@ -492,6 +492,14 @@ class NodeItem(QGraphicsRectItem):
         room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
         return lines, widths, line, room
 
+    def far_look(self) -> tuple[QRectF, QRectF, QColor]:
+        """What the box shows from far away: its rectangle and its band (in scene
+        coordinates) and the band's colour (the scene's far-away painter batches them)."""
+        assert self.content is not None
+        x, y = self.x(), self.y()
+        band = QRectF(0, 0, self._rect.width(), self._title_h).translated(x, y)
+        return self._rect.translated(x, y), band, BAND[self.content.style]
+
     def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]]) -> None:
         """Name and value (and the gradient being received) large, centred in the box."""
         f = compact_fonts()

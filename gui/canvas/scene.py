@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
-from PySide6.QtWidgets import QGraphicsScene
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
@@ -42,6 +42,7 @@ from .edge_item import (
     PulseItem,
     edge_pen,
 )
+from .far_boxes import FarBoxes
 from .node_item import NodeItem
 from .port_item import UNIT
 
@@ -64,6 +65,7 @@ REROUTE_ALL = 64
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
 K = TypeVar("K", bound=Hashable)
+_NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
 
 
 class RectGrid(Generic[K]):
@@ -236,6 +238,12 @@ class CanvasScene(QGraphicsScene):
         self._label_view: tuple[QRectF, float] | None = None  # visible rect and zoom
         self._label_anchor = QPointF()
         self._label_home: QRectF | None = None
+        #: Zoomed out below FAR_LOD: the boxes paint nothing, far_boxes draws them all.
+        self.far = False
+        self.far_boxes = FarBoxes(self.nodes, self.sceneRect())
+        self.far_boxes.hide()
+        self.addItem(self.far_boxes)
+        self.selectionChanged.connect(self._far_selection)
         self.pulse = PulseItem()
         self.label = EdgeLabelItem()
         for item in (self.pulse, self.label, self.label.leader):
@@ -257,6 +265,7 @@ class CanvasScene(QGraphicsScene):
                 self._sync_structure()
             finally:
                 self._end_batch()
+        self._far_changed()
 
     @contextmanager
     def background_batch(self) -> Iterator[None]:
@@ -298,6 +307,7 @@ class CanvasScene(QGraphicsScene):
             item = self.nodes.get(nid)
             if item is None:
                 item = NodeItem(nid)
+                item.setFlag(_NO_CONTENTS, self.far)
                 # The document recomputed before announcing the change: size the box
                 # from its real content and ports now (laid out once), so its edges are
                 # routed once, around it.
@@ -365,6 +375,7 @@ class CanvasScene(QGraphicsScene):
                         item.setPos(QPointF(*pos))
             finally:
                 self._end_batch()
+        self._far_changed(ids)
 
     def _batch_add(self, nid: str) -> None:
         if self._batch is not None:
@@ -413,6 +424,28 @@ class CanvasScene(QGraphicsScene):
         """The view moved these boxes with the mouse: their edges follow."""
         for nid in ids:
             self._node_moved(nid)
+        self._far_changed(ids)
+
+    def set_far(self, far: bool) -> None:
+        """The view zoomed past :data:`FAR_LOD`: draw the boxes batched (far) or each
+        itself (a box's own paint and cache are worth it only when it is legible)."""
+        if far == self.far:
+            return
+        self.far = far
+        for item in self.nodes.values():
+            item.setFlag(_NO_CONTENTS, far)
+        self.far_boxes.setVisible(far)
+        self._far_changed()
+
+    def _far_changed(self, ids: Iterable[str] | None = None) -> None:
+        """These boxes (None: any) moved or were resized, added or removed: a box
+        without contents repaints nothing itself, so the far-away painter does."""
+        if self.far:
+            self.far_boxes.changed(ids)
+
+    def _far_selection(self) -> None:
+        if self.far:
+            self.far_boxes.selection_changed()
 
     def _node_moved(self, nid: str) -> None:
         if self._batch is not None:
@@ -502,6 +535,7 @@ class CanvasScene(QGraphicsScene):
         if resized:
             self._batch = set(resized)
             self._end_batch()
+            self._far_changed(resized)
         done = frame.done_edges if frame is not None else frozenset()
         self._active_key = frame.active_edge if frame is not None else None
         for key in edge_keys:
@@ -729,3 +763,4 @@ class CanvasScene(QGraphicsScene):
             self.apply_frame(self.frame)
             self._batch = set(self.nodes)
             self._end_batch()
+        self._far_changed()

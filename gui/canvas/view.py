@@ -67,7 +67,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME
 from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
-from .node_item import BOX_PT, NodeItem
+from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
 from .scene import CanvasScene
@@ -349,6 +349,7 @@ class CanvasView(QGraphicsView):
         """The camera moved (pan, zoom, resize): the step's label keeps its screen size
         and stays inside the canvas."""
         self.canvas.label_pt = CHAIN_RULE_PT * THEME.scale
+        self.canvas.set_far(self.zoom() < FAR_LOD)
         self.canvas.fit_label(self.visible_scene_rect(), self.zoom())
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API

@@ -1,0 +1,106 @@
+"""Zoomed far out, one item draws every box in a few batched calls.
+
+Below FAR_LOD a box is a few pixels (a rectangle and its band); Qt calling each
+box's own paint cost more than the drawing. These tests check that the batched
+drawing looks like the boxes' own, follows selection and moves, and that boxes
+still take the mouse and paint themselves again when the view comes closer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QRectF
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QGraphicsItem
+
+from engine.fileformat import GraphFile
+from gui.canvas import CanvasView
+from gui.canvas.node_item import FAR_LOD
+from gui.commands import MoveNodes, push
+from gui.document import GraphDocument
+from support import seed2_graph
+
+NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+
+
+@pytest.fixture
+def view(qtbot) -> CanvasView:  # noqa: ANN001
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
+    v = CanvasView(doc)
+    v.animations_enabled = False
+    qtbot.addWidget(v)
+    v.resize(500, 300)
+    v.show()
+    qtbot.waitExposed(v)
+    centre = v.canvas.nodes_rect().center()
+    v.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
+    return v
+
+
+def pixels(view: CanvasView) -> np.ndarray:
+    view.viewport().repaint()
+    image = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4).copy()
+
+
+def differing(a: np.ndarray, b: np.ndarray) -> int:
+    return int((np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 40).sum())
+
+
+def test_far_boxes_look_like_each_box_painting_itself(view: CanvasView) -> None:
+    scene = view.canvas
+    assert scene.far and scene.far_boxes.isVisible()
+    assert all(item.flags() & NO_CONTENTS for item in scene.nodes.values())
+    batched = pixels(view)
+    scene.set_far(False)  # same zoom, each box paints itself (its own far branch)
+    own = pixels(view)
+    assert differing(batched, own) == 0
+    assert differing(own, np.full_like(own, own[0, 0])) > 50  # the boxes are there
+
+
+def test_coming_closer_gives_the_boxes_back_their_own_paint(view: CanvasView) -> None:
+    view.zoom_by(2.0)
+    scene = view.canvas
+    assert not scene.far and not scene.far_boxes.isVisible()
+    assert not any(item.flags() & NO_CONTENTS for item in scene.nodes.values())
+
+
+def test_selection_and_moves_repaint_while_far(view: CanvasView) -> None:
+    scene = view.canvas
+    before = pixels(view)
+    view.select_ids(["y"])
+    selected = pixels(view)
+    assert differing(before, selected) > 0
+    item = scene.nodes["y"]
+    old = (item.x(), item.y())
+    new = (old[0], old[1] + 400.0)
+    assert push(view.doc, MoveNodes(view.doc, {"y": old}, {"y": new})) is None
+    assert (item.x(), item.y()) == new
+    assert differing(selected, pixels(view)) > 0
+
+
+def test_boxes_still_take_the_mouse_while_far(view: CanvasView) -> None:
+    item = view.canvas.nodes["a"]
+    at = view.mapFromScene(item.sceneBoundingRect().center())
+    assert view.itemAt(at) is item
+    assert view.itemAt(QPoint(2, 2)) is None  # empty canvas stays empty (rubber band, menu)
+
+
+def test_a_closer_render_of_a_far_scene_paints_full_boxes(view: CanvasView) -> None:
+    """An export renders the scene at its own scale: far or not, the same picture."""
+    scene = view.canvas
+    source = scene.nodes_rect().adjusted(-20, -20, 20, 20)
+
+    def render() -> np.ndarray:
+        image = QImage(int(source.width()), int(source.height()), QImage.Format.Format_RGB32)
+        painter = QPainter(image)
+        scene.render(painter, QRectF(image.rect()), source)
+        painter.end()
+        return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4).copy()
+
+    assert scene.far
+    far = render()
+    scene.set_far(False)
+    assert differing(far, render()) == 0
