@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
@@ -23,28 +24,35 @@ from .node_item import FAR_LOD, NodeItem
 
 #: A box's rectangle and band (scene coordinates), the band's colour, and selected.
 _Look = tuple[QRectF, QRectF, QColor, bool]
-_Batches = tuple[list[QRectF], list[QRectF], list[tuple[QColor, list[QRectF]]]]
+#: Room around the boxes (scene units) for the one-pixel border seen from far away.
+MARGIN = 40.0
 
 
 class FarBoxes(QGraphicsItem):
     """Every node box, drawn as the far-away rectangle and band (see module doc)."""
 
-    def __init__(self, nodes: dict[str, NodeItem], area: QRectF) -> None:
+    def __init__(self, nodes: dict[str, NodeItem]) -> None:
         super().__init__()
         self._nodes = nodes
-        self._area = QRectF(area)
+        self._area = QRectF()  # around every box: what the cache below holds
         self.setZValue(1)  # where the boxes are: over edges, under labels and badges
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        # Cached as the view shows it: a repaint over the boxes (a player step's edge
+        # and label) copies pixels; a change redraws the boxes in its area only.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         #: Each box's far look and whether it is selected (None: gather them all).
         self._looks: dict[str, _Look] | None = None
-        self._batches: _Batches | None = None  # the looks grouped for drawing
+        #: The looks in a list, and their boxes' (left, top, right, bottom) as rows.
+        self._table: tuple[list[_Look], np.ndarray] | None = None
 
     def changed(self, ids: Iterable[str] | None = None) -> None:
         """These boxes (None: any) moved, were resized, added or removed: repaint
         where they were and are now."""
         looks = self._looks
         if ids is None or looks is None:
-            self._looks = self._batches = None
+            self._looks = self._table = None
+            self._cover(self._gather().values(), QRectF())
             self.update()
             return
         area = QRectF()
@@ -56,9 +64,19 @@ class FarBoxes(QGraphicsItem):
             if item is not None and item.content is not None and item.isVisible():
                 looks[nid] = new = (*item.far_look(), item.isSelected())
                 area = area.united(new[0])
-        self._batches = None
+        self._table = None
         if not area.isEmpty():
+            self._cover([], self._area.united(area))
             self.update(area)
+
+    def _cover(self, looks: Iterable[_Look], area: QRectF) -> None:
+        """Grow (or set) the bounding rectangle to hold ``area`` and these boxes."""
+        for look in looks:
+            area = area.united(look[0])
+        area = area.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN) if area != self._area else area
+        if area != self._area:
+            self.prepareGeometryChange()
+            self._area = area
 
     def selection_changed(self) -> None:
         """Repaint the boxes whose selection changed."""
@@ -76,19 +94,37 @@ class FarBoxes(QGraphicsItem):
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
-        if option.levelOfDetailFromTransform(painter.worldTransform()) >= FAR_LOD:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod >= FAR_LOD:
             self._paint_each(painter, self._boxes(), widget)  # a closer render of this scene
             return
-        if self._batches is None:
-            self._batches = self._batch(self._gather())
-        plain, selected, bands = self._batches
+        if self._table is None:
+            looks = list(self._gather().values())
+            bounds = [(b.left(), b.top(), b.right(), b.bottom()) for b, *_ in looks]
+            self._table = looks, np.array(bounds, dtype=float).reshape(-1, 4)
+        looks, bounds = self._table
+        e = option.exposedRect
+        pad = 4.0 / max(lod, 1e-6)  # a few pixels, for the one-pixel border
+        shown = np.flatnonzero(
+            (bounds[:, 0] <= e.right() + pad)
+            & (bounds[:, 2] >= e.left() - pad)
+            & (bounds[:, 1] <= e.bottom() + pad)
+            & (bounds[:, 3] >= e.top() - pad)
+        )
+        plain: list[QRectF] = []
+        selected: list[QRectF] = []
+        bands: dict[int, tuple[QColor, list[QRectF]]] = {}
+        for i in shown.tolist():
+            box, band, colour, chosen = looks[i]
+            (selected if chosen else plain).append(box)
+            bands.setdefault(colour.rgba(), (colour, []))[1].append(band)
         painter.setBrush(THEME.node_fill)
         for rects, colour in ((plain, THEME.node_border), (selected, THEME.node_selected)):
             if rects:
                 painter.setPen(QPen(colour, 0))
                 painter.drawRects(rects)
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in bands:
+        for colour, rects in bands.values():
             painter.setBrush(colour)
             painter.drawRects(rects)
 
@@ -99,16 +135,6 @@ class FarBoxes(QGraphicsItem):
         if self._looks is None:
             self._looks = {n.node_id: (*n.far_look(), n.isSelected()) for n in self._boxes()}
         return self._looks
-
-    @staticmethod
-    def _batch(looks: dict[str, _Look]) -> _Batches:
-        plain: list[QRectF] = []
-        selected: list[QRectF] = []
-        bands: dict[int, tuple[QColor, list[QRectF]]] = {}
-        for box, band, colour, chosen in looks.values():
-            (selected if chosen else plain).append(box)
-            bands.setdefault(colour.rgba(), (colour, []))[1].append(band)
-        return plain, selected, list(bands.values())
 
     @staticmethod
     def _paint_each(painter: QPainter, boxes: list[NodeItem], widget: QWidget | None) -> None:

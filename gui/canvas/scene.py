@@ -240,7 +240,7 @@ class CanvasScene(QGraphicsScene):
         self._label_home: QRectF | None = None
         #: Zoomed out below FAR_LOD: the boxes paint nothing, far_boxes draws them all.
         self.far = False
-        self.far_boxes = FarBoxes(self.nodes, self.sceneRect())
+        self.far_boxes = FarBoxes(self.nodes)
         self.far_boxes.hide()
         self.addItem(self.far_boxes)
         self.selectionChanged.connect(self._far_selection)
