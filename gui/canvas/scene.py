@@ -197,6 +197,8 @@ class LaneIndex:
 
 #: Space kept between the active edge's label and the canvas edge, in screen pixels.
 LABEL_MARGIN_PX = 8.0
+#: How far the label's shadow reaches past its box (scene units at scale 1).
+LABEL_SHADOW = 5.0
 
 
 class CanvasScene(QGraphicsScene):
@@ -593,14 +595,15 @@ class CanvasScene(QGraphicsScene):
         visible, zoom = self._label_view
         m = LABEL_MARGIN_PX / zoom
         natural = self.label.natural_rect()
-        room = min((visible.width() - 2 * m) / max(natural.width(), 1e-6),
-                   (visible.height() - 2 * m) / max(natural.height(), 1e-6))
+        room = min((visible.width() - 2 * m) / (natural.width() + 2 * LABEL_SHADOW),
+                   (visible.height() - 2 * m) / (natural.height() + 2 * LABEL_SHADOW))
         # readable, but never larger than the canvas (a big Jacobian shrinks to fit)
         scale = max(min(self.label.scale_for(zoom, self.label_pt), room), 1e-3)
         rescaled = abs(scale - self.label.scale()) > 1e-6
         if rescaled:
             self.label.setScale(scale)
         w, h = self.label.label_size()
+        m += LABEL_SHADOW * scale  # its shadow is inside too
         inner = visible.adjusted(m + w / 2, m + h / 2, -m - w / 2, -m - h / 2)
         fits = inner.width() >= -1e-6 and inner.height() >= -1e-6
         if not rescaled and not moved and fits and inner.contains(self.label.pos()):

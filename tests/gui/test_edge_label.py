@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from engine.examples import list_examples
 from gui.app import create_window
-from gui.canvas.scene import LABEL_MARGIN_PX
+from gui.canvas.scene import LABEL_MARGIN_PX, LABEL_SHADOW
 from gui.main_window import MainWindow
 from gui.theme import CHAIN_RULE_PT, THEME
 
@@ -43,9 +43,10 @@ def _check_label(win: MainWindow, where: str) -> None:
     visible, rect = _visible(win), label.sceneBoundingRect()
     assert visible.contains(rect), f"{where}: label {rect} not inside {visible}"
     natural = label.natural_rect()
-    fills = natural.width() * label.scale() * view.zoom() >= (
+    on_screen = label.scale() * view.zoom()  # screen pixels per label unit
+    fills = (natural.width() + 2 * LABEL_SHADOW) * on_screen >= (
         view.viewport().width() - 2 * LABEL_MARGIN_PX - 1
-    ) or natural.height() * label.scale() * view.zoom() >= (
+    ) or (natural.height() + 2 * LABEL_SHADOW) * on_screen >= (
         view.viewport().height() - 2 * LABEL_MARGIN_PX - 1
     )
     assert fills or view.edge_label_pt() >= CHAIN_RULE_PT * THEME.scale - 1e-6, (

@@ -1,7 +1,8 @@
 """Screenshots a reviewer looks at: three examples at a middle step, at 1280x720, in
 the window and in presentation mode (tests/artifacts/, git-ignored).
 
-Each also checks what a screenshot can: the active edge's boxes are on the canvas.
+Each also checks what a screenshot can: the active edge's boxes and its label are on
+the canvas.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def test_middle_step_screenshots(
             if mode == "presentation":
                 for nid in (step.consumer, step.operand):
                     assert visible.contains(view.node_item(nid).scene_rect())
+            assert visible.contains(view.canvas.label.sceneBoundingRect())  # never cut
             path = os.path.join(artifacts_dir, f"legibility-{stem}-{mode}.png")
             assert win.grab().save(path)
     finally:
