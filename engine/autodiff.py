@@ -221,11 +221,18 @@ def _propagate(
                 before = grads.get(src)
                 if before is None and earlier:
                     before = earlier.get(src)
-                if before is None:
-                    grads[src] = vjp
+                if before is None or (before.ndim == 0 and vjp.ndim == 0):
+                    # kept whole: a first gradient, or scalars (nothing worth not keeping)
+                    if before is None:
+                        after = vjp
+                    else:  # a float add, as accumulate() does
+                        after = np.asarray(float(before) + float(vjp))
+                    grads[src] = after
                     if record:
-                        last[src] = step = Step(cid, src, i, g, vjp, None, vjp, ctx)
+                        step = Step(cid, src, i, g, vjp, before, after, ctx)
                         steps.append(step)
+                        if vjp.ndim:  # a later lazy step may follow it
+                            last[src] = step
                     continue
                 if src in owned and before.shape == vjp.shape:
                     after = np.add(before, vjp, out=before)  # our own buffer: sum in place
