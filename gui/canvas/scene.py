@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter, QPen
+from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
@@ -61,6 +61,9 @@ ROUTE_MAX_SPAN = 3000.0
 #: Above this many boxes moved, every edge is re-routed (cheaper than asking the grid
 #: about each box); boxes arriving in such numbers leave the edges already there alone.
 REROUTE_ALL = 64
+#: A background repaint showing more edges than this (and most of them) strokes
+#: them all as one path.
+BATCH_EDGES = 64
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
@@ -229,6 +232,7 @@ class CanvasScene(QGraphicsScene):
         self._pending: set[str] = set()  # moved before every box had a place
         self._vacated: list[QRectF] = []  # where removed boxes were
         self._dirty_background: QRectF | None = None  # gathered by background_batch
+        self._edge_paths: QPainterPath | None = None  # every plain edge, as one path
         # Nodes move all the time while editing; a BSP index would be rebuilt on
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -287,6 +291,7 @@ class CanvasScene(QGraphicsScene):
 
     def background_changed(self, area: QRectF) -> None:
         """The cached background under ``area`` is stale (an edge drawn there changed)."""
+        self._edge_paths = None
         if self._dirty_background is None:
             self.invalidate(area, QGraphicsScene.SceneLayer.BackgroundLayer)
         else:
@@ -693,10 +698,28 @@ class CanvasScene(QGraphicsScene):
         painter.setPen(edge_pen(NORMAL))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         edges = self.edges
-        for key in sorted(self.edge_grid.query(rect)):  # only what is in view
+        shown = self.edge_grid.query(rect)  # only what is in view
+        if len(shown) > BATCH_EDGES and 2 * len(shown) > len(edges):
+            painter.drawPath(self._background_edges())
+            return
+        for key in sorted(shown):
             edge = edges[key]
             if edge.in_background:
                 painter.drawPath(edge.path())
+
+    def _background_edges(self) -> QPainterPath:
+        """Every plain edge as one path: a view showing most of a big graph (zoomed
+        out, after each zoom step) strokes it in one call, not one call per edge.
+        Kept until an edge drawn in the background changes."""
+        if self._edge_paths is None:
+            path = QPainterPath()
+            edges = self.edges
+            for key in sorted(edges):
+                edge = edges[key]
+                if edge.in_background:
+                    path.addPath(edge.path())
+            self._edge_paths = path
+        return self._edge_paths
 
     def set_pulse_progress(self, t: float) -> None:
         self.pulse.set_progress(t)

@@ -3,10 +3,13 @@
 Below FAR_LOD a box is a few pixels (a rectangle and its band); Qt calling each
 box's own paint cost more than the drawing. These tests check that the batched
 drawing looks like the boxes' own, follows selection and moves, and that boxes
-still take the mouse and paint themselves again when the view comes closer.
+still take the mouse and paint themselves again when the view comes closer; and
+that many plain edges stroked as one path look like one stroke per edge.
 """
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
@@ -16,10 +19,11 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
+from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.commands import MoveNodes, push
 from gui.document import GraphDocument
-from support import seed2_graph
+from support import seed2_graph, shuffled_graph
 
 NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
 
@@ -104,3 +108,38 @@ def test_a_closer_render_of_a_far_scene_paints_full_boxes(view: CanvasView) -> N
     far = render()
     scene.set_far(False)
     assert differing(far, render()) == 0
+
+
+def test_many_plain_edges_stroked_as_one_path_look_the_same(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    """A background showing most of many edges strokes them as one path, kept until
+    an edge changes: the same picture as one stroke per edge, also after a move."""
+
+    graph = shuffled_graph(random.Random(4), 70, complete=True)
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=graph, output=list(graph.nodes)[-1], gradient=None), None)
+    v = CanvasView(doc)
+    qtbot.addWidget(v)
+    v.resize(600, 400)
+    v.show()
+    qtbot.waitExposed(v)
+    v.fit_all()
+    scene = v.canvas
+    assert len(scene.edges) > scene_module.BATCH_EDGES
+
+    def background(batch: int) -> np.ndarray:
+        monkeypatch.setattr(scene_module, "BATCH_EDGES", batch)
+        rect = v.visible_scene_rect()
+        image = QImage(600, 400, QImage.Format.Format_RGB32)
+        painter = QPainter(image)
+        painter.setWindow(rect.toRect())
+        scene.drawBackground(painter, rect)
+        painter.end()
+        return np.frombuffer(image.constBits(), np.uint8).reshape(400, -1, 4).copy()
+
+    assert differing(background(64), background(10**9)) == 0
+    nid = list(graph.nodes)[5]
+    x, y = doc.positions[nid]
+    assert push(doc, MoveNodes(doc, {nid: (x, y)}, {nid: (x + 300.0, y + 200.0)})) is None
+    after = background(64)
+    assert differing(after, background(10**9)) == 0
+    assert differing(after, np.zeros_like(after)) > 100  # edges and paper were drawn
