@@ -163,8 +163,11 @@ def mutated_examples(draw: st.DrawFn) -> dict[str, Any]:
         elif kind == "rename":
             nodes = d.get("nodes")
             nodes = nodes if isinstance(nodes, list) else []
+            # Only string ids: an id an earlier edit made a list would be placed inside
+            # itself (a list that contains itself, which no JSON file can hold).
             ids = [n.get("id") for n in nodes if isinstance(n, dict)]
-            parent[key] = draw(st.sampled_from([*[i for i in ids if i], "ghost"]))
+            ids = [i for i in ids if isinstance(i, str) and i]
+            parent[key] = draw(st.sampled_from([*ids, "ghost"]))
         elif kind == "number":
             parent[key] = draw(numbers)
     return d

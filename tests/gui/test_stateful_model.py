@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from PySide6.QtGui import QGuiApplication
 
 from engine.autodiff import backward, forward
 from engine.errors import GraphError
@@ -116,6 +117,10 @@ class EditingModel(RuleBasedStateMachine):
 
     @initialize()
     def start(self) -> None:
+        # Every example starts from an empty system clipboard: what an earlier example
+        # copied must not change what this one pastes (hypothesis replays an example and
+        # expects the same draws; a leftover clipboard made them differ).
+        QGuiApplication.clipboard().clear()
         self.doc = GraphDocument()
         self.host = Host(self.folder)
         self.files = FileController(self.doc, self.host)
