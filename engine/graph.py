@@ -108,6 +108,16 @@ class Node:
         names = [EMPTY_PORT if s is None else name(s) for s in self.inputs]
         return OPS[self.op].title(names, self.attrs)
 
+    def trim_empty_ports(self) -> None:
+        """Drop a variadic op's empty trailing ports (``stack(a, ?, ?)`` -> ``stack(a)``).
+
+        A variadic op (arity None) has as many ports as operands plus the free one the
+        canvas draws; a fixed-arity op keeps its empty ports, which are its arity.
+        """
+        if self.op in OPS and OPS[self.op].arity is None:
+            while self.inputs and self.inputs[-1] is None:
+                self.inputs.pop()
+
 
 class Links:
     """Distinct operand -> consumer links, in insertion order, with a cached topological order.
@@ -477,9 +487,7 @@ class Graph:
         if src is None:
             return None
         node.inputs[index] = None
-        if OPS[node.op].arity is None:
-            while node.inputs and node.inputs[-1] is None:
-                node.inputs.pop()
+        node.trim_empty_ports()
         if src not in node.inputs:
             self._dag.remove_edge(src, dst)
         return src

@@ -23,7 +23,6 @@ from engine.errors import GraphError
 from engine.fileformat import FileFormatError, GraphFile, dumps, loads
 from engine.graph import Graph, Node, Removed, fresh_id
 from engine.layout_keys import point
-from engine.ops import OPS
 
 from .commands import AddSubgraph, RemoveNodes, push
 from .document import GraphDocument, NodeSnapshot, Point
@@ -41,9 +40,7 @@ def snapshot_selection(doc: GraphDocument, ids: list[str]) -> list[NodeSnapshot]
     for nid in order:
         node = copy.deepcopy(doc.graph.nodes[nid])
         node.inputs = [s if s in chosen else None for s in node.inputs]
-        if node.op in OPS and OPS[node.op].arity is None:
-            while node.inputs and node.inputs[-1] is None:
-                node.inputs.pop()
+        node.trim_empty_ports()
         snaps.append(
             NodeSnapshot(
                 removed=Removed(node, []),
