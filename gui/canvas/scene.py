@@ -644,27 +644,32 @@ class CanvasScene(QGraphicsScene):
         overlap = np.zeros(len(spots))
         if len(boxes):
             left, top = spots[:, :1] - w / 2, spots[:, 1:] - h / 2
-            ix = np.minimum(left + w, boxes[:, 2]) - np.maximum(left, boxes[:, 0])
-            iy = np.minimum(top + h, boxes[:, 3]) - np.maximum(top, boxes[:, 1])
-            overlap = (np.clip(ix, 0, None) * np.clip(iy, 0, None)).sum(axis=1)
-        best: tuple[float, float, QPointF] | None = None
-        for (x, y), covered in zip(spots.tolist(), overlap.tolist(), strict=True):
-            c = QPointF(x, y)
-            dx, dy = x - anchor.x(), y - anchor.y()
-            if inside is not None and not inside.contains(c):
-                covered += 4.0 * w * h
-            # sitting right on the curve hides the edge it describes; covering
-            # other edges is less bad than covering boxes
-            penalty = 0.0 if dy else w * h * 0.05
-            if covered == 0 and dy:
-                penalty += self._edges_under(QRectF(x - w / 2, y - h / 2, w, h)) * w * h * 0.02
-            score = (covered + penalty, abs(dx) + abs(dy))
-            if best is None or score < best[:2]:
-                best = (*score, c)
-            if score[0] == 0:
-                return c
-        assert best is not None
-        return best[2]
+            x0, y0, x1, y1 = np.ascontiguousarray(boxes.T)
+            ix = np.minimum(left + w, x1)  # spots x boxes: few temporaries, all in place
+            ix -= np.maximum(left, x0)
+            np.maximum(ix, 0.0, out=ix)
+            iy = np.minimum(top + h, y1)
+            iy -= np.maximum(top, y0)
+            np.maximum(iy, 0.0, out=iy)
+            ix *= iy
+            overlap = ix.sum(axis=1)
+        ax, ay = anchor.x(), anchor.y()
+        dx, dy = spots[:, 0] - ax, spots[:, 1] - ay
+        if inside is not None:  # a spot where the label would not be whole
+            covered = overlap + np.where(_contains(inside, spots), 0.0, 4.0 * w * h)
+        else:
+            covered = overlap
+        # sitting right on the curve hides the edge it describes; covering other
+        # edges is less bad than covering boxes (counted only where no box is covered)
+        penalty = np.where(dy != 0, 0.0, w * h * 0.05)
+        for i in np.flatnonzero(covered == 0).tolist():
+            x, y = spots[i].tolist()
+            if dy[i] != 0:
+                penalty[i] += self._edges_under(QRectF(x - w / 2, y - h / 2, w, h)) * w * h * 0.02
+            if penalty[i] == 0:
+                return QPointF(x, y)  # the first clean spot, in the order tried
+        best = int(np.lexsort((np.abs(dx) + np.abs(dy), covered + penalty))[0])
+        return QPointF(*spots[best].tolist())
 
     def _edges_under(self, rect: QRectF) -> int:
         return len(self.edge_grid.query(rect))
@@ -790,3 +795,14 @@ class CanvasScene(QGraphicsScene):
             self._batch = set(self.nodes)
             self._end_batch()
         self._far_changed()
+
+
+def _contains(rect: QRectF, points: np.ndarray) -> np.ndarray:
+    """``rect.contains(point)`` for each row of ``points`` (edges inside, a null
+    rectangle contains nothing), as Qt defines it."""
+    left, right = sorted((rect.left(), rect.right()))
+    top, bottom = sorted((rect.top(), rect.bottom()))
+    if left == right or top == bottom:
+        return np.zeros(len(points), dtype=bool)
+    x, y = points[:, 0], points[:, 1]
+    return (x >= left) & (x <= right) & (y >= top) & (y <= bottom)
