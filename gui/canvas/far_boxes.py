@@ -79,10 +79,17 @@ class FarBoxes(QGraphicsItem):
             self._area = area
 
     def selection_changed(self) -> None:
-        """Repaint the boxes whose selection changed."""
+        """Repaint the boxes whose selection changed, and forget deleted ones (a
+        deletion deselects its boxes before the scene hears of it)."""
         if self._looks is not None:
             nodes = self._nodes
-            self.changed([n for n, look in self._looks.items() if nodes[n].isSelected() != look[3]])
+            self.changed(
+                [
+                    n
+                    for n, look in self._looks.items()
+                    if n not in nodes or nodes[n].isSelected() != look[3]
+                ]
+            )
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         return self._area

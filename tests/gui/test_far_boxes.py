@@ -143,3 +143,16 @@ def test_many_plain_edges_stroked_as_one_path_look_the_same(qtbot, monkeypatch) 
     after = background(64)
     assert differing(after, background(10**9)) == 0
     assert differing(after, np.zeros_like(after)) > 100  # edges and paper were drawn
+
+
+def test_deleting_selected_boxes_while_far_raises_nothing(view: CanvasView, qtbot) -> None:  # noqa: ANN001
+    # Deleting deselects the boxes as they leave the scene; the batched item must
+    # forget them instead of asking a box that is gone (a KeyError in a slot).
+    view.select_all()
+    with qtbot.captureExceptions() as raised:
+        view.delete_selected()
+        pixels(view)
+    assert raised == []
+    assert not view.canvas.nodes
+    view.doc.undo_stack.undo()
+    assert pixels(view).std() > 0
