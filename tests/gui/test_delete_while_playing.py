@@ -13,7 +13,6 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from engine.examples import EXAMPLES_DIR
-from gui.app import create_window
 from gui.canvas.view import CAMERA_MS, PULSE_MS
 from gui.main_window import MainWindow
 
@@ -63,14 +62,9 @@ def test_delete_during_playback_leaves_no_ghosts(
     follow: bool,
     which: str,
     qtbot,
-    settings_sandbox,
-    no_dialogs,  # noqa: ANN001
+    make_window,  # noqa: ANN001
 ) -> None:
-    win: MainWindow = create_window(EXAMPLES_DIR / "seed4_weighted_v.bpgraph")
-    qtbot.addWidget(win)
-    win.resize(1280, 720)
-    win.show()
-    qtbot.waitExposed(win)
+    win: MainWindow = make_window(EXAMPLES_DIR / "seed4_weighted_v.bpgraph", size=(1280, 720))
     try:
         win.canvas.follow_step = follow
         tl = win.player.timeline
@@ -87,5 +81,3 @@ def test_delete_during_playback_leaves_no_ghosts(
         assert _differing(shown, _repainted(win, qtbot)) == 0
     finally:
         win.player.pause()
-        win.doc.undo_stack.clear()
-        win.close()
