@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from engine.autodiff import backward, forward
+from engine.collector import collector_paused
 from engine.errors import GraphError
 from engine.fileformat import GraphFile
 from engine.graph import Graph, Node, Removed, fresh_id
@@ -272,7 +273,8 @@ class GraphDocument(QObject):
 
     def move_nodes(self, positions: dict[str, Point]) -> None:
         self.positions.update(positions)
-        self.positionsChanged.emit(list(positions))
+        with collector_paused():  # moving thousands of boxes re-routes their edges
+            self.positionsChanged.emit(list(positions))
 
     def replace_graph(
         self,
@@ -334,17 +336,18 @@ class GraphDocument(QObject):
         """Recompute first, then announce: views that add items for new nodes can size
         them from the new results at once (edges are routed around final sizes)."""
         pending, self._pending = self._pending, _Pending()
-        if pending.recompute:
-            self._recompute_now()
-        if pending.structure:
-            self.structureChanged.emit()
-        for nid in dict.fromkeys(pending.nodes):
-            if nid in self.graph:
-                self.nodeChanged.emit(nid)
-        if pending.backward:
-            self.backwardChanged.emit()
-        if pending.recompute:
-            self.resultsChanged.emit()
+        with collector_paused():  # views build and drop many items: no GC passes meanwhile
+            if pending.recompute:
+                self._recompute_now()
+            if pending.structure:
+                self.structureChanged.emit()
+            for nid in dict.fromkeys(pending.nodes):
+                if nid in self.graph:
+                    self.nodeChanged.emit(nid)
+            if pending.backward:
+                self.backwardChanged.emit()
+            if pending.recompute:
+                self.resultsChanged.emit()
 
     def recompute(self) -> None:
         """Forward, then backward from the chosen output (once, at the end of a group)."""

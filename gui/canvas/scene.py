@@ -233,6 +233,7 @@ class CanvasScene(QGraphicsScene):
         self._vacated: list[QRectF] = []  # where removed boxes were
         self._dirty_background: QRectF | None = None  # gathered by background_batch
         self._edge_paths: QPainterPath | None = None  # every plain edge, as one path
+        self._selecting = 0  # inside selection_batch: the far painter hears once, at the end
         # Nodes move all the time while editing; a BSP index would be rebuilt on
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -451,8 +452,21 @@ class CanvasScene(QGraphicsScene):
             self.far_boxes.changed(ids)
 
     def _far_selection(self) -> None:
-        if self.far:
+        if self.far and not self._selecting:
             self.far_boxes.selection_changed()
+
+    @contextmanager
+    def selection_batch(self) -> Iterator[None]:
+        """Select or deselect many boxes inside the block: the far-away painter looks
+        for changed selections once, at the end (once per box made selecting a
+        duplicate's copies quadratic: every box asked about every box)."""
+        self._selecting += 1
+        try:
+            yield
+        finally:
+            self._selecting -= 1
+            if not self._selecting:
+                self._far_selection()
 
     def _node_moved(self, nid: str) -> None:
         if self._batch is not None:

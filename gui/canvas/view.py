@@ -44,6 +44,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QLabel, QMenu, QWidget
 
+from engine.collector import collector_paused
 from engine.errors import GraphError
 from engine.ops import OP_NAMES, ops_in
 from engine.ops.record import CATEGORIES
@@ -441,11 +442,12 @@ class CanvasView(QGraphicsView):
         self._selecting = True
         try:
             self.clear_edge_selection()
-            self.canvas.clearSelection()
-            for nid in ids:
-                item = self.canvas.nodes.get(nid)
-                if item is not None:
-                    item.setSelected(True)
+            with self.canvas.selection_batch():
+                self.canvas.clearSelection()
+                for nid in ids:
+                    item = self.canvas.nodes.get(nid)
+                    if item is not None:
+                        item.setSelected(True)
         finally:
             self._selecting = False
         self._selection_changed()
@@ -555,11 +557,12 @@ class CanvasView(QGraphicsView):
         """Lay the whole graph out in columns (one undo step, "Auto-layout"), then fit."""
         if not self.canvas.nodes:
             return
-        corner = self.canvas.nodes_rect().topLeft()
-        cmd = auto_layout(self.doc, self.canvas.layout_positions(), (corner.x(), corner.y()))
-        if cmd is not None:
-            push(self.doc, cmd)
-        self.fit_all()
+        with collector_paused():  # the layout allocates much and frees little
+            corner = self.canvas.nodes_rect().topLeft()
+            cmd = auto_layout(self.doc, self.canvas.layout_positions(), (corner.x(), corner.y()))
+            if cmd is not None:
+                push(self.doc, cmd)
+            self.fit_all()
 
     def open_quick_search(self, view_pos: QPoint | None = None) -> QuickSearch:
         """The Tab popup at ``view_pos`` (default: the cursor, or the view's centre)."""

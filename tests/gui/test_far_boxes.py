@@ -156,3 +156,21 @@ def test_deleting_selected_boxes_while_far_raises_nothing(view: CanvasView, qtbo
     assert not view.canvas.nodes
     view.doc.undo_stack.undo()
     assert pixels(view).std() > 0
+
+
+def test_selecting_many_boxes_while_far_looks_for_changes_once(view, monkeypatch) -> None:  # noqa: ANN001
+    # Each box's setSelected emits selectionChanged; the batched item asking every
+    # box about its selection each time made selecting a duplicate's copies quadratic.
+    scene = view.canvas
+    calls = []
+    real = scene.far_boxes.selection_changed
+    monkeypatch.setattr(scene.far_boxes, "selection_changed", lambda: calls.append(real()))
+    before = pixels(view)
+    view.select_all()
+    assert len(calls) == 1
+    assert all(item.isSelected() for item in scene.nodes.values())
+    selected = pixels(view)
+    assert differing(before, selected) > 0  # the batched boxes show the selection
+    view.select_ids([])
+    assert len(calls) == 2
+    assert differing(before, pixels(view)) == 0

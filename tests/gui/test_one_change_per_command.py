@@ -8,6 +8,8 @@ document signal fires once, however many nodes the command touches.
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -128,6 +130,23 @@ def test_duplicate_and_its_undo_recompute_once(view: CanvasView) -> None:
     doc.undo_stack.undo()
     assert len(doc.graph) == N
     assert_one_change(counter)
+
+
+def test_views_refresh_with_the_collector_paused(view: CanvasView) -> None:
+    # Views build and drop thousands of items on a big edit; collections triggered
+    # meanwhile rescan the whole heap and free nothing. The collector is on again after.
+    doc = view.doc
+    seen: list[tuple[str, bool]] = []
+    doc.structureChanged.connect(lambda: seen.append(("structure", gc.isenabled())))
+    doc.resultsChanged.connect(lambda: seen.append(("results", gc.isenabled())))
+    doc.positionsChanged.connect(lambda _ids: seen.append(("positions", gc.isenabled())))
+    assert gc.isenabled()
+    Clipboard().duplicate(doc, list(doc.graph.nodes))
+    doc.undo_stack.undo()
+    view.auto_layout()
+    assert {name for name, _ in seen} == {"structure", "results", "positions"}
+    assert not any(enabled for _, enabled in seen)
+    assert gc.isenabled()
 
 
 def test_player_rebuilds_its_timeline_once_per_command(view: CanvasView) -> None:
