@@ -17,10 +17,11 @@ import numpy as np
 
 from .collector import collector_paused
 from .errors import ArityError, GradientError, GraphError, ShapeError, shape_text
-from .graph import Graph, arity_problem, as_tensor
+from .graph import Graph, as_tensor
 from .ops import LEAF_OPS, OPS
 from .ops.record import OpShapeError
-from .trace import JACOBIAN_LIMIT, EdgeContext, Step, Trace, accumulate
+from .program import Program, program_of
+from .trace import JACOBIAN_LIMIT, StepRecord, Trace, accumulate
 
 
 @dataclass
@@ -35,56 +36,61 @@ class Forward:
     errors: dict[str, GraphError] = field(default_factory=dict)
     requires_grad: set[str] = field(default_factory=set)
     order: list[str] = field(default_factory=list)
+    #: The program this ran and its values and requires-grad flags by slot, which
+    #: backward reads instead of the dicts when it runs the same program.
+    program: Program | None = field(default=None, repr=False, compare=False)
+    slot_values: list[np.ndarray | None] = field(default_factory=list, repr=False, compare=False)
+    slot_requires_grad: list[bool] = field(default_factory=list, repr=False, compare=False)
 
     def nonfinite(self) -> list[str]:
         """Nodes whose value holds NaN or inf (worth a warning, never a crash)."""
         return [k for k, v in self.values.items() if not np.isfinite(v).all()]
 
 
-def _operand_error(graph: Graph, node_id: str) -> GraphError | None:
-    node = graph.nodes[node_id]
-    problem = arity_problem(node.op, node.inputs)
-    return None if problem is None else ArityError(problem, node_id)
-
-
 def forward(graph: Graph) -> Forward:
     """Evaluate every node in topological order, collecting per-node errors."""
-    result = Forward(order=graph.topological_order())
-    values, req, errors, nodes = result.values, result.requires_grad, result.errors, graph.nodes
+    program = program_of(graph)
+    order = program.order
+    vals: list[np.ndarray | None] = [None] * len(order)
+    req = [False] * len(order)
+    errors: dict[str, GraphError] = {}
+    clean = True  # no node failed yet: no operand can be missing
     ndarray, f64 = np.ndarray, np.float64
     with np.errstate(all="ignore"), collector_paused():
-        for nid in result.order:
-            node = nodes[nid]
-            name = node.op
-            if name in LEAF_OPS:
-                values[nid] = node.value
-                if node.requires_grad and name == "input":
-                    req.add(nid)
+        for s, node in program.leaves:
+            vals[s] = node.value
+            if node.requires_grad and node.op == "input":
+                req[s] = True
+        for s, node, op, operands, problem in program.instructions:
+            if problem is not None:
+                errors[node.id] = ArityError(problem, node.id)
+                clean = False
                 continue
-            inputs = node.inputs
-            op = OPS[name]
-            if not inputs or None in inputs or (op.arity is not None and len(inputs) != op.arity):
-                error = _operand_error(graph, nid)
-                if error is not None:
-                    errors[nid] = error
-                    continue
-            try:
-                xs = [values[s] for s in inputs]
-            except KeyError:
+            xs = [vals[i] for i in operands]
+            if not clean and any(x is None for x in xs):
                 continue  # blocked by an upstream error, reported there
             try:
                 out = op.forward(xs, node.attrs)
             except Exception as exc:  # numpy's own message is the fallback
-                errors[nid] = _shape_error(nid, name, xs, node.attrs, exc)
+                errors[node.id] = _shape_error(node.id, node.op, xs, node.attrs, exc)
+                clean = False
                 continue
             if type(out) is not ndarray or out.dtype != f64:
                 out = np.asarray(out, dtype=f64)  # numpy hands back scalars for 0-D results
-            values[nid] = out
-            for s in inputs:
-                if s in req:
-                    req.add(nid)
+            vals[s] = out
+            for i in operands:
+                if req[i]:
+                    req[s] = True
                     break
-    return result
+    return Forward(
+        values={order[s]: v for s, v in enumerate(vals) if v is not None},
+        errors=errors,
+        requires_grad={order[s] for s, r in enumerate(req) if r},
+        order=list(order),
+        program=program,
+        slot_values=vals,
+        slot_requires_grad=req,
+    )
 
 
 def _shape_error(
@@ -163,62 +169,73 @@ def check_gradient(
         )
 
 
+def _slots(graph: Graph, fwd: Forward) -> tuple[Program, list, list[bool]]:
+    """The graph's program with the forward's values and requires-grad flags by slot
+    (read from its dicts when the forward ran another program: the graph was edited)."""
+    program = program_of(graph)
+    if fwd.program is program:
+        return program, fwd.slot_values, fwd.slot_requires_grad
+    values, req = fwd.values, fwd.requires_grad
+    return program, [values.get(n) for n in program.order], [n in req for n in program.order]
+
+
 def _propagate(
     graph: Graph,
     fwd: Forward,
     output: str,
     v: np.ndarray,
     prior: dict[str, np.ndarray] | None,
-    steps: list[Step] | None,
-) -> dict[str, np.ndarray]:
-    """The reverse walk. Appends one step per edge to ``steps`` when given.
+    record: StepRecord | None,
+) -> tuple[Program, list[np.ndarray | None]]:
+    """The reverse walk; returns the program walked and every slot's gradient. Adds
+    one step per edge to ``record`` when given.
 
     Only nodes that received a gradient send one on, so the walk touches exactly
     the ancestors of ``output`` that require grad; ``prior`` (earlier ``.grad`` of
     leaves) becomes the ``before`` of the first step into each such leaf.
     """
-    nodes, values, req = graph.nodes, fwd.values, fwd.requires_grad
-    earlier: dict[str, np.ndarray] = {}
+    program, values, req = _slots(graph, fwd)
+    slot_of = program.slot
+    earlier: dict[int, np.ndarray] = {}
     if prior:
         for leaf, g in prior.items():
-            node = nodes.get(leaf)
-            value = values.get(leaf)
-            if node is not None and node.is_leaf and leaf in req and value is not None:
-                if g.shape == value.shape:
-                    earlier[leaf] = g
-    grads: dict[str, np.ndarray] = {output: v if output not in earlier else earlier[output] + v}
-    order = fwd.order
-    try:
-        upto = order.index(output) + 1  # nothing after the output in the order feeds it
-    except ValueError:
-        upto = len(order)
+            s = slot_of.get(leaf)
+            if s is None or not req[s] or graph.nodes[leaf].op not in LEAF_OPS:
+                continue
+            value = values[s]
+            if value is not None and g.shape == value.shape:
+                earlier[s] = g
+    top = slot_of[output]
+    grads: list[np.ndarray | None] = [None] * len(program.order)
+    grads[top] = v if top not in earlier else earlier[top] + v
     ndarray, f64 = np.ndarray, np.float64
-    record = steps is not None
-    owned: set[str] = set()  # operands whose gradient is a buffer made here (summed in place)
-    last: dict[str, Step] = {}  # operand -> the latest step into it
+    steps = record.steps if record is not None else None
+    contexts = record.contexts if record is not None else None
+    owned: set[int] = set()  # operands whose gradient is a buffer made here (summed in place)
+    last: dict[int, int] = {}  # operand -> index of the latest step into it
     with np.errstate(all="ignore"), collector_paused():
-        for k in range(upto - 1, -1, -1):
-            cid = order[k]
-            g = grads.get(cid)
-            if g is None or cid not in req:
+        for cid, node, op, operands, _ in reversed(program.instructions):
+            if cid > top:
+                continue  # nothing after the output in the order feeds it
+            g = grads[cid]
+            if g is None or not req[cid]:
                 continue
-            node = nodes[cid]
-            if node.op in LEAF_OPS:
-                continue
-            op = OPS[node.op]
-            inputs = node.inputs
-            xs = [values[s] for s in inputs]
+            xs = [values[s] for s in operands]
             out = values[cid]
             attrs = node.attrs
             vjp_of = op.vjp
-            ctx = EdgeContext(node.op, xs, out, attrs) if record else None
-            for i, src in enumerate(inputs):
-                if src not in req:
+            if steps is not None:
+                ctx = len(contexts)
+                contexts.append((node.op, xs, out, attrs))
+            i = -1
+            for src in operands:
+                i += 1
+                if not req[src]:
                     continue
                 vjp = vjp_of(i, g, xs, out, attrs)
                 if type(vjp) is not ndarray or vjp.dtype != f64:
                     vjp = np.asarray(vjp, dtype=f64)
-                before = grads.get(src)
+                before = grads[src]
                 if before is None and earlier:
                     before = earlier.get(src)
                 if before is None or (before.ndim == 0 and vjp.ndim == 0):
@@ -228,11 +245,10 @@ def _propagate(
                     else:  # a float add, as accumulate() does
                         after = np.asarray(float(before) + float(vjp))
                     grads[src] = after
-                    if record:
-                        step = Step(cid, src, i, g, vjp, before, after, ctx)
-                        steps.append(step)
+                    if steps is not None:
                         if vjp.ndim:  # a later lazy step may follow it
-                            last[src] = step
+                            last[src] = len(steps)
+                        steps.append((cid, src, i, g, vjp, before, after, ctx, -1))
                     continue
                 if src in owned and before.shape == vjp.shape:
                     after = np.add(before, vjp, out=before)  # our own buffer: sum in place
@@ -241,15 +257,14 @@ def _propagate(
                     if after.ndim:
                         owned.add(src)
                 grads[src] = after
-                if record:  # lazy: the partial sums are not kept (see Step)
-                    prev = last.get(src)
-                    prior_grad = before if prev is None else None
-                    last[src] = step = Step(cid, src, i, g, None, prior_grad, None, ctx, prev)
-                    steps.append(step)
-    for src, step in last.items():  # the final sums are kept anyway: no need to redo them
-        if step._accumulated is None:  # noqa: SLF001 - filled in by its maker
-            step._accumulated = grads[src]  # noqa: SLF001
-    return grads
+                if steps is not None:  # lazy: the partial sums are not kept (see Step)
+                    prev = last.get(src, -1)
+                    last[src] = len(steps)
+                    prior_grad = before if prev < 0 else None
+                    steps.append((cid, src, i, g, None, prior_grad, None, ctx, prev))
+    if record is not None:  # the final sums are kept anyway: no need to redo them
+        record.finals = [(k, grads[src]) for src, k in last.items()]
+    return program, grads
 
 
 def backward(
@@ -267,11 +282,16 @@ def backward(
     value, or of a leaf that no longer requires grad, is dropped.
     """
     v = seed_gradient(graph, fwd, output, gradient)
-    trace = Trace(output=output, gradient=v)
-    grads = _propagate(graph, fwd, output, v, prior, trace.steps)
-    for nid in fwd.order:
-        trace.grads[nid] = grads.get(nid)
-    trace.leaves = [n for n in fwd.order if graph.nodes[n].wants_grad]
+    record = StepRecord()
+    program, grads = _propagate(graph, fwd, output, v, prior, record)
+    record.names = program.order
+    trace = Trace(output=output, gradient=v, record=record)
+    slot_of = program.slot
+    if fwd.program is program:
+        trace.grads = dict(zip(fwd.order, grads, strict=True))
+    else:
+        trace.grads = {n: grads[slot_of[n]] if n in slot_of else None for n in fwd.order}
+    trace.leaves = [program.order[s] for s, node in program.leaves if node.wants_grad]
     return trace
 
 
@@ -305,11 +325,12 @@ def end_to_end_jacobian(
     basis = np.zeros(m)
     for r in range(m):
         basis[r] = 1.0
-        grads = _propagate(graph, fwd, output, basis.reshape(out_shape).copy(), None, None)
+        program, grads = _propagate(graph, fwd, output, basis.reshape(out_shape).copy(), None, None)
         basis[r] = 0.0
         col = 0
         for w, n in zip(wrt, sizes, strict=True):
-            if grads.get(w) is not None:
-                jac[r, col : col + n] = grads[w].ravel()
+            g = grads[program.slot[w]]
+            if g is not None:
+                jac[r, col : col + n] = g.ravel()
             col += n
     return jac

@@ -338,6 +338,9 @@ class Graph:
         self.nodes: dict[str, Node] = {}
         self.max_nodes = max_nodes
         self._dag = Links()
+        #: Counts structural edits (nodes, links, ports, ids); what is compiled from the
+        #: structure (:func:`engine.program.program_of`) is redone when it moves.
+        self.version = 0
 
     # ------------------------------------------------------------------ building
 
@@ -379,6 +382,7 @@ class Graph:
         node.inputs = [None] * (arity or 0)
         self.nodes[id] = node
         self._dag.add_node(id)
+        self.version += 1
         try:
             for index, src in enumerate(inputs or []):
                 if src is not None:
@@ -414,6 +418,7 @@ class Graph:
                 self.disconnect(c, i)
             del self.nodes[id]
             self._dag.remove_node(id)
+            self.version += 1
             out.append(Removed(copy.deepcopy(node), consumers, place))
         return out
 
@@ -426,6 +431,7 @@ class Graph:
         :class:`Place`); a node without a place (a paste) joins at the end and its
         consumer links are checked as :meth:`connect` checks them."""
         order: list[str] | None = None  # the node order, once a node goes mid-way
+        self.version += 1
         for r in removed:
             node = copy.deepcopy(r.node)
             place = r.place
@@ -477,6 +483,7 @@ class Graph:
             node.inputs.append(None)
         node.inputs[index] = src
         self._dag.add_edge(src, dst)
+        self.version += 1
 
     def disconnect(self, dst: str, index: int) -> str | None:
         """Empty operand port ``index`` of ``dst``; return the operand it held."""
@@ -488,6 +495,7 @@ class Graph:
             return None
         node.inputs[index] = None
         node.trim_empty_ports()
+        self.version += 1
         if src not in node.inputs:
             self._dag.remove_edge(src, dst)
         return src
@@ -505,6 +513,7 @@ class Graph:
         if new in self.nodes:
             raise GraphError(f"the id {new!r} is already used", old)
         self.nodes[old].id = new
+        self.version += 1
         self.nodes = {(new if k == old else k): v for k, v in self.nodes.items()}
         for n in self.nodes.values():
             n.inputs = [new if s == old else s for s in n.inputs]

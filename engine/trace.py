@@ -148,19 +148,68 @@ class Step:
         return self.context.describe(self.operand_index)
 
 
+@dataclass(eq=False)
+class StepRecord:
+    """Steps as backward records them: plain tuples, made into :class:`Step` objects
+    only when someone reads :attr:`Trace.steps` (a benchmark run never does; the
+    player reads them all at once).
+
+    ``steps`` holds ``(consumer, operand, operand index, upstream, vjp, before,
+    accumulated, context, previous)`` with consumer and operand as slots into
+    ``names``, ``context`` an index into ``contexts`` (one ``(op, xs, out, attrs)``
+    per consumer, shared by its steps) and ``previous`` the index of the step before
+    into the same operand (-1: none). ``finals`` pairs a step index with the sum it
+    ends at, for last steps recorded lazily.
+    """
+
+    names: Sequence[str] = ()
+    steps: list[tuple] = field(default_factory=list)
+    contexts: list[tuple[str, list[np.ndarray], np.ndarray, dict[str, Any]]] = field(
+        default_factory=list
+    )
+    finals: list[tuple[int, np.ndarray | None]] = field(default_factory=list)
+
+    def materialise(self) -> list[Step]:
+        names = self.names
+        contexts = [EdgeContext(*c) for c in self.contexts]
+        out: list[Step] = []
+        for c, o, i, g, vjp, before, after, ctx, prev in self.steps:
+            previous = out[prev] if prev >= 0 else None
+            out.append(Step(names[c], names[o], i, g, vjp, before, after, contexts[ctx], previous))
+        for k, grad in self.finals:
+            if out[k]._accumulated is None:  # noqa: SLF001 - filled in by its maker
+                out[k]._accumulated = grad  # noqa: SLF001
+        return out
+
+
 @dataclass
 class Trace:
     """A backward pass: the steps in order, and every node's gradient at the end.
 
     ``grads`` holds, for each node on a path to the output that requires grad, its
     gradient (for leaves: the accumulated ``.grad``); None where no gradient flows.
+    ``record``: the steps still in their compact form (see :class:`StepRecord`),
+    made into :attr:`steps` when first read.
     """
 
     output: str
     gradient: np.ndarray
-    steps: list[Step] = field(default_factory=list)
     grads: dict[str, np.ndarray | None] = field(default_factory=dict)
     leaves: list[str] = field(default_factory=list)
+    record: StepRecord | None = field(default=None, repr=False, compare=False)
+    _steps: list[Step] = field(default_factory=list, repr=False)
+
+    @property
+    def steps(self) -> list[Step]:
+        """Every edge's step, in the order backward ran them."""
+        if self.record is not None:
+            self._steps = self.record.materialise()
+            self.record = None
+        return self._steps
+
+    @steps.setter
+    def steps(self, steps: list[Step]) -> None:
+        self._steps, self.record = steps, None
 
     @property
     def leaf_grads(self) -> dict[str, np.ndarray | None]:
@@ -184,4 +233,4 @@ class Trace:
         return self.fan_ins().get(node, 0)
 
     def __len__(self) -> int:
-        return len(self.steps)
+        return len(self.record.steps) if self.record is not None else len(self._steps)
