@@ -41,6 +41,7 @@ from .document import GraphDocument
 from .model import labels
 from .model.end_to_end import EndToEnd, end_to_end
 from .model.timeline import Frame, Timeline
+from .paint_cache import PaintCache
 from .theme import THEME
 
 #: Speeds offered in the toolbar, in backward (or forward) steps per second.
@@ -296,6 +297,7 @@ class PlayerToolbar(QToolBar):
         self.scrubber.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows stay with the player
         self.scrubber.valueChanged.connect(self._scrubbed)
         self.addWidget(self.scrubber)
+        PaintCache(self)  # a whole-window repaint blits the toolbar's gradient
 
         self.speed_box = QComboBox(self)
         self.speed_box.setToolTip("Playback speed (1× = one step per second)")

@@ -16,6 +16,7 @@ from ..model.chain_rule import chain_rule_html
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
 from .follow import FollowPlayer
+from .text_cache import CachedTextBrowser
 
 #: Base font size (points) before the presentation scale.
 BASE_PT = CHAIN_RULE_PT
@@ -30,7 +31,7 @@ class ChainRulePanel(QWidget):
         super().__init__(parent)
         self.setObjectName("ChainRulePanel")
         self.player = player
-        self.browser = QTextBrowser(self)
+        self.browser = CachedTextBrowser(self)
         self.browser.setObjectName("ChainRuleText")
         self.browser.setOpenLinks(False)
         self.browser.setStyleSheet(

@@ -1,0 +1,111 @@
+"""Keep a widget's last painting and show it again when nothing in the widget changed.
+
+A whole-window repaint (an expose, a dialog closing over the window) asks every widget
+to paint, although most show what they showed before. Some cost a lot to paint
+again: a dock's title (the Fusion style loads its button icons on every paint), the
+toolbar's gradient, the chain-rule text (nested tables). :class:`PaintCache` paints
+such a widget once into a pixmap and blits it while nothing changed.
+
+"Changed" is judged conservatively: any event the widget receives other than a paint
+(resize, mouse, keys, focus, palette, font, title, enable, show, style...) drops the
+pixmap, and so does each signal passed as ``changed`` (the state a widget repaints for
+without an event: a slider's value, a text document's layout, a scroll position).
+Only children are left out of the pixmap: each paints (or blits) on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, SignalInstance
+from PySide6.QtGui import QPainter, QPixmap, QRegion
+from PySide6.QtWidgets import QWidget
+
+_PAINT = QEvent.Type.Paint
+#: Events that change nothing the widget itself shows: Qt's bookkeeping around painting,
+#: and children coming, going and being laid out (they paint themselves; the toolbar
+#: relayouts when the player's status text changes, and a change of the widget's own
+#: size arrives as a resize).
+_HARMLESS = frozenset(
+    {
+        QEvent.Type.Paint,
+        QEvent.Type.LayoutRequest,
+        QEvent.Type.ChildAdded,
+        QEvent.Type.ChildPolished,
+        QEvent.Type.ChildRemoved,
+        QEvent.Type.UpdateRequest,
+        QEvent.Type.UpdateLater,
+        QEvent.Type.MetaCall,
+        QEvent.Type.DeferredDelete,
+        QEvent.Type.ToolTip,
+    }
+)
+
+
+class PaintCache(QObject):
+    """Blits ``widget``'s last painting while nothing in it changed.
+
+    A paint with no pixmap is a real one; the pixmap is made right after it, outside
+    the paint (a widget cannot paint into a pixmap while it paints on screen), so a
+    widget that changes on every frame gains nothing here: use it for widgets that
+    change rarely. ``hits`` and ``misses`` count blits and real paints (tests read
+    them).
+    """
+
+    def __init__(self, widget: QWidget, changed: Iterable[SignalInstance] = ()) -> None:
+        super().__init__(widget)
+        self._widget = widget
+        self._pixmap: QPixmap | None = None
+        self._capture_due = False
+        self._painting = False
+        self.hits = 0
+        self.misses = 0
+        for signal in changed:
+            signal.connect(self.invalidate)
+        widget.installEventFilter(self)
+
+    def invalidate(self, *_args: object) -> None:
+        """Forget the pixmap: the next paint is a real one."""
+        self._pixmap = None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        # Qt may deliver events while Python is still (or no longer) building this object.
+        widget = getattr(self, "_widget", None)
+        if watched is not widget or self._painting:
+            return False
+        kind = event.type()
+        if kind != _PAINT:
+            if kind not in _HARMLESS:
+                self._pixmap = None
+            return False
+        pixmap = self._pixmap
+        if pixmap is None or pixmap.deviceIndependentSize().toSize() != widget.size():
+            self.misses += 1
+            self._pixmap = None
+            if not self._capture_due:
+                self._capture_due = True
+                QTimer.singleShot(0, self, self._capture)
+            return False
+        self.hits += 1
+        painter = QPainter(widget)
+        painter.setClipRegion(event.region())
+        painter.drawPixmap(0, 0, pixmap)
+        painter.end()
+        return True
+
+    def _capture(self) -> None:
+        """Paint the widget into the pixmap (background included, children left out)."""
+        self._capture_due = False
+        widget = self._widget
+        if self._pixmap is not None or not widget.isVisible():
+            return
+        ratio = widget.devicePixelRatioF()
+        pixmap = QPixmap(widget.size() * ratio)
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        self._painting = True
+        try:
+            widget.render(pixmap, QPoint(), QRegion(widget.rect()), QWidget.RenderFlag(0))
+        finally:
+            self._painting = False
+        self._pixmap = pixmap

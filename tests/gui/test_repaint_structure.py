@@ -1,0 +1,122 @@
+"""What a player step and a whole-window repaint draw again (issue 10), counted, not timed.
+
+The chain-rule text is drawn once per step however often the window repaints, and looks
+exactly as QTextBrowser draws it; widgets that did not change blit their last painting.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QTextBrowser
+
+from gui.paint_cache import PaintCache
+from gui.panels.text_cache import CachedTextBrowser
+
+
+def _stepped(make_window):  # noqa: ANN001, ANN202
+    win = make_window()
+    win.player.to_start()
+    win.player.step_forward()
+    QApplication.processEvents()
+    win.repaint()
+    return win
+
+
+def _as_qt_draws(browser: CachedTextBrowser) -> QImage:
+    """The same document in a plain QTextBrowser of the same size, style and scroll."""
+    plain = QTextBrowser()
+    plain.setStyleSheet(browser.styleSheet())
+    plain.document().setDocumentMargin(browser.document().documentMargin())
+    plain.setHorizontalScrollBarPolicy(browser.horizontalScrollBarPolicy())
+    plain.setVerticalScrollBarPolicy(browser.verticalScrollBarPolicy())
+    plain.resize(browser.size())
+    plain.setHtml(browser.document().toHtml())
+    plain.show()
+    QApplication.processEvents()
+    plain.verticalScrollBar().setValue(browser.verticalScrollBar().value())
+    image = plain.viewport().grab().toImage()
+    plain.close()
+    return image
+
+
+def test_a_step_draws_the_chain_rule_text_once_however_often_the_window_repaints(
+    make_window,  # noqa: ANN001
+) -> None:
+    win = _stepped(make_window)
+    browser = win.chain_rule.browser
+    for _ in range(3):
+        before = browser.draws
+        win.player.step_forward()
+        QApplication.processEvents()
+        win.repaint()
+        win.repaint()
+        assert browser.draws == before + 1
+    assert browser.draws > 0
+
+
+def test_the_chain_rule_text_looks_as_qt_draws_it(make_window) -> None:  # noqa: ANN001
+    win = _stepped(make_window)
+    browser = win.chain_rule.browser
+    for _ in range(3):
+        win.player.step_forward()
+        QApplication.processEvents()
+        shown = browser.viewport().grab().toImage()
+        assert shown == _as_qt_draws(browser)
+    win.enter_presentation()  # bigger text, another size: drawn again, still the same
+    QApplication.processEvents()
+    shown = browser.viewport().grab().toImage()
+    assert shown == _as_qt_draws(browser)
+
+
+def test_a_selection_in_the_chain_rule_text_is_drawn(make_window) -> None:  # noqa: ANN001
+    win = _stepped(make_window)
+    browser = win.chain_rule.browser
+    before = browser.viewport().grab().toImage()
+    draws = browser.draws
+    browser.selectAll()
+    QApplication.processEvents()
+    selected = browser.viewport().grab().toImage()
+    assert selected != before  # the highlight shows: QTextBrowser painted it
+    assert browser.draws == draws
+    cursor = browser.textCursor()
+    cursor.clearSelection()
+    browser.setTextCursor(cursor)
+    QApplication.processEvents()
+    assert browser.viewport().grab().toImage() == before
+
+
+def test_a_step_does_not_paint_the_player_toolbar_again(make_window) -> None:  # noqa: ANN001
+    win = _stepped(make_window)
+    cache = win.player_bar.findChild(PaintCache)
+    assert cache is not None
+    QApplication.processEvents()  # the first painting is kept
+    win.repaint()
+    misses = cache.misses
+    hits = cache.hits
+    for _ in range(3):
+        win.player.step_forward()  # new status text: the toolbar lays out its children
+        QApplication.processEvents()
+        win.repaint()
+    assert cache.misses == misses and cache.hits >= hits + 3
+    win.resize(1500, 1000)  # a new size: painted again, then kept again
+    QApplication.processEvents()
+    assert cache.misses > misses
+    QApplication.processEvents()  # the event loop comes back: the painting is kept
+    misses, hits = cache.misses, cache.hits
+    win.repaint()
+    assert (cache.misses, cache.hits) == (misses, hits + 1)
+
+
+def test_a_toolbar_blit_looks_as_the_toolbar_paints(make_window) -> None:  # noqa: ANN001
+    win = _stepped(make_window)
+    bar = win.player_bar
+    cache = bar.findChild(PaintCache)
+    QApplication.processEvents()
+    hits = cache.hits
+    blitted = bar.grab().toImage()
+    assert cache.hits == hits + 1
+    cache.invalidate()
+    painted = bar.grab().toImage()
+    assert painted == blitted
+    assert bar.testAttribute(Qt.WidgetAttribute.WA_WState_Visible)
