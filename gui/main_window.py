@@ -48,6 +48,7 @@ from .canvas.view import CanvasView
 from .clipboard import Clipboard
 from .document import GraphDocument
 from .files import Answer, FileController
+from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
 from .panels.notes import NotesPanel
@@ -111,6 +112,15 @@ class LazyTab(QWidget):
         return self.panel
 
 
+def _title_bar(dock: QDockWidget) -> QRect | None:
+    """What a docked dock paints itself: its title bar, above its widget (the Fusion
+    style loads the bar's button icons on every paint); None while it floats."""
+    widget = dock.widget()
+    if dock.isFloating() or widget is None or dock.titleBarWidget() is not None:
+        return None
+    return QRect(0, 0, dock.width(), widget.y())
+
+
 class MainWindow(QMainWindow):
     """One document in one window."""
 
@@ -163,6 +173,7 @@ class MainWindow(QMainWindow):
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
         )
         self.addDockWidget(area, dock)
+        PaintCache(dock, (dock.featuresChanged,), lambda: _title_bar(dock))
         return dock
 
     def _build_docks(self) -> None:

@@ -15,9 +15,9 @@ Only children are left out of the pixmap: each paints (or blits) on its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, SignalInstance
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QPainter, QPixmap, QRegion
 from PySide6.QtWidgets import QWidget
 
@@ -48,13 +48,22 @@ class PaintCache(QObject):
     A paint with no pixmap is a real one; the pixmap is made right after it, outside
     the paint (a widget cannot paint into a pixmap while it paints on screen), so a
     widget that changes on every frame gains nothing here: use it for widgets that
-    change rarely. ``hits`` and ``misses`` count blits and real paints (tests read
-    them).
+    change rarely. ``area`` (optional) says which rectangle the widget paints itself
+    (a dock: its title bar; blitting a big, mostly transparent pixmap costs more than
+    the painting), or None when it should paint as usual for now. ``hits`` and
+    ``misses`` count blits and real paints (tests read them).
     """
 
-    def __init__(self, widget: QWidget, changed: Iterable[SignalInstance] = ()) -> None:
+    def __init__(
+        self,
+        widget: QWidget,
+        changed: Iterable[SignalInstance] = (),
+        area: Callable[[], QRect | None] | None = None,
+    ) -> None:
         super().__init__(widget)
         self._widget = widget
+        self._area = area or widget.rect
+        self._rect = QRect()  # the area the pixmap shows
         self._pixmap: QPixmap | None = None
         self._capture_due = False
         self._painting = False
@@ -78,8 +87,11 @@ class PaintCache(QObject):
             if kind not in _HARMLESS:
                 self._pixmap = None
             return False
-        pixmap = self._pixmap
-        if pixmap is None or pixmap.deviceIndependentSize().toSize() != widget.size():
+        pixmap, rect = self._pixmap, self._area()
+        if rect is None or rect.isEmpty():
+            self._pixmap = None
+            return False
+        if pixmap is None or rect != self._rect:
             self.misses += 1
             self._pixmap = None
             if not self._capture_due:
@@ -89,23 +101,23 @@ class PaintCache(QObject):
         self.hits += 1
         painter = QPainter(widget)
         painter.setClipRegion(event.region())
-        painter.drawPixmap(0, 0, pixmap)
+        painter.drawPixmap(rect.topLeft(), pixmap)
         painter.end()
         return True
 
     def _capture(self) -> None:
         """Paint the widget into the pixmap (background included, children left out)."""
         self._capture_due = False
-        widget = self._widget
-        if self._pixmap is not None or not widget.isVisible():
+        widget, rect = self._widget, self._area()
+        if self._pixmap is not None or not widget.isVisible() or rect is None or rect.isEmpty():
             return
         ratio = widget.devicePixelRatioF()
-        pixmap = QPixmap(widget.size() * ratio)
+        pixmap = QPixmap(rect.size() * ratio)
         pixmap.setDevicePixelRatio(ratio)
         pixmap.fill(Qt.GlobalColor.transparent)
         self._painting = True
         try:
-            widget.render(pixmap, QPoint(), QRegion(widget.rect()), QWidget.RenderFlag(0))
+            widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
         finally:
             self._painting = False
-        self._pixmap = pixmap
+        self._pixmap, self._rect = pixmap, rect

@@ -120,3 +120,42 @@ def test_a_toolbar_blit_looks_as_the_toolbar_paints(make_window) -> None:  # noq
     painted = bar.grab().toImage()
     assert painted == blitted
     assert bar.testAttribute(Qt.WidgetAttribute.WA_WState_Visible)
+
+
+def test_a_step_does_not_paint_the_dock_titles_again(make_window) -> None:  # noqa: ANN001
+    win = _stepped(make_window)
+    docks = [win.palette_dock, win.inspector_dock, win.notes_dock]
+    caches = [dock.findChild(PaintCache) for dock in docks]
+    QApplication.processEvents()
+    win.repaint()
+    before = [(c.hits, c.misses) for c in caches]
+    for _ in range(3):
+        win.player.step_forward()
+        QApplication.processEvents()
+        win.repaint()
+    for cache, (hits, misses) in zip(caches, before, strict=True):
+        assert cache.misses == misses and cache.hits >= hits + 3
+    for dock, cache in zip(docks, caches, strict=True):
+        blitted = dock.grab().toImage()
+        cache.invalidate()
+        assert dock.grab().toImage() == blitted  # the title as the style paints it
+    dock, cache = docks[0], caches[0]
+    misses = cache.misses
+    dock.setWindowTitle("Operations")  # a new title: painted again
+    dock.repaint()
+    assert cache.misses == misses + 1
+    dock.setFloating(True)  # a floating dock paints its frame too: as usual, not blitted
+    QApplication.processEvents()
+    QApplication.processEvents()
+    hits = cache.hits
+    dock.repaint()
+    assert cache.hits == hits
+    dock.setFloating(False)
+
+
+def test_the_app_paints_on_the_gui_thread() -> None:
+    import os
+
+    import gui.application  # noqa: F401 - importing it asks Qt before it first paints
+
+    assert os.environ["QT_NO_GUI_THREADPOOL"] == "1"
