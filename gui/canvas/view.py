@@ -285,9 +285,12 @@ class CanvasView(QGraphicsView):
         """The zoom at which box text is as large as the chain-rule panel's text."""
         return readable_zoom(CHAIN_RULE_PT * THEME.scale, BOX_PT)
 
-    def camera_target(self, frame: Frame | None = None) -> CameraTarget | None:
+    def camera_target(
+        self, frame: Frame | None = None, viewport: tuple[float, float] | None = None
+    ) -> CameraTarget | None:
         """Where the camera looks for ``frame`` (default: the frame shown) in this
-        viewport: the pure :func:`gui.model.camera.camera_target` fed with the boxes."""
+        viewport (or one of ``viewport`` pixels): the pure
+        :func:`gui.model.camera.camera_target` fed with the boxes."""
         frame = self.canvas.frame if frame is None else frame
         boxes = {nid: rect_tuple(item.scene_rect()) for nid, item in self.canvas.nodes.items()}
         edges = [(a, b) for a, b, _i in self.canvas.edges]
@@ -295,12 +298,13 @@ class CanvasView(QGraphicsView):
         extra = []
         if active is not None and self.canvas.label.isVisible():
             extra.append(rect_tuple(self.canvas.label_home()))
-        size = self.viewport().size()
+        if viewport is None:
+            size = self.viewport().size()
+            viewport = (size.width(), size.height())
         compact = {nid: item.compact_min_zoom() for nid, item in self.canvas.nodes.items()
                    if item.content is not None}
         return camera_target(boxes, edges, None if active is None else active[:2],
-                             (size.width(), size.height()), self.readable_zoom(), extra,
-                             compact)
+                             viewport, self.readable_zoom(), extra, compact)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""

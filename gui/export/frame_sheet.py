@@ -8,8 +8,9 @@ seeks its player, so a thousand frames cost a thousand paints, not a thousand
 window builds. SVG goes through QtSvg's QSvgGenerator, so the canvas and the
 formulas stay vector graphics.
 
-Views: ``slide`` is a status line over the canvas beside the chain-rule text;
-``canvas`` is the canvas alone.
+Views: ``slide`` is a status line over the canvas beside the chain-rule text (or over
+it, when the graph is wide: see :meth:`FrameSheet.arrange`); ``canvas`` is the canvas
+alone.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from engine import APP_NAME
@@ -40,6 +41,12 @@ from .options import DEFAULT_SIZE, ExportError, View
 STILL_PULSE = 0.5
 #: Share of the width (landscape) or height (portrait) given to the chain-rule panel.
 PANEL_SHARE = 0.38
+#: A landscape slide puts the chain-rule text under the canvas when the camera then shows
+#: the middle step this much larger (a wide graph beside the text fills the canvas's
+#: width and leaves its lower part empty)...
+STACK_GAIN = 1.25
+#: ...and the step's text fits in this share of the height under it.
+STACKED_PANEL_SHARE = 0.36
 
 
 def ensure_app() -> QApplication:
@@ -86,14 +93,15 @@ class FrameSheet(QWidget):
         self.header.setWordWrap(True)  # a long title must not widen the image
         self.header.setStyleSheet(f"background:{THEME.header.name()}; color:{THEME.text.name()};")
 
-        landscape = w >= h
-        body = QBoxLayout(
-            QBoxLayout.Direction.LeftToRight if landscape else QBoxLayout.Direction.TopToBottom
+        self.landscape = w >= h
+        self.body = body = QBoxLayout(
+            QBoxLayout.Direction.LeftToRight if self.landscape else QBoxLayout.Direction.TopToBottom
         )
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(1)
         body.addWidget(self.canvas, int(round(100 * (1 - PANEL_SHARE))))
         body.addWidget(self.panel, int(round(100 * PANEL_SHARE)))
+        self.stacked = not self.landscape
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
@@ -106,6 +114,9 @@ class FrameSheet(QWidget):
         self.show()
         outer.activate()
         QApplication.processEvents()
+        self._may_stack = (
+            view == View.SLIDE and self.landscape and self._stacking_gain() >= STACK_GAIN
+        )
         self.show_position(self.player.timeline.end)
 
     @property
@@ -120,10 +131,52 @@ class FrameSheet(QWidget):
         """
         self.player.seek(position)
         self.header.setText(f"{self.title}   ·   {self.player.status_text()}")
+        if self._may_stack:
+            self.arrange(self._text_fits_under())
         target = camera.aim(self.canvas, self._came_from, glide)
         if glide >= 1.0:
             self._came_from = target
         self.canvas.set_pulse_progress(pulse)
+
+    def arrange(self, stacked: bool) -> None:
+        """Chain-rule text beside the canvas, or (``stacked``) under it, full width."""
+        if stacked == self.stacked:
+            return
+        self.stacked = stacked
+        share = STACKED_PANEL_SHARE if stacked else PANEL_SHARE
+        self.body.setDirection(
+            QBoxLayout.Direction.TopToBottom if stacked else QBoxLayout.Direction.LeftToRight
+        )
+        self.body.setStretch(0, int(round(100 * (1 - share))))
+        self.body.setStretch(1, int(round(100 * share)))
+        self.layout().activate()
+        QApplication.processEvents()
+
+    def _body_height(self) -> int:
+        return self.height() - (self.header.height() if self.header.isVisible() else 0)
+
+    def _stacking_gain(self) -> float:
+        """How much larger the camera shows the middle step with the text under the
+        canvas than beside it (the sheet starts side by side); 1 when it would show
+        fewer boxes (a big graph, where it follows the step)."""
+        tl = self.player.timeline
+        self.player.seek(tl.position_of_step((len(tl.steps) + 1) // 2) if tl.steps else tl.end)
+        under = (self.width(), self._body_height() * (1 - STACKED_PANEL_SHARE) - 1)
+        beside = self.canvas.camera_target()
+        stacked = self.canvas.camera_target(viewport=under)
+        if beside is None or stacked is None or len(stacked.nodes) < len(beside.nodes):
+            return 1.0
+        return stacked.zoom / beside.zoom
+
+    def _text_fits_under(self) -> bool:
+        """The shown step's chain-rule text fits under the canvas, full size, full width."""
+        browser = self.panel.browser
+        text = QTextDocument()
+        text.setDefaultFont(browser.font())
+        text.setDocumentMargin(browser.document().documentMargin())
+        text.setHtml(self.panel.html())
+        text.setTextWidth(self.width())
+        return text.size().height() <= self._body_height() * STACKED_PANEL_SHARE - 2
 
     def paint_into(self, painter: QPainter) -> None:
         """Render the sheet with the active ``painter``, then end it (also on an error)."""
