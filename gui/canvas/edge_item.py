@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..model.labels import wrap_label
 from ..model.timeline import EdgeKey
 from ..theme import THEME
 from .port_item import UNIT, cfont, cline
@@ -352,7 +353,7 @@ class EdgeLabelItem(QGraphicsItem):
     def set_text(self, text: str) -> None:
         self.prepareGeometryChange()
         self.text = text
-        self._lines = text.split("\n")
+        self._lines = wrap_label(text)
         fm = QFontMetricsF(cfont(LABEL_PT, mono=True))
         pad = 9.0 * UNIT
         w = max((fm.horizontalAdvance(x) for x in self._lines), default=0.0) + 2 * pad

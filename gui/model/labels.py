@@ -116,6 +116,37 @@ def edge_label(step: Step) -> str:
     return f"{head} ={sep}{text}\n{up} · J = {out}"
 
 
+#: The edge label's lines are wrapped at this many characters: one long line (a step's
+#: structure in words, a flattened matrix) made the label as wide as the canvas, and the
+#: camera gave up framing the graph around it.
+LABEL_WRAP_CHARS = 56
+
+
+def wrap_label(text: str, width: int = LABEL_WRAP_CHARS) -> list[str]:
+    """``text``'s lines, each longer than ``width`` broken at the last ``], `` (between a
+    tensor's rows), else ``, ``, else space that keeps the piece within ``width``;
+    continuation lines are indented two spaces."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        indent = ""
+        while len(indent) + len(line) > width:
+            room = width - len(indent)
+            cut = next(
+                (
+                    at + len(sep)
+                    for sep in ("], ", ", ", " ")
+                    if (at := line.rfind(sep, 0, room - len(sep) + 1)) > 0
+                ),
+                -1,
+            )
+            if cut <= 0:
+                break  # one unbreakable word: left whole
+            out.append(indent + line[:cut].rstrip())
+            line, indent = line[cut:].lstrip(), "  "
+        out.append(indent + line)
+    return out
+
+
 def grad_name(node: str, is_leaf: bool) -> str:
     """How a node's gradient is called: ``x1.grad`` for a leaf, ``grad y1`` otherwise."""
     return f"{node}.grad" if is_leaf else f"grad {node}"

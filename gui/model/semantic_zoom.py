@@ -34,9 +34,25 @@ def is_compact(zoom: float, box_pt: float, min_screen_pt: float) -> bool:
     return zoom * box_pt < min_screen_pt - 1e-9
 
 
+#: The separator of a gradient's change, ``before → after`` (written side by side).
+CHANGE = " → "
+
+
+def _first_rows(text: str) -> str:
+    """``before → after`` written side by side over several rows (the arrow on the
+    middle one) as the first row of each side joined by the arrow, so a one-line
+    form keeps the change; any other text as it is."""
+    lines = text.split("\n")
+    at = next((ln.find(CHANGE) for ln in lines[1:] if CHANGE in ln), -1)
+    if at < 0:
+        return text
+    left, right = lines[0][:at].rstrip(), lines[0][at + len(CHANGE) :].strip()
+    return f"{left}{CHANGE}{right}\n…"
+
+
 def _one_line(text: str) -> str:
     """A multi-line tensor text as its first row and an ellipsis; long lines cut."""
-    lines = text.split("\n")
+    lines = _first_rows(text).split("\n")
     line = lines[0].strip()
     if len(lines) > 1:
         line += " …"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gui.model.node_box import side_by_side
 from gui.model.semantic_zoom import (
     compact_lines,
     compact_min_zoom,
@@ -25,6 +26,15 @@ def test_compact_lines_keep_name_and_first_row() -> None:
     lines = compact_lines("x", "[" + ", ".join(["0.125"] * 9) + "]", "0 → 2")
     assert len(lines[1].text) <= 22 and lines[1].text.endswith("…")
     assert lines[2].text == "grad 0 → 2" and lines[2].kind == "grad"
+
+
+def test_a_matrix_gradients_change_keeps_its_arrow_in_one_line() -> None:
+    # ``before → after`` side by side puts the arrow on the middle row, not the first
+    change = side_by_side("0", " → ", "[[1, 2],\n [3, 4],\n [5, 6]]")
+    assert "→" not in change.split("\n")[0]
+    assert compact_lines("W", "1", change)[2].text == "grad 0 → [[1, 2], …"
+    both = side_by_side("[[1, 2],\n [3, 4],\n [5, 6]]", " → ", "[[7, 8],\n [9, 0],\n [1, 2]]")
+    assert compact_lines("W", "1", both)[2].text.startswith("grad [[1, 2], → [[7, 8]")
 
 
 def test_sizes_reach_the_screen_minimum_when_there_is_room() -> None:
