@@ -119,13 +119,13 @@ def edge_label(step: Step) -> str:
 #: The edge label's lines are wrapped at this many characters: one long line (a step's
 #: structure in words, a flattened matrix) made the label as wide as the canvas, and the
 #: camera gave up framing the graph around it.
-LABEL_WRAP_CHARS = 56
+LABEL_WRAP_CHARS = 72
 
 
 def wrap_label(text: str, width: int = LABEL_WRAP_CHARS) -> list[str]:
     """``text``'s lines, each longer than ``width`` broken at the last ``], `` (between a
-    tensor's rows), else ``, ``, else space that keeps the piece within ``width``;
-    continuation lines are indented two spaces."""
+    tensor's rows), else `` = ``, else ``, ``, else space that keeps the piece within
+    ``width``; continuation lines are indented two spaces."""
     out: list[str] = []
     for line in text.split("\n"):
         indent = ""
@@ -134,7 +134,7 @@ def wrap_label(text: str, width: int = LABEL_WRAP_CHARS) -> list[str]:
             cut = next(
                 (
                     at + len(sep)
-                    for sep in ("], ", ", ", " ")
+                    for sep in ("], ", " = ", ", ", " ")
                     if (at := line.rfind(sep, 0, room - len(sep) + 1)) > 0
                 ),
                 -1,
