@@ -42,6 +42,8 @@ def _first_rows(text: str) -> str:
     """``before → after`` written side by side over several rows (the arrow on the
     middle one) as the first row of each side joined by the arrow, so a one-line
     form keeps the change; any other text as it is."""
+    if "\n" not in text or CHANGE not in text:
+        return text  # one row, or no change: most texts, and cheap to tell
     lines = text.split("\n")
     at = next((ln.find(CHANGE) for ln in lines[1:] if CHANGE in ln), -1)
     if at < 0:
