@@ -16,7 +16,7 @@ alone.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,6 +47,8 @@ PANEL_SHARE = 0.38
 STACK_GAIN = 1.25
 #: ...and the step's text fits in this share of the height under it.
 STACKED_PANEL_SHARE = 0.36
+#: An animation's arrangement is chosen from at most this many of its positions.
+ARRANGE_SAMPLES = 60
 
 
 def ensure_app() -> QApplication:
@@ -117,6 +119,7 @@ class FrameSheet(QWidget):
         self._may_stack = (
             view == View.SLIDE and self.landscape and self._stacking_gain() >= STACK_GAIN
         )
+        self._fixed: bool | None = None  # one arrangement for a whole sequence of frames
         self.show_position(self.player.timeline.end)
 
     @property
@@ -131,7 +134,7 @@ class FrameSheet(QWidget):
         """
         self.player.seek(position)
         self.header.setText(f"{self.title}   ·   {self.player.status_text()}")
-        if self._may_stack:
+        if self._may_stack and self._fixed is None:
             self.arrange(self._text_fits_under())
         target = camera.aim(self.canvas, self._came_from, glide)
         if glide >= 1.0:
@@ -151,6 +154,26 @@ class FrameSheet(QWidget):
         self.body.setStretch(1, int(round(100 * share)))
         self.layout().activate()
         QApplication.processEvents()
+
+    def keep_arrangement(self, positions: Sequence[int]) -> None:
+        """Frames of one animation share an arrangement (a layout switch mid-lesson would
+        jump): the text goes under the canvas only if it fits there at every position
+        (at most :data:`ARRANGE_SAMPLES` of them are checked, evenly spread, the last
+        always)."""
+        stacked = False
+        if self._may_stack:
+            kept = sorted(set(positions))
+            if len(kept) > ARRANGE_SAMPLES:
+                step = len(kept) / ARRANGE_SAMPLES
+                kept = [kept[int(i * step)] for i in range(ARRANGE_SAMPLES - 1)] + [kept[-1]]
+            stacked = True
+            for position in kept:
+                self.player.seek(position)
+                if not self._text_fits_under():
+                    stacked = False
+                    break
+        self._fixed = stacked
+        self.arrange(stacked)
 
     def _body_height(self) -> int:
         return self.height() - (self.header.height() if self.header.isVisible() else 0)

@@ -46,6 +46,9 @@ class LessonRenderer:
         self.sheet = FrameSheet(doc, options.size, options.view)
         tl = self.sheet.player.timeline
         self.shots = lesson.plan(tl.forward_length, tl.end, options.timing, options.forward)
+        self.sheet.keep_arrangement(
+            [shot.position for shot in self.shots if shot.kind is ShotKind.FRAME]
+        )
 
     @property
     def size(self) -> tuple[int, int]:

@@ -73,3 +73,24 @@ def test_graph_that_is_not_wide_and_canvas_view_stay_as_they_were(qapp) -> None:
         sheet.show_position(middle(sheet))
         assert not sheet.stacked and sheet.panel.isHidden()
         assert sheet.canvas.width() == sheet.width() and sheet.canvas.height() == sheet.height()
+
+
+def test_an_animation_keeps_one_arrangement(qapp) -> None:  # noqa: ANN001
+    from gui.export.options import Kind, LessonOptions
+    from gui.export.render import lesson_renderer
+    from gui.model.lesson import ShotKind
+
+    doc = example("seed2_stack_vjp")
+    with lesson_renderer(doc, LessonOptions(Kind.PNG_SEQUENCE)) as renderer:
+        sheet = renderer.sheet
+        frames = [shot for shot in renderer.shots if shot.kind is ShotKind.FRAME]
+        seen = set()
+        for shot in frames[:: max(1, len(frames) // 8)] + frames[-2:]:
+            renderer.image(shot)
+            seen.add(sheet.stacked)
+        assert seen == {False}  # the end-of-pass text does not fit under: beside throughout
+    with frame_sheet(doc, (1280, 720), View.SLIDE) as sheet:
+        sheet.keep_arrangement([middle(sheet)])  # a sequence whose text all fits under
+        assert sheet.stacked
+        sheet.show_position(sheet.player.timeline.end)
+        assert sheet.stacked  # kept, even where a still frame would put the text beside
