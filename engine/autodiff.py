@@ -23,6 +23,10 @@ from .ops.record import OpShapeError
 from .program import Program, program_of
 from .trace import JACOBIAN_LIMIT, StepRecord, Trace, accumulate
 
+#: float64's dtype: numpy's own dtypes are singletons, so an identity test tells
+#: (comparing ``dtype != np.float64`` converts the scalar type on every call).
+F64 = np.dtype(np.float64)
+
 
 @dataclass
 class Forward:
@@ -55,7 +59,7 @@ def forward(graph: Graph) -> Forward:
     req = [False] * len(order)
     errors: dict[str, GraphError] = {}
     clean = True  # no node failed yet: no operand can be missing
-    ndarray, f64 = np.ndarray, np.float64
+    ndarray, f64 = np.ndarray, F64
     with np.errstate(all="ignore"), collector_paused():
         for s, node in program.leaves:
             vals[s] = node.value
@@ -66,7 +70,13 @@ def forward(graph: Graph) -> Forward:
                 errors[node.id] = ArityError(problem, node.id)
                 clean = False
                 continue
-            xs = [vals[i] for i in operands]
+            if len(operands) == 1:  # spelt out: a comprehension is a function call
+                xs = [vals[operands[0]]]
+            elif len(operands) == 2:
+                p, q = operands
+                xs = [vals[p], vals[q]]
+            else:
+                xs = [vals[i] for i in operands]
             if not clean and any(x is None for x in xs):
                 continue  # blocked by an upstream error, reported there
             try:
@@ -75,7 +85,7 @@ def forward(graph: Graph) -> Forward:
                 errors[node.id] = _shape_error(node.id, node.op, xs, node.attrs, exc)
                 clean = False
                 continue
-            if type(out) is not ndarray or out.dtype != f64:
+            if type(out) is not ndarray or out.dtype is not f64:
                 out = np.asarray(out, dtype=f64)  # numpy hands back scalars for 0-D results
             vals[s] = out
             for i in operands:
@@ -208,7 +218,7 @@ def _propagate(
     top = slot_of[output]
     grads: list[np.ndarray | None] = [None] * len(program.order)
     grads[top] = v if top not in earlier else earlier[top] + v
-    ndarray, f64 = np.ndarray, np.float64
+    ndarray, f64 = np.ndarray, F64
     steps = record.steps if record is not None else None
     contexts = record.contexts if record is not None else None
     owned: set[int] = set()  # operands whose gradient is a buffer made here (summed in place)
@@ -220,7 +230,13 @@ def _propagate(
             g = grads[cid]
             if g is None or not req[cid]:
                 continue
-            xs = [values[s] for s in operands]
+            if len(operands) == 1:  # spelt out, as in forward
+                xs = [values[operands[0]]]
+            elif len(operands) == 2:
+                p, q = operands
+                xs = [values[p], values[q]]
+            else:
+                xs = [values[s] for s in operands]
             out = values[cid]
             attrs = node.attrs
             vjp_of = op.vjp
@@ -233,7 +249,7 @@ def _propagate(
                 if not req[src]:
                     continue
                 vjp = vjp_of(i, g, xs, out, attrs)
-                if type(vjp) is not ndarray or vjp.dtype != f64:
+                if type(vjp) is not ndarray or vjp.dtype is not f64:
                     vjp = np.asarray(vjp, dtype=f64)
                 before = grads[src]
                 if before is None and earlier:
