@@ -13,36 +13,31 @@ from .build import binary, broadcast_words, const_words, tangents, unary, unbroa
 from .record import Array, Attr, Attrs, Op, OpShapeError, Shape
 
 
-def _one_minus_square(y: Array) -> Array:
-    """``1 - y²`` as ``2a - a²`` with ``a = 1 - |y|``: within one ulp of PyTorch's
-    tanh_backward, which rounds ``1 - y²`` once in a fused multiply-add.
-
-    ``1 - fl(y·y)`` would not do: near saturation it cancels away all but the rounding
-    error of ``y·y`` (3.7e-9 relative at x = 10). For ``|y| >= 1/2``, ``a`` is exact
-    (Sterbenz) and so is ``2a``; ``a²`` is at most ``a/2`` of the result, so its
-    rounding moves the result by at most ``a/4`` of an ulp. Below 1/2 nothing cancels.
-    Five numpy passes (a Dekker split of ``y·y`` took thirteen).
-    """
-    if y.ndim == 0:  # np.abs would hand back a scalar, which takes no out=
-        a = 1.0 - abs(float(y))
-        return np.asarray(2.0 * a - a * a)
-    a = np.abs(y)
-    np.subtract(1.0, a, out=a)
-    square = a * a
-    np.add(a, a, out=a)
-    np.subtract(a, square, out=a)
-    return a
-
-
 def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
-    """``g * (1 - out²)`` as PyTorch's tanh_backward computes it."""
-    if out.ndim == 0 and g.ndim == 0:  # Python floats round alike, without 0-d ufuncs
+    """``g * (1 - out²)`` as PyTorch's tanh_backward computes it, ``1 - y²`` within one
+    ulp of its value rounded once (a fused multiply-add there).
+
+    ``1 - y²`` is taken as ``2a - a²`` with ``a = 1 - |y|``. ``1 - fl(y·y)`` would not
+    do: near saturation it cancels away all but the rounding error of ``y·y`` (3.7e-9
+    relative at x = 10). For ``|y| >= 1/2``, ``a`` is exact (Sterbenz) and so is ``2a``;
+    ``a²`` is at most ``a/2`` of the result, so its rounding moves the result by at most
+    ``a/4`` of an ulp. Below 1/2 nothing cancels. Six numpy passes (a Dekker split of
+    ``y·y`` took thirteen), in place on one buffer with operators, which numpy
+    dispatches faster than ufunc calls with ``out=``.
+    """
+    if out.ndim == 0:  # Python floats round alike, without 0-d ufuncs
         a = 1.0 - abs(float(out))
-        return np.asarray(float(g) * (2.0 * a - a * a))
-    r = _one_minus_square(out)
-    if r.ndim and r.shape == g.shape:
-        return np.multiply(g, r, out=r)  # r is ours: no sixth array
-    return g * r
+        r = 2.0 * a - a * a
+        return np.asarray(float(g) * r) if g.ndim == 0 else g * r
+    a = np.abs(out)
+    np.subtract(1.0, a, a)
+    square = a * a
+    a += a
+    a -= square
+    if a.shape != g.shape:
+        return g * a
+    a *= g  # a is ours: no seventh array (a·g rounds as g·a)
+    return a
 
 
 def _relu(x: Array) -> Array:

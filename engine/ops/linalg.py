@@ -48,9 +48,11 @@ def _matmul_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
 
 def _matmul_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     a, b = xs
-    if not (a.ndim == b.ndim == 2 and a.shape[1] == b.shape[0]):  # else the rules below
-        _matmul_parts(a.shape, b.shape)  # numpy agrees on what it accepts, but says it less clearly
-    return np.matmul(a, b)
+    try:
+        return np.matmul(a, b)
+    except ValueError:  # numpy refuses what torch refuses, but says it less clearly
+        _matmul_parts(a.shape, b.shape)
+        raise
 
 
 def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
