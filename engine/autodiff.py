@@ -65,14 +65,14 @@ def forward(graph: Graph) -> Forward:
             vals[s] = node.value
             if node.requires_grad and node.op == "input":
                 req[s] = True
-        for s, node, op, operands, problem in program.instructions:
+        for s, node, op, operands, count, problem in program.instructions:
             if problem is not None:
                 errors[node.id] = ArityError(problem, node.id)
                 clean = False
                 continue
-            if len(operands) == 1:  # spelt out: a comprehension is a function call
+            if count == 1:  # spelt out: a comprehension is a function call
                 xs = [vals[operands[0]]]
-            elif len(operands) == 2:
+            elif count == 2:
                 p, q = operands
                 xs = [vals[p], vals[q]]
             else:
@@ -189,6 +189,13 @@ def _slots(graph: Graph, fwd: Forward) -> tuple[Program, list, list[bool]]:
     return program, [values.get(n) for n in program.order], [n in req for n in program.order]
 
 
+def _fresh(vjp: np.ndarray, g: np.ndarray, xs: list, out: np.ndarray) -> bool:
+    """Whether ``vjp`` is a buffer its VJP just made (not a view, not the upstream
+    gradient or a value passed through), so a step recorded lazily, which keeps no
+    VJP, leaves it free to hold the sum."""
+    return vjp.base is None and vjp is not g and vjp is not out and all(vjp is not x for x in xs)
+
+
 def _propagate(
     graph: Graph,
     fwd: Forward,
@@ -223,16 +230,17 @@ def _propagate(
     contexts = record.contexts if record is not None else None
     owned: set[int] = set()  # operands whose gradient is a buffer made here (summed in place)
     last: dict[int, int] = {}  # operand -> index of the latest step into it
+    made, ctx = 0, -1  # steps and contexts recorded so far (the latest context's index)
     with np.errstate(all="ignore"), collector_paused():
-        for cid, node, op, operands, _ in reversed(program.instructions):
+        for cid, node, op, operands, count, _ in reversed(program.instructions):
             if cid > top:
                 continue  # nothing after the output in the order feeds it
             g = grads[cid]
             if g is None or not req[cid]:
                 continue
-            if len(operands) == 1:  # spelt out, as in forward
+            if count == 1:  # spelt out, as in forward
                 xs = [values[operands[0]]]
-            elif len(operands) == 2:
+            elif count == 2:
                 p, q = operands
                 xs = [values[p], values[q]]
             else:
@@ -241,7 +249,7 @@ def _propagate(
             attrs = node.attrs
             vjp_of = op.vjp
             if steps is not None:
-                ctx = len(contexts)
+                ctx += 1
                 contexts.append((node.op, xs, out, attrs))
             i = -1
             for src in operands:
@@ -263,11 +271,15 @@ def _propagate(
                     grads[src] = after
                     if steps is not None:
                         if vjp.ndim:  # a later lazy step may follow it
-                            last[src] = len(steps)
+                            last[src] = made
                         steps.append((cid, src, i, g, vjp, before, after, ctx, -1))
+                        made += 1
                     continue
                 if src in owned and before.shape == vjp.shape:
                     after = np.add(before, vjp, out=before)  # our own buffer: sum in place
+                elif before.shape == vjp.shape and _fresh(vjp, g, xs, out):
+                    after = np.add(before, vjp, out=vjp)  # the same bits as before + vjp
+                    owned.add(src)
                 else:
                     after = accumulate(before, vjp)
                     if after.ndim:
@@ -275,9 +287,10 @@ def _propagate(
                 grads[src] = after
                 if steps is not None:  # lazy: the partial sums are not kept (see Step)
                     prev = last.get(src, -1)
-                    last[src] = len(steps)
+                    last[src] = made
                     prior_grad = before if prev < 0 else None
                     steps.append((cid, src, i, g, None, prior_grad, None, ctx, prev))
+                    made += 1
     if record is not None:  # the final sums are kept anyway: no need to redo them
         record.finals = [(k, grads[src]) for src, k in last.items()]
     return program, grads

@@ -17,9 +17,10 @@ from .graph import Graph, Node, arity_problem
 from .ops import LEAF_OPS, OPS
 from .ops.record import Op
 
-#: One op node: (its slot, the node, its op record, its operands' slots, and what is
-#: wrong with its operand list in words, None when nothing is; then it has no slots).
-Instruction = tuple[int, Node, Op, tuple[int, ...], str | None]
+#: One op node: (its slot, the node, its op record, its operands' slots, how many, and
+#: what is wrong with its operand list in words, None when nothing is; then it has no
+#: slots).
+Instruction = tuple[int, Node, Op, tuple[int, ...], int, str | None]
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,5 +62,5 @@ def compile_graph(graph: Graph) -> Program:
         if not inputs or None in inputs or (op.arity is not None and len(inputs) != op.arity):
             problem = arity_problem(node.op, inputs)
         operands = () if problem else tuple(slot[i] for i in inputs)
-        instructions.append((s, node, op, operands, problem))
+        instructions.append((s, node, op, operands, len(operands), problem))
     return Program(graph.version, order, slot, tuple(leaves), tuple(instructions))

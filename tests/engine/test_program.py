@@ -84,10 +84,10 @@ def test_every_structural_edit_recompiles(edit: str) -> None:
     assert after is not before and after is program_of(g)
     assert after.order == tuple(g.topological_order())
     fwd = forward(g)
-    for s, node, _op, operands, problem in after.instructions:
+    for s, node, _op, operands, count, problem in after.instructions:
         assert node is g.nodes[after.order[s]]
         if problem is None:
-            assert [after.order[i] for i in operands] == node.inputs
+            assert [after.order[i] for i in operands] == node.inputs and count == len(operands)
     if edit == "disconnect":
         assert isinstance(fwd.errors["m"], ArityError)
         assert "y" not in fwd.values and "y" not in fwd.errors  # blocked, reported at m
