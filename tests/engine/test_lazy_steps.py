@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import autodiff
 from engine.autodiff import backward, forward
 from engine.graph import Graph
 
@@ -67,3 +68,35 @@ def test_a_long_fan_in_is_recomputed_without_recursion() -> None:
     assert len(into_x) == 1501
     np.testing.assert_array_equal(into_x[-1].before, [1500.0, 1500.0])
     np.testing.assert_array_equal(into_x[-1].accumulated, trace.grads["x"])
+
+
+def test_a_sum_goes_only_into_buffers_no_one_else_holds(monkeypatch) -> None:
+    # t's gradient arrives first as r's upstream passed on as it is (q's, r's and m's
+    # gradients and their steps' upstream are that very array), then as a product the
+    # mul just made (a buffer nothing else holds: the sum goes there), then as n's
+    # negation (summed in place into that buffer).
+    fresh = []
+    real = autodiff._fresh
+    monkeypatch.setattr(autodiff, "_fresh", lambda *a: fresh.append(real(*a)) or fresh[-1])
+    g = Graph()
+    g.add_node("x", "input", value=np.array([0.5, -1.5, 2.0]))
+    g.add_node("t", "tanh", ["x"])
+    g.add_node("n", "neg", ["t"])
+    g.add_node("m", "mul", ["t", "x"])
+    g.add_node("r", "add", ["m", "t"])
+    g.add_node("q", "add", ["r", "n"])
+    g.add_node("out", "sum", ["q"])
+    fwd = forward(g)
+    values = {k: v.copy() for k, v in fwd.values.items()}
+    trace = backward(g, fwd, "out")
+    assert fresh == [True, True]  # m's product took t's sum; tanh's gradient took x's
+    ones = np.ones(3)
+    for n in ("q", "r", "m"):
+        same_bits(trace.grads[n], ones)
+    same_bits(trace.grads["t"], (ones + ones * values["x"]) + -ones)
+    for s in trace.steps:
+        same_bits(s.upstream, trace.grads[s.consumer])
+        same_bits(s.vjp, np.asarray(s.context.pullback(s.operand_index, s.upstream)))
+        _ = s.accumulated
+    for k, v in values.items():
+        same_bits(fwd.values[k], v)
