@@ -28,6 +28,25 @@ _Look = tuple[QRectF, QRectF, QColor, bool]
 MARGIN = 40.0
 
 
+class _Table:
+    """The looks for painting: each box's (left, top, right, bottom) as rows, which are
+    selected, and which band colour each has, as arrays (a paint picks the boxes in
+    view and groups them with numpy, not one Python step per box)."""
+
+    def __init__(self, looks: list[_Look]) -> None:
+        self.boxes = [look[0] for look in looks]
+        self.bands = [look[1] for look in looks]
+        bounds = [(b.left(), b.top(), b.right(), b.bottom()) for b in self.boxes]
+        self.bounds = np.array(bounds, dtype=float).reshape(-1, 4)
+        self.chosen = np.array([look[3] for look in looks], dtype=bool)
+        ids: dict[int, int] = {}
+        self.colours: list[QColor] = []
+        for look in looks:
+            if ids.setdefault(look[2].rgba(), len(ids)) == len(self.colours):
+                self.colours.append(look[2])
+        self.colour_ids = np.array([ids[look[2].rgba()] for look in looks], dtype=np.int64)
+
+
 class FarBoxes(QGraphicsItem):
     """Every node box, drawn as the far-away rectangle and band (see module doc)."""
 
@@ -43,8 +62,8 @@ class FarBoxes(QGraphicsItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         #: Each box's far look and whether it is selected (None: gather them all).
         self._looks: dict[str, _Look] | None = None
-        #: The looks in a list, and their boxes' (left, top, right, bottom) as rows.
-        self._table: tuple[list[_Look], np.ndarray] | None = None
+        #: The looks as arrays and lists (None: make them from the looks).
+        self._table: _Table | None = None
 
     def changed(self, ids: Iterable[str] | None = None) -> None:
         """These boxes (None: any) moved, were resized, added or removed: repaint
@@ -106,10 +125,9 @@ class FarBoxes(QGraphicsItem):
             self._paint_each(painter, self._boxes(), widget)  # a closer render of this scene
             return
         if self._table is None:
-            looks = list(self._gather().values())
-            bounds = [(b.left(), b.top(), b.right(), b.bottom()) for b, *_ in looks]
-            self._table = looks, np.array(bounds, dtype=float).reshape(-1, 4)
-        looks, bounds = self._table
+            self._table = _Table(list(self._gather().values()))
+        table = self._table
+        bounds = table.bounds
         e = option.exposedRect
         pad = 4.0 / max(lod, 1e-6)  # a few pixels, for the one-pixel border
         shown = np.flatnonzero(
@@ -118,20 +136,23 @@ class FarBoxes(QGraphicsItem):
             & (bounds[:, 1] <= e.bottom() + pad)
             & (bounds[:, 3] >= e.top() - pad)
         )
-        plain: list[QRectF] = []
-        selected: list[QRectF] = []
-        bands: dict[int, tuple[QColor, list[QRectF]]] = {}
-        for i in shown.tolist():
-            box, band, colour, chosen = looks[i]
-            (selected if chosen else plain).append(box)
-            bands.setdefault(colour.rgba(), (colour, []))[1].append(band)
+        chosen = table.chosen[shown]
+        boxes, bands = table.boxes, table.bands
+        plain = [boxes[i] for i in shown[~chosen].tolist()]
+        selected = [boxes[i] for i in shown[chosen].tolist()]
+        colour_ids = table.colour_ids[shown]
+        ids, first = np.unique(colour_ids, return_index=True)
+        by_colour = [
+            (table.colours[c], [bands[i] for i in shown[colour_ids == c].tolist()])
+            for c in ids[np.argsort(first)].tolist()  # colours as they first appear
+        ]
         painter.setBrush(THEME.node_fill)
         for rects, colour in ((plain, THEME.node_border), (selected, THEME.node_selected)):
             if rects:
                 painter.setPen(QPen(colour, 0))
                 painter.drawRects(rects)
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in bands.values():
+        for colour, rects in by_colour:
             painter.setBrush(colour)
             painter.drawRects(rects)
 

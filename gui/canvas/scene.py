@@ -717,14 +717,29 @@ class CanvasScene(QGraphicsScene):
         painter.setPen(edge_pen(NORMAL))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         edges = self.edges
-        shown = self.edge_grid.query(rect)  # only what is in view
-        if len(shown) > BATCH_EDGES and 2 * len(shown) > len(edges):
+        seen = self._edges_meeting(rect)  # counted at once: asking for each one cost more
+        if seen > BATCH_EDGES and 2 * seen > len(edges):
             painter.drawPath(self._background_edges())
             return
+        shown = self.edge_grid.query(rect)  # only what is in view
         for key in sorted(shown):
             edge = edges[key]
             if edge.in_background:
                 painter.drawPath(edge.path())
+
+    def _edges_meeting(self, rect: QRectF) -> int:
+        """How many edges' rectangles share an area with ``rect`` (the grid's
+        ``query`` meaning, with numpy over all of them)."""
+        r = rect.normalized()
+        left, top, right, bottom = r.left(), r.top(), r.right(), r.bottom()
+        if left >= right or top >= bottom:
+            return 0
+        b = self.edge_grid.bounds_array()
+        hits = (
+            (b[:, 0] < right) & (left < b[:, 2]) & (b[:, 1] < bottom) & (top < b[:, 3])
+            & (b[:, 0] < b[:, 2]) & (b[:, 1] < b[:, 3])
+        )
+        return int(np.count_nonzero(hits))
 
     def _background_edges(self) -> QPainterPath:
         """Every plain edge as one path: a view showing most of a big graph (zoomed

@@ -413,11 +413,23 @@ class CanvasView(QGraphicsView):
         if abs(factor - 1.0) < 1e-9:
             return
         anchor = self.mapToScene(view_pos)
-        with self._camera_move():
+        with self._camera_move(), self._repainting_all():
             self.scale(factor, factor)
             moved = self.mapFromScene(anchor) - view_pos
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + moved.x())
             self.verticalScrollBar().setValue(self.verticalScrollBar().value() + moved.y())
+
+    @contextmanager
+    def _repainting_all(self) -> Iterator[None]:
+        """Scrolls inside a move that repaints the whole canvas anyway (a zoom step)
+        mark it for repaint instead of first moving its pixels (two full-canvas copies
+        per zoom step, drawn over right after)."""
+        mode = self.viewportUpdateMode()
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        try:
+            yield
+        finally:
+            self.setViewportUpdateMode(mode)
 
     def selected_ids(self) -> list[str]:
         """Selected node ids, in the graph's order."""

@@ -2,16 +2,27 @@
 
 The chain-rule text is drawn once per step however often the window repaints, and looks
 exactly as QTextBrowser draws it; widgets that did not change blit their last painting.
+Zoomed out, the boxes are drawn once each in a call per look, and a zoom step counts the
+edges in view at once instead of asking the grid about each.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication, QTextBrowser
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser
 
+from engine.fileformat import GraphFile
+from gui.canvas import CanvasView
+from gui.canvas import scene as scene_module
+from gui.canvas.node_item import FAR_LOD
+from gui.canvas.scene import RectGrid
+from gui.document import GraphDocument
 from gui.paint_cache import PaintCache
 from gui.panels.text_cache import CachedTextBrowser
+from support import seed2_graph
 
 
 def _stepped(make_window):  # noqa: ANN001, ANN202
@@ -159,3 +170,66 @@ def test_the_app_paints_on_the_gui_thread() -> None:
     import gui.application  # noqa: F401 - importing it asks Qt before it first paints
 
     assert os.environ["QT_NO_GUI_THREADPOOL"] == "1"
+
+
+@pytest.fixture
+def far_view(qtbot) -> CanvasView:  # noqa: ANN001
+    """Seed example 2 seen from far away: one item paints every box."""
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
+    view = CanvasView(doc)
+    view.animations_enabled = False
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    centre = view.canvas.nodes_rect().center()
+    view.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
+    return view
+
+
+def test_far_boxes_paint_each_box_once_grouped_by_look(far_view, monkeypatch) -> None:  # noqa: ANN001
+    scene = far_view.canvas
+    nodes = list(scene.nodes)
+    far_view.select_ids(nodes[:2])
+    calls: list[int] = []
+    original = QPainter.drawRects
+    monkeypatch.setattr(
+        QPainter, "drawRects", lambda self, rects: (calls.append(len(rects)), original(self, rects))
+    )
+    far_view.resize(1600, 1000)  # every box in view, still far away
+    centre = scene.nodes_rect().center()
+    far_view.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
+    assert scene.far and far_view.visible_scene_rect().contains(scene.nodes_rect())
+    scene.far_boxes.update()
+    far_view.viewport().repaint()
+    colours = {scene.nodes[n].far_look()[2].rgba() for n in nodes}
+    assert calls[:2] == [len(nodes) - 2, 2]  # plain boxes, then the selected ones
+    assert sum(calls[2:]) == len(nodes) and len(calls) == 2 + len(colours)  # a call a colour
+
+
+def test_a_zoom_step_counts_the_edges_in_view_without_asking_each(far_view, monkeypatch) -> None:  # noqa: ANN001
+    asked: list[QRectF] = []
+    original = RectGrid.query
+    monkeypatch.setattr(RectGrid, "query", lambda self, r: (asked.append(r), original(self, r))[1])
+    monkeypatch.setattr(scene_module, "BATCH_EDGES", 4)  # seed 2 has a few edges
+    far_view.resize(1600, 1000)
+    centre = far_view.canvas.nodes_rect().center()
+    far_view.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
+    far_view.viewport().repaint()
+    anchor = far_view.mapToScene(far_view.viewport().rect().center())
+    asked.clear()
+    far_view.zoom_by(1.15)
+    far_view.viewport().repaint()
+    edges = far_view.canvas.edge_grid
+    assert not any(r.contains(QRectF(*_extent(edges))) for r in asked)  # all in view: counted
+    centre = far_view.mapToScene(far_view.viewport().rect().center())
+    assert abs(centre.x() - anchor.x()) < 2 and abs(centre.y() - anchor.y()) < 2
+    minimal = QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate
+    assert far_view.viewportUpdateMode() == minimal  # the full repaint was for that step only
+
+
+def _extent(grid: RectGrid) -> tuple[float, float, float, float]:
+    b = grid.bounds_array()
+    left, top = b[:, 0].min(), b[:, 1].min()
+    return left, top, b[:, 2].max() - left, b[:, 3].max() - top
