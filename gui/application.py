@@ -3,14 +3,12 @@
 A module of its own so that the window, the exporter and the launcher all reach
 it without importing each other (no import circle). Importing it also stops
 PySide6 from keeping the source of every module imported after it in memory
-(see :func:`keep_no_module_sources`), and asks Qt to paint on the GUI thread alone
-(see :func:`paint_on_the_gui_thread`): it is imported before the app's modules.
+(see :func:`keep_no_module_sources`): it is imported before the app's modules.
 """
 
 from __future__ import annotations
 
 import linecache
-import os
 import sys
 from types import ModuleType
 
@@ -45,22 +43,6 @@ def keep_no_module_sources() -> None:
 
 
 keep_no_module_sources()
-
-
-def paint_on_the_gui_thread() -> None:
-    """Ask Qt not to split big fills across its GUI thread pool.
-
-    Qt hands every fill taller than about a hundred rows (a scroll bar, the edge label's
-    box, the canvas background) to helper threads and waits for them. For this app's
-    widgets the hand-off costs more than it saves, and on a busy machine the GUI thread
-    waits for a helper the system has not scheduled yet: one label fill in ten took
-    10-20 ms instead of 0.2 ms. Read by Qt when it first paints; a value the user set
-    is kept.
-    """
-    os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
-
-
-paint_on_the_gui_thread()
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:

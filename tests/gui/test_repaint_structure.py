@@ -164,14 +164,6 @@ def test_a_step_does_not_paint_the_dock_titles_again(make_window) -> None:  # no
     dock.setFloating(False)
 
 
-def test_the_app_paints_on_the_gui_thread() -> None:
-    import os
-
-    import gui.application  # noqa: F401 - importing it asks Qt before it first paints
-
-    assert os.environ["QT_NO_GUI_THREADPOOL"] == "1"
-
-
 @pytest.fixture
 def far_view(qtbot) -> CanvasView:  # noqa: ANN001
     """Seed example 2 seen from far away: one item paints every box."""
