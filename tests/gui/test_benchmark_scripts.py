@@ -139,3 +139,41 @@ def test_legibility_random_graphs_play(qapp) -> None:  # noqa: ANN001
     assert len(doc.graph.nodes) >= 8 and len(timeline.steps) >= 1
     names = bench.expected_names(doc, timeline, bench.frames_of(timeline)[0])
     assert set(names) == set(doc.graph.nodes)  # a small graph: every name counts
+
+
+def _tsv_word(line: int, left: int, width: int, text: str) -> str:
+    """One word row of tesseract's TSV output (20 px high)."""
+    return f"5\t1\t1\t1\t{line}\t1\t{left}\t10\t{width}\t20\t90\t{text}"
+
+
+def test_legibility_lines_are_cut_between_boxes_not_inside_one() -> None:
+    bench = script("bench_legibility")
+    header = "\t".join("level page block par line word left top width height conf text".split())
+    tsv = "\n".join(
+        [
+            header,
+            _tsv_word(1, 90, 40, "wx"),  # rows need not come left to right
+            _tsv_word(1, 10, 40, "z"),
+            _tsv_word(1, 60, 20, "="),  # one box's title: z = wx
+            _tsv_word(1, 400, 60, "log_p"),  # the next box along, on the same line
+            _tsv_word(2, 10, 40, "y1=x"),
+            _tsv_word(3, 500, 30, "—"),  # an edge's stroke just left of a name
+            _tsv_word(3, 540, 60, "loss"),
+        ]
+    )
+    assert bench.line_starts(tsv, 1.5) == {"z", "logp", "y1", "loss"}
+    assert bench.line_starts(tsv, None) == {"z", "y1", ""}  # the first version's rule
+
+
+def test_legibility_frame_is_read_whole_also_as_exported(tmp_path: Path) -> None:
+    from PIL import Image
+
+    bench = script("bench_legibility")
+    png = tmp_path / "frame.png"
+    Image.new("RGB", (64, 36), (240, 240, 235)).save(png)
+    as_exported, prepared = bench.PREPARED.readings
+    assert bench.prepare(png, as_exported) == png
+    image = Image.open(bench.prepare(png, prepared))
+    border = 2 * prepared.border_px
+    assert image.size == (2 * 64 + border, 2 * 36 + border)
+    assert image.getextrema() == (255, 255)  # light paper, no ink: all white
