@@ -136,6 +136,9 @@ def route(
     return default, None
 
 
+#: Width of the band around a curve that takes clicks (times UNIT).
+HIT_WIDTH = 12.0
+
 _pens: dict[tuple[EdgeState, float, bool], QPen] = {}
 
 
@@ -169,6 +172,7 @@ class EdgeItem(QGraphicsPathItem):
         self.key = key
         self.state = NORMAL
         self._hit: QPainterPath | None = None
+        self._extent: QRectF | None = None  # set only while Qt measures a new path
         self.lane: Lane | None = None
         self._arrow: QGraphicsPolygonItem | None = None
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
@@ -192,10 +196,15 @@ class EdgeItem(QGraphicsPathItem):
         if path == self.path():
             return
         old = self.bounds
-        self.setPath(path)
-        pad = 4.0 * UNIT
-        self.bounds = path.controlPointRect().adjusted(-pad, -pad, pad, pad)
         self._hit = None
+        self.setPath(path)
+        extent = path.controlPointRect()
+        pad = HIT_WIDTH / 2 * UNIT + 1.0
+        self._extent = extent.adjusted(-pad, -pad, pad, pad)
+        self.boundingRect()  # measured now, from the extent above (see shape)
+        self._extent = None
+        pad = 4.0 * UNIT
+        self.bounds = extent.adjusted(-pad, -pad, pad, pad)
         self._place_arrow()
         if self.in_background:
             self.repaint_background(old)
@@ -253,10 +262,20 @@ class EdgeItem(QGraphicsPathItem):
         self._arrow.show()
 
     def shape(self) -> QPainterPath:
-        """A wide band so a thin curve is easy to click (built on the first hit test)."""
+        """A wide band so a thin curve is easy to click (built on the first hit test).
+
+        ``QGraphicsPathItem`` measures its bounding rectangle through ``shape()`` once
+        per new path: :meth:`set_ends` asks for it at once and is handed the curve's
+        extent grown by the band's half width, so no band is stroked for thousands of
+        edges nobody clicks (opening a big file spent ~0.1 s stroking them).
+        """
+        if self._extent is not None:
+            extent = QPainterPath()
+            extent.addRect(self._extent)
+            return extent
         if self._hit is None:
             stroker = QPainterPathStroker()
-            stroker.setWidth(12.0 * UNIT)
+            stroker.setWidth(HIT_WIDTH * UNIT)
             self._hit = stroker.createStroke(self.path())
         return self._hit
 

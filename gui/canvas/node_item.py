@@ -331,11 +331,17 @@ class NodeItem(QGraphicsRectItem):
 
     def port_pos(self, is_output: bool, index: int = 0) -> QPointF:
         """Scene position of a port's centre (cheap: no item lookup)."""
+        return QPointF(*self.port_xy(is_output, index))
+
+    def port_xy(self, is_output: bool, index: int = 0) -> tuple[float, float]:
+        """:meth:`port_pos` as two floats (routing thousands of edges makes no points)."""
         if is_output:
-            return self.out_port.scenePos()
-        if index < len(self.in_ports):
-            return self.in_ports[index].scenePos()
-        return self.pos() + QPointF(0, self._rect.height() / 2)
+            dx, dy = self.out_port.offset
+        elif index < len(self.in_ports):
+            dx, dy = self.in_ports[index].offset
+        else:
+            dx, dy = 0.0, self._rect.height() / 2
+        return (self.x() + dx, self.y() + dy)
 
     # ------------------------------------------------------------------ layout
 

@@ -60,7 +60,7 @@ class PortItem:
     the port under the mouse from the boxes' geometry.
     """
 
-    __slots__ = ("node", "node_id", "is_output", "index", "connected", "_pos")
+    __slots__ = ("node", "node_id", "is_output", "index", "connected", "_pos", "offset")
 
     def __init__(self, node: QGraphicsItem, node_id: str, is_output: bool, index: int) -> None:
         self.node = node  # the NodeItem that draws this port
@@ -69,6 +69,8 @@ class PortItem:
         self.index = index
         self.connected = False
         self._pos = QPointF()
+        #: The centre in the box's coordinates as floats (edge routing reads thousands).
+        self.offset = (0.0, 0.0)
 
     @property
     def radius(self) -> float:
@@ -80,6 +82,7 @@ class PortItem:
 
     def setPos(self, x: float, y: float) -> None:  # noqa: N802 - reads like the Qt items
         self._pos = QPointF(x, y)
+        self.offset = (float(x), float(y))
 
     def scenePos(self) -> QPointF:  # noqa: N802 - reads like the Qt items
         """Centre in scene coordinates."""

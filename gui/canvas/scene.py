@@ -159,6 +159,23 @@ class RectGrid(Generic[K]):
         bounds = self.bounds
         return [k for k in found if overlaps(bounds[k], left, top, right, bottom)]
 
+    def any_except(
+        self, left: float, top: float, right: float, bottom: float, exclude: tuple[K, ...]
+    ) -> bool:
+        """Does a rectangle other than ``exclude``'s overlap the area (as
+        :meth:`query_bounds` would find)? Stops at the first: routing asks this of
+        every edge, and most edges have a box between their ends or none near."""
+        if left >= right or top >= bottom:
+            return False
+        cells, bounds = self._cells, self.bounds
+        x0, x1, y0, y1 = self._span((left, top, right, bottom))
+        for x in range(x0, x1 + 1):
+            for y in range(y0, y1 + 1):
+                for k in cells.get((x, y), ()):
+                    if k not in exclude and overlaps(bounds[k], left, top, right, bottom):
+                        return True
+        return False
+
 
 def overlaps(b: tuple[float, float, float, float], left: float, top: float, right: float,
              bottom: float) -> bool:
@@ -485,13 +502,14 @@ class CanvasScene(QGraphicsScene):
         edge = self.edges.get(key)
         if src is None or dst is None or edge is None:
             return
-        p1, p2 = src.port_pos(True), dst.port_pos(False, key[2])
-        x1, y1, x2, y2 = p1.x(), p1.y(), p2.x(), p2.y()
+        x1, y1 = src.port_xy(True)
+        x2, y2 = dst.port_xy(False, key[2])
+        p1, p2 = QPointF(x1, y1), QPointF(x2, y2)
         obstacles = None
         if ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT:
             lo, hi = min(y1, y2), max(y1, y2)
             ends, grid = key[:2], self.grid
-            if any(n not in ends for n in grid.query_bounds(x1, lo, x2, hi)):
+            if grid.any_except(x1, lo, x2, hi, ends):
                 # a box between the ends: the curve may pass behind it (the boxes
                 # around may be in the way of a detour)
                 obstacles = [grid.rects[n] for n in grid.query_bounds(

@@ -105,3 +105,25 @@ def test_opening_routes_each_edge_once_and_repaints_the_background_in_bulk(
     # Every edge is placed as the file opens: the cached background is told once per
     # batch of changes, not once per edge.
     assert 1 <= len(repaints) <= 3
+
+
+def test_opening_strokes_no_click_bands_until_a_click_needs_one(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    # Qt measures a path item through its shape(): each edge's 12-px click band was
+    # stroked as the file opened. The extent is handed over instead; the band is built
+    # on the first hit test, and the measured rectangle still holds band and curve.
+    window = make_window()
+    assert window.files.load_path(_chain_file(tmp_path))
+    window.repaint()
+    edges = list(window.canvas.canvas.edges.values())
+    assert len(edges) > 40 and all(e._hit is None for e in edges)
+    for edge in edges:
+        band = edge.shape().boundingRect()
+        path = edge.path()
+        assert edge.boundingRect().contains(band)
+        assert band.contains(path.pointAtPercent(0.0)) and band.contains(path.pointAtPercent(1.0))
+    view = window.canvas
+    edge = max(edges, key=lambda e: e.path().length())
+    mid = edge.path().pointAtPercent(0.5)
+    assert view.edge_at(view.mapFromScene(mid)) is edge  # clicks still find the curve
