@@ -198,11 +198,7 @@ class EdgeItem(QGraphicsPathItem):
         old = self.bounds
         self._hit = None
         self.setPath(path)
-        extent = path.controlPointRect()
-        pad = HIT_WIDTH / 2 * UNIT + 1.0
-        self._extent = extent.adjusted(-pad, -pad, pad, pad)
-        self.boundingRect()  # measured now, from the extent above (see shape)
-        self._extent = None
+        extent = self._measure()
         pad = 4.0 * UNIT
         self.bounds = extent.adjusted(-pad, -pad, pad, pad)
         self._place_arrow()
@@ -227,8 +223,19 @@ class EdgeItem(QGraphicsPathItem):
             self.selected = flag
             self.restyle()
 
+    def _measure(self) -> QRectF:
+        """Have Qt measure the item now (a new path or pen made it forget), from the
+        curve's extent (see :meth:`shape`); returns that extent."""
+        extent = self.path().controlPointRect()
+        pad = HIT_WIDTH / 2 * UNIT + 1.0
+        self._extent = extent.adjusted(-pad, -pad, pad, pad)
+        self.boundingRect()
+        self._extent = None
+        return extent
+
     def restyle(self) -> None:
         self.setPen(edge_pen(EdgeState.SELECTED if self.selected else self.state))
+        self._measure()
         self.setZValue({ACTIVE: 0.6, DONE: 0.3}.get(self.state, 0.0))
         flag = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
         if bool(self.flags() & flag) != self.in_background:
@@ -265,8 +272,8 @@ class EdgeItem(QGraphicsPathItem):
         """A wide band so a thin curve is easy to click (built on the first hit test).
 
         ``QGraphicsPathItem`` measures its bounding rectangle through ``shape()`` once
-        per new path: :meth:`set_ends` asks for it at once and is handed the curve's
-        extent grown by the band's half width, so no band is stroked for thousands of
+        per new path or pen: :meth:`_measure` asks for it at once and is handed the
+        curve's extent grown by the band's half width, so no band is stroked for thousands of
         edges nobody clicks (opening a big file spent ~0.1 s stroking them).
         """
         if self._extent is not None:

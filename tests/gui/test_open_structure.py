@@ -113,11 +113,20 @@ def test_opening_strokes_no_click_bands_until_a_click_needs_one(
     # Qt measures a path item through its shape(): each edge's 12-px click band was
     # stroked as the file opened. The extent is handed over instead; the band is built
     # on the first hit test, and the measured rectangle still holds band and curve.
+    from PySide6.QtWidgets import QApplication
+
     window = make_window()
     assert window.files.load_path(_chain_file(tmp_path))
+    QApplication.processEvents()  # Qt measures changed items here, then paints
     window.repaint()
     edges = list(window.canvas.canvas.edges.values())
-    assert len(edges) > 40 and all(e._hit is None for e in edges)
+    done = [e for e in edges if e.state == "done"]  # restyled: a new pen, measured again
+    assert len(edges) > 40 and len(done) > 20 and all(e._hit is None for e in edges)
+    player = window.player
+    player.seek(player.timeline.position_of_step(len(player.timeline.steps) // 2))
+    QApplication.processEvents()
+    window.repaint()
+    assert any(e.state == "active" for e in edges) and all(e._hit is None for e in edges)
     for edge in edges:
         band = edge.shape().boundingRect()
         path = edge.path()
