@@ -16,6 +16,7 @@ import copy
 import functools
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
 
@@ -32,20 +33,32 @@ from .model.names import MIME_NODES
 PASTE_OFFSET = (40.0, 40.0)
 
 
+def copy_node(node: Node) -> Node:
+    """A deep copy of ``node`` (operands, attributes and value its own), made field by
+    field: ``copy.deepcopy``'s generic walk was most of a duplicate's copying."""
+    value = node.value
+    return Node(**{
+        **vars(node),
+        "inputs": list(node.inputs),
+        "attrs": copy.deepcopy(node.attrs) if node.attrs else {},
+        "value": value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value),
+    })
+
+
 def snapshot_selection(doc: GraphDocument, ids: list[str]) -> list[NodeSnapshot]:
     """The selected nodes as snapshots, in topological order, links kept inside only."""
     chosen = set(ids) & set(doc.graph.nodes)
     order = [n for n in doc.graph.topological_order() if n in chosen]
     snaps = []
     for nid in order:
-        node = copy.deepcopy(doc.graph.nodes[nid])
+        node = copy_node(doc.graph.nodes[nid])
         node.inputs = [s if s in chosen else None for s in node.inputs]
         node.trim_empty_ports()
         snaps.append(
             NodeSnapshot(
                 removed=Removed(node, []),
                 position=doc.positions.get(nid, (0.0, 0.0)),
-                extra=copy.deepcopy(doc.node_extra.get(nid, {})),
+                extra=copy.deepcopy(doc.node_extra[nid]) if nid in doc.node_extra else {},
             )
         )
     return snaps
@@ -66,7 +79,7 @@ def renamed_copy(
         taken.add(new)
     out = []
     for snap in snaps:
-        node: Node = copy.deepcopy(snap.removed.node)
+        node = copy_node(snap.removed.node)
         node.id = mapping[node.id]
         node.inputs = [mapping.get(s) if s is not None else None for s in node.inputs]
         x, y = snap.position
@@ -74,7 +87,7 @@ def renamed_copy(
             NodeSnapshot(
                 removed=Removed(node, []),
                 position=(x + offset[0], y + offset[1]),
-                extra=copy.deepcopy(snap.extra),
+                extra=copy.deepcopy(snap.extra) if snap.extra else {},
             )
         )
     return out, mapping
@@ -102,7 +115,7 @@ def snapshots_from_json(text: str) -> list[NodeSnapshot]:
     for nid in gf.graph.topological_order():
         extra = dict(gf.node_extra.get(nid, {}))
         pos = point(extra.pop("position", [0.0, 0.0]), "position")  # checked by the loader
-        node = copy.deepcopy(gf.graph.nodes[nid])
+        node = copy_node(gf.graph.nodes[nid])
         snaps.append(NodeSnapshot(Removed(node, []), pos, extra))
     return snaps
 
