@@ -7,8 +7,10 @@ figure. Targets: ``teaching_200_ms`` < 5, ``scalar_dag_1000_ratio_vs_torch`` <= 
 by PyTorch's median time for the same graph, measured interleaved in the same run.
 PyTorch replays the graph from a precompiled list of calls (its forward and
 ``backward``); the engine runs :func:`engine.autodiff.forward` and
-:func:`engine.autodiff.backward`, which records one step per edge. The process keeps
-freed memory for reuse as the app does (:mod:`engine.allocator`), for both sides.
+:func:`engine.autodiff.backward`, which records one step per edge (as tuples; the
+:class:`~engine.trace.Step` objects are made when ``Trace.steps`` is first read, as the
+player does once for all of them; no figure here reads them). The process
+keeps freed memory for reuse as the app does (:mod:`engine.allocator`), for both sides.
 """
 
 from __future__ import annotations
