@@ -762,6 +762,7 @@ class MainWindow(QMainWindow):
         self.player_bar.hide()  # its keys still work: the window holds its actions
         THEME.scale = presentation_scale()
         THEME.high_contrast = True
+        self.chain_rule.fit_height = True  # the step in view without scrolling
         self._apply_theme()
         self.actions["present"].setChecked(True)
         self.actions["leave"].setEnabled(True)
@@ -778,6 +779,7 @@ class MainWindow(QMainWindow):
         self._refit_on_resize = False
         THEME.scale = 1.0
         THEME.high_contrast = False
+        self.chain_rule.fit_height = False
         self.canvas.follow_step = self._was_following
         self.menuBar().show()
         self.statusBar().show()

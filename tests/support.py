@@ -6,8 +6,13 @@ On the import path through ``pythonpath = ["tests"]`` (pyproject.toml):
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import random
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -115,3 +120,24 @@ def close(actual: Any, expected: Any, rtol: float = 1e-9, atol: float = 1e-12) -
     expected = np.asarray(expected, dtype=np.float64)
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@cache
+def script(name: str) -> ModuleType:
+    """Import ``benchmarks/<name>.py`` as a module, keeping this process's environment
+    (the scripts pin BLAS threads and sandbox settings folders when they start)."""
+    saved = dict(os.environ)
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return module

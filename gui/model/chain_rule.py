@@ -12,6 +12,10 @@ from .end_to_end import EndToEnd
 from .group_view import group_step_html
 from .timeline import Frame, Phase, Timeline
 
+#: The heading of the whole call's summary, written after the last step (a panel that
+#: must keep the step in view finds where the step's text ends by it).
+SUMMARY_HEADING = "Backward done"
+
 
 def chain_rule_html(
     graph: Graph,
@@ -73,7 +77,7 @@ def chain_rule_html(
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
         body.append("<hr/>")
-        body.append(labels.h_para("Backward done", bold=True, size="115%"))
+        body.append(labels.h_para(SUMMARY_HEADING, bold=True, size="115%"))
         if e2e is not None:
             body.append(
                 labels.end_to_end_html(

@@ -9,10 +9,10 @@ this widget only picks the piece for the player's frame and renders it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from ..model.chain_rule import chain_rule_html
+from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
 from .follow import FollowPlayer
@@ -20,7 +20,8 @@ from .text_cache import CachedTextBrowser
 
 #: Base font size (points) before the presentation scale.
 BASE_PT = CHAIN_RULE_PT
-#: The equations shrink to fit the panel's width, down to this share of their size.
+#: The equations shrink to fit the panel's width (and, with ``fit_height``, its height),
+#: down to this share of their size.
 MIN_FIT = 0.55
 
 
@@ -42,6 +43,9 @@ class ChainRulePanel(QWidget):
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
         self.fit = 1.0  # the share of the base size the text is shown at
+        # Presentation mode: the step also fits the height (a class cannot scroll the
+        # projector); the window's panel scrolls instead of shrinking a tall step.
+        self.fit_height = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -88,19 +92,43 @@ class ChainRulePanel(QWidget):
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
 
     def _fit(self) -> None:
-        """Render at full size, then smaller until the widest equation fits (three tries)."""
+        """Render at full size, then smaller until the widest equation fits the width
+        and, with ``fit_height``, the text fits the height (three tries)."""
         self.fit = 1.0
         self.browser.setHtml(self.html())
-        doc = self.browser.document()
-        room = self.browser.viewport().width()
-        for _ in range(3):  # text widths scale with the size: converges in a step or two
-            wide = doc.idealWidth()
-            if room <= 0 or wide <= room or self.fit <= MIN_FIT:
+        for _ in range(3):  # text sizes scale with the font: converges in a step or two
+            shrink = self._overflow()
+            if shrink >= 1.0 or self.fit <= MIN_FIT:
                 break
-            self.fit = max(MIN_FIT, self.fit * room / wide * 0.98)
+            self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
             self.browser.setHtml(self.html(self.fit))
+
+    def _overflow(self) -> float:
+        """The share of its size the shown text must shrink to so that it fits (1: fits).
+
+        The document's margin does not scale with the font, so it is left out of the
+        height's ratio; the whole call's summary after the last step may scroll.
+        """
+        doc = self.browser.document()
+        viewport = self.browser.viewport()
+        room, wide = viewport.width(), doc.idealWidth()
+        shrink = room / wide if 0 < room < wide else 1.0
+        margin = doc.documentMargin()
+        high, tall = viewport.height() - 2 * margin, step_bottom(doc) - margin
+        if self.fit_height and 0 < high < tall:
+            shrink = min(shrink, high / tall)
+        return shrink
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
+        old, new = event.oldSize(), event.size()
+        if new.width() != old.width() or (self.fit_height and new.height() != old.height()):
             self.refresh()
+
+
+def step_bottom(doc: QTextDocument) -> float:
+    """Where the step's text ends in ``doc`` (at the whole call's summary, if shown)."""
+    summary = doc.find(SUMMARY_HEADING)
+    if summary.isNull():
+        return doc.size().height() - doc.documentMargin()
+    return doc.documentLayout().blockBoundingRect(summary.block()).top()

@@ -9,12 +9,8 @@ each script builds, small, so a script cannot silently break again. A new script
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-import os
-from functools import cache
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -25,25 +21,9 @@ from engine.capture import capture
 from engine.fileformat import load
 from gui.document import GraphDocument
 from gui.model.timeline import Timeline
+from support import BENCHMARKS, script
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 CHECKED = {"bench_capture", "bench_engine", "bench_export", "bench_gui", "bench_legibility"}
-
-
-@cache
-def script(name: str) -> ModuleType:
-    """Import ``benchmarks/<name>.py`` as a module, keeping this process's environment
-    (the scripts pin BLAS threads and sandbox settings folders when they start)."""
-    saved = dict(os.environ)
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    return module
 
 
 def test_every_script_has_a_check() -> None:

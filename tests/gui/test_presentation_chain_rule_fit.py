@@ -1,0 +1,78 @@
+"""Presentation mode keeps the chain-rule step in view: a class cannot scroll the projector.
+
+At 1280x720 a step with a 3x3 Jacobian (a 50-node random graph, step 31 of 62) was taller
+than the panel: its last matrix row was cut and a scroll bar showed. The panel now shrinks
+the text to its height too, in presentation mode only (the window's panel scrolls).
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from engine.examples import EXAMPLES_DIR
+from engine.fileformat import GraphFile
+from gui.main_window import MainWindow
+from gui.model.chain_rule import SUMMARY_HEADING
+from gui.panels.chain_rule import step_bottom
+from support import script
+
+
+@pytest.fixture
+def presenting(make_window):  # noqa: ANN001, ANN201
+    win = make_window(size=(1280, 720))
+    win.canvas.animations_enabled = False
+    win.enter_presentation()
+    win.showNormal()
+    win.resize(1280, 720)
+    QApplication.processEvents()
+    return win
+
+
+def _random50(win: MainWindow) -> None:
+    graph, output = script("bench_gui").layered_graph(50, seed=50)  # bench_legibility's 50
+    win.doc.load(GraphFile(graph=graph, output=output), None)
+    QApplication.processEvents()
+
+
+def _step_in_view(win: MainWindow, k: int) -> str:
+    """Show step ``k``; assert its text lies inside the panel, scrolled to the top, with
+    nothing to scroll (but the whole call's summary after the last step); return its
+    title line."""
+    win.player.seek(win.player.timeline.position_of_step(k))
+    QApplication.processEvents()
+    text = win.chain_rule.text()
+    browser = win.chain_rule.browser
+    doc, viewport = browser.document(), browser.viewport()
+    bar = browser.verticalScrollBar()
+    summary = SUMMARY_HEADING in text
+    assert bar.value() == 0 and (summary or bar.maximum() == 0), (k, bar.maximum())
+    first = doc.documentLayout().blockBoundingRect(doc.firstBlock())
+    assert first.top() >= 0 and step_bottom(doc) <= viewport.height(), (k, step_bottom(doc))
+    assert doc.idealWidth() <= viewport.width() + 1  # the width still fits as well
+    return text.splitlines()[0]
+
+
+def test_a_tall_step_fits_the_panel_in_presentation_mode(presenting: MainWindow) -> None:
+    win = presenting
+    _random50(win)
+    assert len(win.player.timeline.steps) == 62
+    title = _step_in_view(win, 31)
+    assert title.startswith("Step 31 of 62") and "n4_1" in title and "n3_6" in title
+    assert "-1.171" in win.chain_rule.text()  # the step's numbers, all shown
+    assert win.chain_rule.fit < 1.0  # it had to shrink: the test is not vacuous
+    win.leave_presentation()  # the window's panel scrolls a tall step instead
+    win.resize(1280, 720)
+    QApplication.processEvents()
+    assert not win.chain_rule.fit_height
+
+
+@pytest.mark.parametrize("stem", ["seed1_square_sum", "seed2_stack_vjp", "seed4_weighted_v"])
+def test_every_seed_step_fits_the_panel_in_presentation_mode(
+        presenting: MainWindow, stem: str) -> None:
+    win = presenting
+    assert win.files.load_path(EXAMPLES_DIR / f"{stem}.bpgraph", example=True)
+    QApplication.processEvents()
+    steps = len(win.player.timeline.steps)
+    for k in range(1, steps + 1):
+        assert _step_in_view(win, k).startswith(f"Step {k} of {steps}")
