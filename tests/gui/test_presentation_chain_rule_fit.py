@@ -69,7 +69,8 @@ def test_a_tall_step_fits_the_panel_in_presentation_mode(presenting: MainWindow)
 
 @pytest.mark.parametrize("stem", ["seed1_square_sum", "seed2_stack_vjp", "seed4_weighted_v"])
 def test_every_seed_step_fits_the_panel_in_presentation_mode(
-        presenting: MainWindow, stem: str) -> None:
+    presenting: MainWindow, stem: str
+) -> None:
     win = presenting
     assert win.files.load_path(EXAMPLES_DIR / f"{stem}.bpgraph", example=True)
     QApplication.processEvents()
