@@ -183,11 +183,16 @@ def _extreme_forward(larger: bool) -> Forward:
     return forward
 
 
+def _ties(x: Array, out: Array) -> Array:
+    """Where x equals its extreme over all elements (NaNs tie with a NaN extreme)."""
+    return np.isnan(x) if np.isnan(out) else x == out
+
+
 def _extreme_weights(x: Array, out: Array, attrs: Attrs, larger: bool) -> Array:
     """d out / d x as weights on x: with a dim, a one at the index torch picks; over
     all elements, the gradient split evenly among the ties (NaNs tie with NaN)."""
     if attrs.get("dim") is None:
-        hit = np.isnan(x) if np.isnan(out) else x == out
+        hit = _ties(x, out)
         return hit / np.count_nonzero(hit)
     if x.ndim == 0:
         return np.ones(())
@@ -198,11 +203,22 @@ def _extreme_weights(x: Array, out: Array, attrs: Attrs, larger: bool) -> Array:
 
 
 def _extreme_vjp(larger: bool) -> Vjp:
+    """The gradient written into zeros at the picked elements, as PyTorch does on the CPU
+    (not weights times g: a NaN or inf upstream must leave the other elements exactly 0)."""
+
     def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
         x = xs[0]
-        w = _extreme_weights(x, out, attrs, larger)
-        g = g if attrs.get("dim") is None or attrs.get("keepdim") else _keep(g, x.shape, attrs)
-        return w * g
+        grad = np.zeros(x.shape)
+        if attrs.get("dim") is None:
+            hit = _ties(x, out)
+            grad[hit] = g / np.count_nonzero(hit)
+            return grad
+        if x.ndim == 0:
+            return np.array(g, dtype=float)
+        g = g if attrs.get("keepdim") else _keep(g, x.shape, attrs)
+        axis = dim_index(x.ndim, attrs["dim"])
+        np.put_along_axis(grad, _extreme_index(x, attrs, larger), g, axis)
+        return grad
 
     return vjp
 

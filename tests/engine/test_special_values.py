@@ -145,3 +145,21 @@ def test_extreme_ties_and_nan_split_as_torch(tref, op, attrs):
         (grad,) = tref.torch.autograd.grad(ty, [tx], grad_outputs=tref.t64(v))
         same(fwd.values["y"], ty.detach().numpy())
         same(trace.grads["x0"], grad.numpy())
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("attrs", [{}, {"dim": 1}], ids=["all", "dim1"])
+@pytest.mark.parametrize("upstream", [np.nan, np.inf], ids=["nan", "inf"])
+def test_extreme_gradient_leaves_unpicked_elements_exactly_zero(tref, op, attrs, upstream):
+    # torch writes the gradient into zeros at the picked elements, so a NaN or inf
+    # upstream reaches only those; weights times the upstream would give 0 * nan = nan.
+    x = np.array([[0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    graph = tref.single_op_graph(op, [x], attrs)
+    fwd = forward(graph)
+    v = np.full(fwd.values["y"].shape, upstream)
+    trace = backward(graph, fwd, "y", v)
+    tx = tref.t64(x, True)
+    ty = tref.torch_op(op, [tx], attrs)
+    (grad,) = tref.torch.autograd.grad(ty, [tx], grad_outputs=tref.t64(v))
+    same(trace.grads["x0"], grad.numpy())
+    assert np.count_nonzero(trace.grads["x0"] == 0.0) > 0
