@@ -15,7 +15,14 @@ os.environ["XDG_CONFIG_HOME"] = os.path.join(_SANDBOX, "config")
 os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
 os.environ["XDG_CACHE_HOME"] = os.path.join(_SANDBOX, "cache")
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+from engine.fileformat import GraphFile  # noqa: E402
+from gui.canvas import CanvasView  # noqa: E402
+from gui.canvas.node_item import FAR_LOD  # noqa: E402
+from gui.document import GraphDocument  # noqa: E402
+from support import seed2_graph  # noqa: E402
 
 ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "artifacts")
 
@@ -53,8 +60,13 @@ def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
     """
     from gui.main_window import MainWindow
 
-    record: dict = {"errors": [], "asked": [], "discard": "discard", "recover": False,
-                    "replace_read_only": False}
+    record: dict = {
+        "errors": [],
+        "asked": [],
+        "discard": "discard",
+        "recover": False,
+        "replace_read_only": False,
+    }
 
     def confirm_discard(self) -> str:  # noqa: ANN001
         record["asked"].append("discard")
@@ -71,8 +83,7 @@ def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
     monkeypatch.setattr(MainWindow, "confirm_discard", confirm_discard)
     monkeypatch.setattr(MainWindow, "ask_replace_read_only", ask_replace_read_only)
     monkeypatch.setattr(MainWindow, "ask_recover", ask_recover)
-    monkeypatch.setattr(MainWindow, "show_error",
-                        lambda self, text: record["errors"].append(text))
+    monkeypatch.setattr(MainWindow, "show_error", lambda self, text: record["errors"].append(text))
     monkeypatch.setattr(MainWindow, "ask_open_path", lambda self: None)
     monkeypatch.setattr(MainWindow, "ask_save_path", lambda self, suggested: None)
     return record
@@ -110,3 +121,19 @@ def make_window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201 - 
         win.doc.undo_stack.clear()
         win.close()
     THEME.scale, THEME.high_contrast = 1.0, False
+
+
+@pytest.fixture
+def far_view(qtbot) -> CanvasView:  # noqa: ANN001
+    """Seed example 2 in a bare canvas seen from far away: one item paints every box."""
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
+    view = CanvasView(doc)
+    view.animations_enabled = False
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    centre = view.canvas.nodes_rect().center()
+    view.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
+    return view

@@ -20,27 +20,16 @@ from PySide6.QtWidgets import QGraphicsItem
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
 from gui.canvas import scene as scene_module
-from gui.canvas.node_item import FAR_LOD
 from gui.commands import MoveNodes, push
 from gui.document import GraphDocument
-from support import seed2_graph, shuffled_graph
+from support import shuffled_graph
 
 NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
 
 
 @pytest.fixture
-def view(qtbot) -> CanvasView:  # noqa: ANN001
-    doc = GraphDocument()
-    doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
-    v = CanvasView(doc)
-    v.animations_enabled = False
-    qtbot.addWidget(v)
-    v.resize(500, 300)
-    v.show()
-    qtbot.waitExposed(v)
-    centre = v.canvas.nodes_rect().center()
-    v.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
-    return v
+def view(far_view) -> CanvasView:  # noqa: ANN001
+    return far_view
 
 
 def pixels(view: CanvasView) -> np.ndarray:

@@ -8,21 +8,15 @@ edges in view at once instead of asking the grid about each.
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser
 
-from engine.fileformat import GraphFile
-from gui.canvas import CanvasView
 from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.canvas.scene import RectGrid
-from gui.document import GraphDocument
 from gui.paint_cache import PaintCache
 from gui.panels.text_cache import CachedTextBrowser
-from support import seed2_graph
 
 
 def _stepped(make_window):  # noqa: ANN001, ANN202
@@ -162,22 +156,6 @@ def test_a_step_does_not_paint_the_dock_titles_again(make_window) -> None:  # no
     dock.repaint()
     assert cache.hits == hits
     dock.setFloating(False)
-
-
-@pytest.fixture
-def far_view(qtbot) -> CanvasView:  # noqa: ANN001
-    """Seed example 2 seen from far away: one item paints every box."""
-    doc = GraphDocument()
-    doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
-    view = CanvasView(doc)
-    view.animations_enabled = False
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.show()
-    qtbot.waitExposed(view)
-    centre = view.canvas.nodes_rect().center()
-    view.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
-    return view
 
 
 def test_far_boxes_paint_each_box_once_grouped_by_look(far_view, monkeypatch) -> None:  # noqa: ANN001
