@@ -108,6 +108,20 @@ class Node:
         names = [EMPTY_PORT if s is None else name(s) for s in self.inputs]
         return OPS[self.op].title(names, self.attrs)
 
+    def copy(self) -> Node:
+        """A deep copy (operands, attributes and value its own), made field by field:
+        ``copy.deepcopy``'s generic walk was most of the time a duplicate, a paste or
+        an undone delete of many nodes spent copying them."""
+        value = self.value
+        return Node(
+            id=self.id,
+            op=self.op,
+            inputs=list(self.inputs),
+            attrs=copy.deepcopy(self.attrs) if self.attrs else {},
+            value=value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value),
+            requires_grad=self.requires_grad,
+        )
+
     def trim_empty_ports(self) -> None:
         """Drop a variadic op's empty trailing ports (``stack(a, ?, ?)`` -> ``stack(a)``).
 
@@ -419,7 +433,7 @@ class Graph:
             del self.nodes[id]
             self._dag.remove_node(id)
             self.version += 1
-            out.append(Removed(copy.deepcopy(node), consumers, place))
+            out.append(Removed(node.copy(), consumers, place))
         return out
 
     def restore(self, removed: Removed) -> None:
@@ -433,7 +447,7 @@ class Graph:
         order: list[str] | None = None  # the node order, once a node goes mid-way
         self.version += 1
         for r in removed:
-            node = copy.deepcopy(r.node)
+            node = r.node.copy()
             place = r.place
             at = len(self.nodes) if place is None else min(place.index, len(self.nodes))
             if order is None and at < len(self.nodes):

@@ -16,13 +16,12 @@ import copy
 import functools
 from dataclasses import dataclass
 
-import numpy as np
 from PySide6.QtCore import QMimeData
 from PySide6.QtGui import QGuiApplication
 
 from engine.errors import GraphError
 from engine.fileformat import FileFormatError, GraphFile, dumps, loads
-from engine.graph import Graph, Node, Removed, fresh_id
+from engine.graph import Graph, Removed, fresh_id
 from engine.layout_keys import point
 
 from .commands import AddSubgraph, RemoveNodes, push
@@ -33,25 +32,13 @@ from .model.names import MIME_NODES
 PASTE_OFFSET = (40.0, 40.0)
 
 
-def copy_node(node: Node) -> Node:
-    """A deep copy of ``node`` (operands, attributes and value its own), made field by
-    field: ``copy.deepcopy``'s generic walk was most of a duplicate's copying."""
-    value = node.value
-    return Node(**{
-        **vars(node),
-        "inputs": list(node.inputs),
-        "attrs": copy.deepcopy(node.attrs) if node.attrs else {},
-        "value": value.copy() if isinstance(value, np.ndarray) else copy.deepcopy(value),
-    })
-
-
 def snapshot_selection(doc: GraphDocument, ids: list[str]) -> list[NodeSnapshot]:
     """The selected nodes as snapshots, in topological order, links kept inside only."""
     chosen = set(ids) & set(doc.graph.nodes)
     order = [n for n in doc.graph.topological_order() if n in chosen]
     snaps = []
     for nid in order:
-        node = copy_node(doc.graph.nodes[nid])
+        node = doc.graph.nodes[nid].copy()
         node.inputs = [s if s in chosen else None for s in node.inputs]
         node.trim_empty_ports()
         snaps.append(
@@ -79,7 +66,7 @@ def renamed_copy(
         taken.add(new)
     out = []
     for snap in snaps:
-        node = copy_node(snap.removed.node)
+        node = snap.removed.node.copy()
         node.id = mapping[node.id]
         node.inputs = [mapping.get(s) if s is not None else None for s in node.inputs]
         x, y = snap.position
@@ -115,7 +102,7 @@ def snapshots_from_json(text: str) -> list[NodeSnapshot]:
     for nid in gf.graph.topological_order():
         extra = dict(gf.node_extra.get(nid, {}))
         pos = point(extra.pop("position", [0.0, 0.0]), "position")  # checked by the loader
-        node = copy_node(gf.graph.nodes[nid])
+        node = gf.graph.nodes[nid].copy()
         snaps.append(NodeSnapshot(Removed(node, []), pos, extra))
     return snaps
 

@@ -1,12 +1,11 @@
-"""Copied nodes share nothing with their originals (the clipboard copies field by field,
-not through ``copy.deepcopy``'s generic walk)."""
+"""Copied nodes share nothing with their originals (``Node.copy`` copies field by field,
+not through ``copy.deepcopy``'s generic walk; the clipboard and undo rely on it)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from engine.graph import Graph
-from gui.clipboard import copy_node
 
 
 def test_a_copied_node_owns_its_operands_attributes_and_value() -> None:
@@ -14,7 +13,7 @@ def test_a_copied_node_owns_its_operands_attributes_and_value() -> None:
     g.add_node("x", "input", value=[1.0, 2.0, 3.0])
     g.add_node("s", "sum", ["x"], attrs={"dim": 0})
     for original in g.nodes.values():
-        copy = copy_node(original)
+        copy = original.copy()
         assert vars(copy).keys() == vars(original).keys()
         for name, value in vars(original).items():
             twin = getattr(copy, name)
