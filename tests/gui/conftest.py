@@ -124,16 +124,28 @@ def make_window(qtbot, settings_sandbox, no_dialogs):  # noqa: ANN001, ANN201 - 
 
 
 @pytest.fixture
-def far_view(qtbot) -> CanvasView:  # noqa: ANN001
+def shown_canvas(qtbot):  # noqa: ANN001, ANN201 - pytest fixture
+    """Show a bare canvas for a document: ``shown_canvas(doc, (w, h))``, animations off
+    so that camera moves land at once."""
+
+    def show(doc: GraphDocument, size: tuple[int, int] = (1100, 700)) -> CanvasView:
+        view = CanvasView(doc)
+        view.animations_enabled = False
+        qtbot.addWidget(view)
+        view.resize(*size)
+        view.show()
+        qtbot.waitExposed(view)
+        return view
+
+    return show
+
+
+@pytest.fixture
+def far_view(shown_canvas) -> CanvasView:  # noqa: ANN001
     """Seed example 2 in a bare canvas seen from far away: one item paints every box."""
     doc = GraphDocument()
     doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
-    view = CanvasView(doc)
-    view.animations_enabled = False
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_canvas(doc, (500, 300))
     centre = view.canvas.nodes_rect().center()
     view.look_at((centre.x(), centre.y()), FAR_LOD * 0.8)
     return view

@@ -25,15 +25,8 @@ def graph_file(graph: Graph, output: str | None = None, gradient=None) -> GraphF
 
 
 @pytest.fixture
-def view(qtbot) -> CanvasView:  # noqa: ANN001
-    doc = GraphDocument()
-    v = CanvasView(doc)
-    v.animations_enabled = False
-    qtbot.addWidget(v)
-    v.resize(1100, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(shown_canvas) -> CanvasView:  # noqa: ANN001
+    return shown_canvas(GraphDocument())
 
 
 @pytest.fixture

@@ -99,18 +99,16 @@ def test_a_closer_render_of_a_far_scene_paints_full_boxes(view: CanvasView) -> N
     assert differing(far, render()) == 0
 
 
-def test_many_plain_edges_stroked_as_one_path_look_the_same(qtbot, monkeypatch) -> None:  # noqa: ANN001
+def test_many_plain_edges_stroked_as_one_path_look_the_same(
+    shown_canvas, monkeypatch  # noqa: ANN001
+) -> None:
     """A background showing most of many edges strokes them as one path, kept until
     an edge changes: the same picture as one stroke per edge, also after a move."""
 
     graph = shuffled_graph(random.Random(4), 70, complete=True)
     doc = GraphDocument()
     doc.load(GraphFile(graph=graph, output=list(graph.nodes)[-1], gradient=None), None)
-    v = CanvasView(doc)
-    qtbot.addWidget(v)
-    v.resize(600, 400)
-    v.show()
-    qtbot.waitExposed(v)
+    v = shown_canvas(doc, (600, 400))
     v.fit_all()
     scene = v.canvas
     assert len(scene.edges) > scene_module.BATCH_EDGES
