@@ -264,10 +264,7 @@ def _propagate(
                     before = earlier.get(src)
                 if before is None or (before.ndim == 0 and vjp.ndim == 0):
                     # kept whole: a first gradient, or scalars (nothing worth not keeping)
-                    if before is None:
-                        after = vjp
-                    else:  # a float add, as accumulate() does
-                        after = np.asarray(float(before) + float(vjp))
+                    after = vjp if before is None else accumulate(before, vjp)
                     grads[src] = after
                     if steps is not None:
                         if vjp.ndim:  # a later lazy step may follow it
