@@ -3,8 +3,9 @@
 A whole-window repaint (an expose, a dialog closing over the window) asks every widget
 to paint, although most show what they showed before. Some cost a lot to paint
 again: a dock's title (the Fusion style loads its button icons on every paint), the
-toolbar's gradient, the chain-rule text (nested tables). :class:`PaintCache` paints
-such a widget once into a pixmap and blits it while nothing changed.
+toolbar's gradient. :class:`PaintCache` paints such a widget once into a pixmap and
+blits it while nothing changed. (The chain-rule text changes on every step, so it
+draws straight into its pixmap instead: ``gui.panels.text_cache``.)
 
 "Changed" is judged conservatively: any event the widget receives other than a paint
 (resize, mouse, keys, focus, palette, font, title, enable, show, style...) drops the
