@@ -664,28 +664,24 @@ class CanvasScene(QGraphicsScene):
         if inside is not None:  # and further out, anywhere up or down the canvas
             dys += [inside.top() + inside.height() * f - anchor.y() for f in (0, 0.25, 0.75, 1)]
         dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-        spots = np.array([(anchor.x() + dx, anchor.y() + dy) for dy in dys for dx in dxs])
+        ax, ay = anchor.x(), anchor.y()
+        xs, ys = ax + np.array(dxs), ay + np.array(dys)
+        spots = np.column_stack((np.tile(xs, len(ys)), np.repeat(ys, len(xs))))  # dy-major
         # how much of the boxes near all the spots each spot covers, in one go (a big
-        # label over a zoomed-out graph meets hundreds of boxes)
+        # label over a zoomed-out graph meets hundreds of boxes). The spots are a grid:
+        # a box's overlap in x depends on the spot's column only, in y on its row only,
+        # so the overlaps are worked out per column and per row, and multiplied.
         m = 8.0
-        lo, hi = spots.min(axis=0), spots.max(axis=0)
         boxes = self.grid.bounds_array()
-        near = ((boxes[:, 0] < hi[0] + w / 2 + m) & (boxes[:, 2] > lo[0] - w / 2 - m)
-                & (boxes[:, 1] < hi[1] + h / 2 + m) & (boxes[:, 3] > lo[1] - h / 2 - m))
+        near = ((boxes[:, 0] < xs.max() + w / 2 + m) & (boxes[:, 2] > xs.min() - w / 2 - m)
+                & (boxes[:, 1] < ys.max() + h / 2 + m) & (boxes[:, 3] > ys.min() - h / 2 - m))
         boxes = boxes[near] + (-m, -m, m, m)
         overlap = np.zeros(len(spots))
         if len(boxes):
-            left, top = spots[:, :1] - w / 2, spots[:, 1:] - h / 2
             x0, y0, x1, y1 = np.ascontiguousarray(boxes.T)
-            ix = np.minimum(left + w, x1)  # spots x boxes: few temporaries, all in place
-            ix -= np.maximum(left, x0)
-            np.maximum(ix, 0.0, out=ix)
-            iy = np.minimum(top + h, y1)
-            iy -= np.maximum(top, y0)
-            np.maximum(iy, 0.0, out=iy)
-            ix *= iy
-            overlap = ix.sum(axis=1)
-        ax, ay = anchor.x(), anchor.y()
+            ix = _spans_overlap(xs - w / 2, w, x0, x1)  # columns x boxes
+            iy = _spans_overlap(ys - h / 2, h, y0, y1)  # rows x boxes
+            overlap = (iy[:, None, :] * ix[None, :, :]).sum(axis=2).ravel()
         dx, dy = spots[:, 0] - ax, spots[:, 1] - ay
         if inside is not None:  # a spot where the label would not be whole
             covered = overlap + np.where(_contains(inside, spots), 0.0, 4.0 * w * h)
@@ -842,6 +838,17 @@ class CanvasScene(QGraphicsScene):
             self._batch = set(self.nodes)
             self._end_batch()
         self._far_changed()
+
+
+def _spans_overlap(
+    starts: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
+    """How far each span ``[start, start + length]`` (rows) overlaps each ``[lo, hi]``
+    (columns), 0 where they do not meet."""
+    starts = starts[:, None]
+    out = np.minimum(starts + length, hi)
+    out -= np.maximum(starts, lo)
+    return np.maximum(out, 0.0, out=out)
 
 
 def _contains(rect: QRectF, points: np.ndarray) -> np.ndarray:

@@ -95,13 +95,22 @@ class ChainRulePanel(QWidget):
         """Render at full size, then smaller until the widest equation fits the width
         and, with ``fit_height``, the text fits the height (three tries)."""
         self.fit = 1.0
-        self.browser.setHtml(self.html())
+        self._show(self.html())
         for _ in range(3):  # text sizes scale with the font: converges in a step or two
             shrink = self._overflow()
             if shrink >= 1.0 or self.fit <= MIN_FIT:
                 break
             self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
-            self.browser.setHtml(self.html(self.fit))
+            self._show(self.html(self.fit))
+
+    def _show(self, html: str) -> None:
+        """Replace the document's content: the document itself parses and lays it out.
+
+        ``QTextEdit.setHtml`` does that too, then keeps an editor's state up to date
+        (the cursor's format and position, the text-changed signals), which costs a
+        read-only write-up about a third as much again on every step.
+        """
+        self.browser.document().setHtml(html)
 
     def _overflow(self) -> float:
         """The share of its size the shown text must shrink to so that it fits (1: fits).
