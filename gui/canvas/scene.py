@@ -840,9 +840,7 @@ class CanvasScene(QGraphicsScene):
         self._far_changed()
 
 
-def _spans_overlap(
-    starts: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray
-) -> np.ndarray:
+def _spans_overlap(starts: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """How far each span ``[start, start + length]`` (rows) overlaps each ``[lo, hi]``
     (columns), 0 where they do not meet."""
     starts = starts[:, None]

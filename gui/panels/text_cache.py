@@ -13,7 +13,7 @@ or a selection (the cursor, the highlighted text), it paints the usual way.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRectF
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -36,6 +36,9 @@ class CachedTextBrowser(QTextBrowser):
         for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
             bar.valueChanged.connect(self.forget_drawing)
         self.selectionChanged.connect(self.forget_drawing)
+        # The viewport paints every pixel (the pixmap is opaque): the widgets behind it
+        # need not paint first whenever the text changes.
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
     def forget_drawing(self, *_args: object) -> None:
         """The next repaint draws the document again."""
@@ -46,11 +49,14 @@ class CachedTextBrowser(QTextBrowser):
         super().changeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        viewport = self.viewport()
         if self.hasFocus() or self.textCursor().hasSelection():
             self._drawn = False
+            painter = QPainter(viewport)  # the paper, as Qt fills a see-through viewport
+            painter.fillRect(event.rect(), viewport.palette().color(viewport.backgroundRole()))
+            painter.end()
             super().paintEvent(event)
             return
-        viewport = self.viewport()
         ratio = viewport.devicePixelRatioF()
         pixmap = self._pixmap
         if pixmap is None or pixmap.size() != viewport.size() * ratio:

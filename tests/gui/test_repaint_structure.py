@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
-from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser
+from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
 from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.canvas.scene import RectGrid
 from gui.paint_cache import PaintCache
 from gui.panels.text_cache import CachedTextBrowser
+from gui.theme import THEME
 
 
 def _stepped(make_window):  # noqa: ANN001, ANN202
@@ -40,9 +41,14 @@ def _as_qt_draws(browser: CachedTextBrowser) -> QImage:
     plain.show()
     QApplication.processEvents()
     plain.verticalScrollBar().setValue(browser.verticalScrollBar().value())
-    image = plain.viewport().grab().toImage()
+    image = _pixels(plain.viewport())
     plain.close()
     return image
+
+
+def _pixels(widget: QWidget) -> QImage:
+    """What ``widget`` shows, in one pixel format (an opaque viewport grabs without alpha)."""
+    return widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
 
 
 def test_a_step_draws_the_chain_rule_text_once_however_often_the_window_repaints(
@@ -66,11 +72,11 @@ def test_the_chain_rule_text_looks_as_qt_draws_it(make_window) -> None:  # noqa:
     for _ in range(3):
         win.player.step_forward()
         QApplication.processEvents()
-        shown = browser.viewport().grab().toImage()
+        shown = _pixels(browser.viewport())
         assert shown == _as_qt_draws(browser)
     win.enter_presentation()  # bigger text, another size: drawn again, still the same
     QApplication.processEvents()
-    shown = browser.viewport().grab().toImage()
+    shown = _pixels(browser.viewport())
     assert shown == _as_qt_draws(browser)
 
 
@@ -83,6 +89,8 @@ def test_a_selection_in_the_chain_rule_text_is_drawn(make_window) -> None:  # no
     QApplication.processEvents()
     selected = browser.viewport().grab().toImage()
     assert selected != before  # the highlight shows: QTextBrowser painted it
+    corner = (selected.width() - 1, selected.height() - 1)  # on paper, as before
+    assert selected.pixelColor(*corner) == before.pixelColor(*corner) == THEME.paper
     assert browser.draws == draws
     cursor = browser.textCursor()
     cursor.clearSelection()
