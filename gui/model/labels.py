@@ -250,7 +250,8 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str = colours.TEXT) -> str:
     """A matrix in square brackets; cells are HTML, right-aligned so digits line up.
 
     The brackets are two narrow cells spanning all rows, each with three borders,
-    so their serifs stay short whatever the width of the numbers.
+    so their serifs stay short whatever the width of the numbers. The colour is the
+    cell's own (a span in each cell cost the panel's layout a format per number).
     """
     rows = len(cells)
     b = f"2px solid {colours.TEXT}"
@@ -263,10 +264,9 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str = colours.TEXT) -> str:
         out.append("<tr>")
         if i == 0:
             out.append(bracket.format(side="left"))
-        for cell in row:
+        for cell in row:  # one line each, all as tall: no vertical alignment to ask for
             out.append(
-                f'<td align="right" valign="middle" style="padding:1px 5px; {NOWRAP}">'
-                f'<span style="color:{color}">{cell}</span></td>'
+                f'<td align="right" style="padding:1px 5px; {NOWRAP}; color:{color}">{cell}</td>'
             )
         if i == 0:
             out.append(bracket.format(side="right"))
