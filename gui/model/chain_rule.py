@@ -23,10 +23,12 @@ def chain_rule_html(
     frame: Frame,
     end_to_end: Callable[[], EndToEnd | None],
     base_pt: float,
+    compact: bool = False,
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
-    called only then: it is the expensive part)."""
+    called only then: it is the expensive part). ``compact``: a step's symbolic line
+    and its numbers share one line (:func:`labels.step_html`)."""
     results = tl.results
     trace = results.trace
     body: list[str] = []
@@ -70,6 +72,7 @@ def chain_rule_html(
                 graph,
                 trace.output,
                 senders,
+                compact,
             )
         )
     elif frame.active_group is not None:

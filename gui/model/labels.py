@@ -346,11 +346,15 @@ def step_html(
     graph: Any = None,
     output: str | None = None,
     senders: Sequence[str] | None = None,
+    compact: bool = False,
 ) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
     ``contribution`` is which of the operand's ``fan_in`` incoming gradients this is;
     ``senders`` names the consumer of each of them, in order (for the fan-out note).
+    ``compact`` writes the symbolic line and the numbers side by side, and the words
+    on the Jacobian after the operation: two lines less (a short, wide panel:
+    presentation mode on a projector).
     """
     c, o, A = step.consumer, step.operand, objective
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
@@ -365,12 +369,9 @@ def step_html(
             size="115%",
         )
     )
-    parts.append(
-        h_para(
-            f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}.",
-            colours.TEXT_MUTED,
-        )
-    )
+    operation = f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}."
+    said = len(parts)  # where the operation is said
+    parts.append(h_para(operation, colours.TEXT_MUTED))
     accumulate = fan_in > 1 or step.before is not None
     eq = "+=" if accumulate else "="
 
@@ -380,7 +381,9 @@ def step_html(
     if j_idx:
         sym.append(h_sigma(j_idx))
     sym += [_grad_symbol(A, c, j_idx), "·", h_partial(h_name(c, j_idx), h_name(o, i_idx))]
-    parts.append(h_equation(sym))
+    if not compact:
+        parts.append(h_equation(sym))
+    lead = (sym if compact else []) + ["&nbsp;" * 6]  # the numbers line's start: an indent
 
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and A != c else ""
@@ -389,17 +392,20 @@ def step_html(
     vjp_html = h_numbers(step.vjp, colours.GRAD_TEXT)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
         num = [eq if not accumulate else "+=", up_html, "·", h_jacobian(jac), "=", vjp_html]
-        parts.append(h_equation(["&nbsp;" * 6] + num))
+        parts.append(h_equation(lead + num))
         if jac.shape != (1, 1):
-            parts.append(
-                h_para(
-                    f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
-                    f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
-                    f"columns {h_name(o)}'s).",
-                    colours.TEXT_MUTED,
-                    "90%",
-                )
+            words = (
+                f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
+                f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
+                f"columns {h_name(o)}'s)."
             )
+            if compact:  # after the operation, on its line: one line less again
+                parts[said] = h_para(
+                    f'{operation} <span style="font-size:90%">{words[0].upper()}{words[1:]}</span>',
+                    colours.TEXT_MUTED,
+                )
+            else:
+                parts.append(h_para(words, colours.TEXT_MUTED, "90%"))
     else:
         parts.append(
             h_para(
@@ -408,7 +414,7 @@ def step_html(
                 colours.JACOBIAN,
             )
         )
-        parts.append(h_equation(["&nbsp;" * 6, "upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
+        parts.append(h_equation(lead + ["upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
 
     # Accumulation at the operand: grad += vjp
     is_leaf = _is_leaf(graph, o)

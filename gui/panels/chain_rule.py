@@ -23,6 +23,9 @@ BASE_PT = CHAIN_RULE_PT
 #: The equations shrink to fit the panel's width (and, with ``fit_height``, its height),
 #: down to this share of their size.
 MIN_FIT = 0.55
+#: ... and a step written compactly (still too tall at MIN_FIT) down to this share: a 6x9
+#: Jacobian above a 3x3 gradient on a 1280x720 projector.
+MIN_FIT_COMPACT = 0.5
 
 
 class ChainRulePanel(QWidget):
@@ -46,6 +49,9 @@ class ChainRulePanel(QWidget):
         # Presentation mode: the step also fits the height (a class cannot scroll the
         # projector); the window's panel scrolls instead of shrinking a tall step.
         self.fit_height = False
+        # A step too tall at the smallest size writes its symbolic line and its numbers
+        # side by side (presentation mode: the panel is short and wide).
+        self.compact = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -59,8 +65,8 @@ class ChainRulePanel(QWidget):
     def html(self, fit: float = 1.0) -> str:
         """The panel's content for the player's current frame, at ``fit`` x its size."""
         p = self.player
-        return chain_rule_html(p.doc.graph, p.timeline, p.frame, p.end_to_end,
-                               BASE_PT * THEME.scale * fit)
+        size = BASE_PT * THEME.scale * fit
+        return chain_rule_html(p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact)
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -93,14 +99,24 @@ class ChainRulePanel(QWidget):
 
     def _fit(self) -> None:
         """Render at full size, then smaller until the widest equation fits the width
-        and, with ``fit_height``, the text fits the height (three tries)."""
+        and, with ``fit_height``, the text fits the height (three tries); a step still
+        too tall at the smallest size is written compactly (two lines less) and fitted
+        again, a little smaller if it must."""
+        self.compact = False
+        self._fit_size(MIN_FIT)
+        if self.fit <= MIN_FIT and self._too_tall():
+            self.compact = True
+            self._fit_size(MIN_FIT_COMPACT)
+
+    def _fit_size(self, floor: float) -> None:
+        """Render at full size, then smaller (not below ``floor``) until the text fits."""
         self.fit = 1.0
         self._show(self.html())
         for _ in range(3):  # text sizes scale with the font: converges in a step or two
             shrink = self._overflow()
-            if shrink >= 1.0 or self.fit <= MIN_FIT:
+            if shrink >= 1.0 or self.fit <= floor:
                 break
-            self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
+            self.fit = max(floor, self.fit * shrink * 0.98)
             self._show(self.html(self.fit))
 
     def _show(self, html: str) -> None:
@@ -127,6 +143,11 @@ class ChainRulePanel(QWidget):
         if self.fit_height and 0 < high < tall:
             shrink = min(shrink, high / tall)
         return shrink
+
+    def _too_tall(self) -> bool:
+        """With ``fit_height``: the shown step is taller than the panel."""
+        doc, high = self.browser.document(), self.browser.viewport().height()
+        return self.fit_height and 0 < high - doc.documentMargin() < step_bottom(doc)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)

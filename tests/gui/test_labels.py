@@ -6,6 +6,8 @@ panels, checked against the seed tutorials' numbers.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -121,6 +123,17 @@ def test_step_html_has_fractions_sum_and_numbers(seed2) -> None:  # noqa: ANN001
         assert number in html
     fan = labels.step_html(step(seed2, "y1", "x3"), 9, 15, "A", 3, 2, g, "y")
     assert "Fan-out" in fan and "term 2 of 3" in fan and "+=" in fan
+
+
+def test_compact_step_html_says_the_same_in_two_lines_less(seed2) -> None:  # noqa: ANN001
+    g = seed2_graph()
+    full = labels.step_html(step(seed2, "y", "y1"), 1, 15, "A", 1, 1, g, "y")
+    compact = labels.step_html(step(seed2, "y", "y1"), 1, 15, "A", 1, 1, g, "y", compact=True)
+    assert "row vector ∂A/∂y" in full and "Row vector ∂A/∂y" in compact
+    assert compact.count("<p ") == full.count("<p ") - 1  # the words join the operation's line
+    equations = '<table cellspacing="2"'
+    assert compact.count(equations) == full.count(equations) - 1  # symbolic beside numbers
+    assert sorted(re.findall(r">([-0-9.]+)<", compact)) == sorted(re.findall(r">([-0-9.]+)<", full))
 
 
 def test_end_to_end_html_is_the_seed_product() -> None:
