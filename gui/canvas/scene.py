@@ -647,17 +647,27 @@ class CanvasScene(QGraphicsScene):
             return  # a pan or zoom that leaves the label whole and its size: stay
         centre = self._label_position(anchor, inner if fits else None)
         if fits:
-            centre = QPointF(min(max(centre.x(), inner.left()), inner.right()),
-                             min(max(centre.y(), inner.top()), inner.bottom()))
+            centre = _clamped(centre, inner)
+            if self._covers_box(centre, w, h):  # slid back over boxes: where it can be
+                centre = self._label_position(anchor, inner, slide=True)
         self.label.place(centre, anchor)
+
+    def _covers_box(self, centre: QPointF, w: float, h: float) -> bool:
+        """Would the label (``w`` x ``h``) centred at ``centre`` cover a node box?"""
+        m = 8.0  # the margin _label_position keeps around boxes
+        x, y = centre.x(), centre.y()
+        return bool(self.grid.query_bounds(x - w / 2 - m, y - h / 2 - m, x + w / 2 + m,
+                                           y + h / 2 + m))
 
     def _label_position(
         self, anchor: QPointF, inside: QRectF | None = None,
-        size: tuple[float, float] | None = None,
+        size: tuple[float, float] | None = None, slide: bool = False,
     ) -> QPointF:
         """A spot near ``anchor`` where the label (of ``size``, default its current
         one) covers no node box (or the least); with ``inside`` (where its centre may
-        go to be fully seen), only spots there, unless there are none."""
+        go to be fully seen), only spots there, unless there are none. ``slide``: the
+        spots outside ``inside`` are tried where they slide to, at its nearest edge (a
+        big label near the view's edge, whose every spot stuck out)."""
         w, h = self.label.label_size() if size is None else size
         ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
         dys = [0.0] + [d for u in ups for d in (-u, u)]
@@ -666,6 +676,9 @@ class CanvasScene(QGraphicsScene):
         dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
         ax, ay = anchor.x(), anchor.y()
         xs, ys = ax + np.array(dxs), ay + np.array(dys)
+        if slide and inside is not None:
+            xs = np.clip(xs, min(inside.left(), inside.right()), max(inside.left(), inside.right()))
+            ys = np.clip(ys, min(inside.top(), inside.bottom()), max(inside.top(), inside.bottom()))
         spots = np.column_stack((np.tile(xs, len(ys)), np.repeat(ys, len(xs))))  # dy-major
         # how much of the boxes near all the spots each spot covers, in one go (a big
         # label over a zoomed-out graph meets hundreds of boxes). The spots are a grid:
@@ -838,6 +851,12 @@ class CanvasScene(QGraphicsScene):
             self._batch = set(self.nodes)
             self._end_batch()
         self._far_changed()
+
+
+def _clamped(point: QPointF, rect: QRectF) -> QPointF:
+    """``point`` moved to the nearest point of ``rect``."""
+    return QPointF(min(max(point.x(), rect.left()), rect.right()),
+                   min(max(point.y(), rect.top()), rect.bottom()))
 
 
 def _spans_overlap(starts: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

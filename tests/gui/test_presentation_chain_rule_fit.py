@@ -99,3 +99,23 @@ def test_a_4x4_jacobian_step_is_written_compactly_to_fit(presenting: MainWindow)
     assert not panel.compact
     assert "row vector ∂out/∂z times the Jacobian" in panel.text()
     assert len(panel.browser.document().rootFrame().childFrames()) == equations + 1
+
+
+def test_a_big_edge_label_near_the_view_edge_keeps_off_the_step_boxes(
+    presenting: MainWindow,
+) -> None:
+    """Seed 3, step 3: the scaled-up 4x4 Jacobian label had no whole spot inside the view
+    that covered no box; the best one stuck out and was slid back over the step's own
+    boxes, hiding y and z. Its spots are now tried where they slide to."""
+    win = presenting
+    assert win.files.load_path(EXAMPLES_DIR / "seed3_mean_of_square.bpgraph", example=True)
+    win.player.seek(win.player.timeline.position_of_step(3))
+    QApplication.processEvents()
+    canvas = win.canvas.canvas
+    label = canvas.label.sceneBoundingRect()
+    assert canvas.label.isVisible() and canvas.label.scale() > 1.0  # enlarged to be read
+    assert win.canvas.mapToScene(win.canvas.viewport().rect()).boundingRect().contains(label)
+    for nid in ("y", "z"):
+        box = canvas.nodes[nid].scene_rect()
+        covered = label.intersected(box)
+        assert covered.width() * covered.height() < 0.1 * box.width() * box.height(), nid
