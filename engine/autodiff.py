@@ -193,7 +193,12 @@ def _fresh(vjp: np.ndarray, g: np.ndarray, xs: list, out: np.ndarray) -> bool:
     """Whether ``vjp`` is a buffer its VJP just made (not a view, not the upstream
     gradient or a value passed through), so a step recorded lazily, which keeps no
     VJP, leaves it free to hold the sum."""
-    return vjp.base is None and vjp is not g and vjp is not out and all(vjp is not x for x in xs)
+    if vjp.base is not None or vjp is g or vjp is out:
+        return False
+    for x in xs:  # a loop, not all() over a generator: this runs on most fan-ins
+        if vjp is x:
+            return False
+    return True
 
 
 def _propagate(

@@ -41,6 +41,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise sum, broadcasting.",
         ("torch.add", "Tensor.add", "+"),
         on_floats=operator.add,
+        passes=(True, True),
     ),
     binary(
         "sub",
@@ -51,6 +52,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise difference, broadcasting.",
         ("torch.sub", "Tensor.sub", "-"),
         on_floats=operator.sub,
+        passes=(True, False),
     ),
     binary(
         "mul",

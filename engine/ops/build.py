@@ -130,6 +130,7 @@ def binary(
     torch: tuple[str, ...],
     category: str = "Arithmetic",
     on_floats: Callable[[float, float], float] | None = None,
+    passes: tuple[bool, bool] = (False, False),
 ) -> Op:
     """A broadcasting elementwise binary op.
 
@@ -140,6 +141,10 @@ def binary(
     ``on_floats`` is the op on Python floats, for ops whose numpy ufunc is one IEEE
     operation (add, sub, mul): on 0-d operands the forward and ``grads`` (then plain
     arithmetic too) run on floats, the same bits at a third of a 0-d ufunc's cost.
+
+    ``passes[i]``: ``grads`` hands ``g`` itself on to operand ``i`` (add's operands,
+    sub's first), so when that operand has ``g``'s shape (nothing to un-broadcast) the
+    VJP is ``g`` without a call: on a backward pass that is most add and sub edges.
     """
 
     def forward(xs: Sequence[Array], attrs: Attrs) -> Array:
@@ -149,6 +154,8 @@ def binary(
         return fwd(a, b)
 
     def vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
+        if passes[i] and g.shape == xs[i].shape:
+            return g
         a, b = xs
         if on_floats is not None and g.ndim == 0 and a.ndim == 0 and b.ndim == 0:
             gf = float(g)

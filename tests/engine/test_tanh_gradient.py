@@ -36,3 +36,16 @@ def test_scalar_and_tensor_paths_agree_and_scale_by_g() -> None:
     scalars = [OPS["tanh"].vjp(0, g[i, j], [y[i, j]], y[i, j], {}) for i in (0, 1) for j in (0, 1)]
     np.testing.assert_array_equal(tensor.ravel(), np.array(scalars, dtype=float))
     assert np.isnan(OPS["tanh"].vjp(0, np.ones(1), [np.ones(1)], np.array([np.nan]), {})).all()
+
+
+def test_the_tensor_path_is_two_a_minus_a_squared_bit_for_bit() -> None:
+    # The same bits as the formula spelt out with binary products, whichever numpy
+    # loops compute it (the square is numpy's unary one): the torch agreement above
+    # rests on this rounding sequence.
+    rng = np.random.default_rng(7)
+    y = np.tanh(np.concatenate([rng.normal(size=2000) * 3.0, rng.uniform(-20, 20, 2000)]))
+    g = rng.normal(size=y.shape)
+    a = 1.0 - np.abs(y)
+    want = g * (2.0 * a - a * a)
+    got = OPS["tanh"].vjp(0, g, [y], y, {})
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
