@@ -10,8 +10,9 @@ lines, higher contrast) is one switch rather than a hunt through the views.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from gui.model import colours
 
@@ -91,6 +92,45 @@ THEME = Theme()
 #: Point size of the chain-rule panel's text before ``THEME.scale``: the canvas camera
 #: zooms so box text is at least this large on screen.
 CHAIN_RULE_PT = 12.0
+
+#: The face node names are set in: JetBrains Mono NL ExtraBold (SIL Open Font License,
+#: licence beside it), bundled so that every machine, the exports and the tests draw
+#: the same glyphs. Its 1 (flag and foot), l (curved foot) and I (serifs), and its
+#: dotted 0 beside a round O, differ at a glance, which a short name such as ``y1`` or
+#: ``acc0`` read from the back of a room needs; its weight holds up on a projector.
+#: The OCR of ``benchmarks/bench_legibility.py`` misreads those digits less often than
+#: in DejaVu Sans Mono Bold, the face before it, whose widths it shares (compact names
+#: keep their sizes, the camera its framing).
+NAME_FONT_FILE = (
+    Path(__file__).resolve().parent.parent / "assets" / "fonts" / "JetBrainsMonoNL-ExtraBold.ttf"
+)
+#: The name face when the bundled file cannot be loaded (a monospace face just as clear).
+FALLBACK_NAME_FAMILY = "DejaVu Sans Mono"
+_name_family: list[str] = []
+
+
+def name_family() -> str:
+    """The family of :data:`NAME_FONT_FILE`, loaded into the application once (the
+    QApplication must exist); :data:`FALLBACK_NAME_FAMILY` when it cannot be."""
+    if not _name_family:
+        font_id = (
+            QFontDatabase.addApplicationFont(str(NAME_FONT_FILE))
+            if NAME_FONT_FILE.is_file()
+            else -1
+        )
+        families = QFontDatabase.applicationFontFamilies(font_id) if font_id >= 0 else []
+        _name_family.append(families[0] if families else FALLBACK_NAME_FAMILY)
+    return _name_family[0]
+
+
+def name_font(point_size: float) -> QFont:
+    """A node name's font at ``point_size`` (the bundled face's weight; the fallback
+    face's bold)."""
+    font = QFont(name_family())
+    font.setWeight(QFont.Weight.ExtraBold)
+    font.setPointSizeF(point_size)
+    return font
+
 
 #: The font scale used in presentation mode unless the user chose another (persisted).
 PRESENTATION_SCALE = 1.6

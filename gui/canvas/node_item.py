@@ -39,7 +39,7 @@ from ..model.semantic_zoom import (
     compact_sizes,
     is_compact,
 )
-from ..theme import THEME
+from ..theme import THEME, name_font
 from .port_item import UNIT, PortItem, cfont, cline, port_style
 
 #: Point size of a box's values and gradients (its main text) at zoom 1.
@@ -106,10 +106,11 @@ _compact_cache: list[_CompactFonts] = []
 
 def compact_fonts() -> _CompactFonts:
     """The compact form's fonts at :data:`COMPACT_REF_PT` (built once). The name is in
-    the bold monospace face: its 1, l and I, 0 and O differ at a glance, which a
-    short name such as ``y1`` read from the back of a room needs."""
+    the theme's name face (:func:`gui.theme.name_font`): its 1, l and I, 0 and O
+    differ at a glance, which a short name such as ``y1`` read from the back of a room
+    needs."""
     if not _compact_cache:
-        name = cfont(COMPACT_REF_PT, bold=True, mono=True)
+        name = name_font(COMPACT_REF_PT * UNIT)
         mono = cfont(COMPACT_REF_PT, mono=True)
         _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name),
                                             QFontMetricsF(mono)))
