@@ -31,7 +31,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QMenuBar,
     QMessageBox,
+    QTabBar,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -121,6 +123,20 @@ def _title_bar(dock: QDockWidget) -> QRect | None:
     return QRect(0, 0, dock.width(), widget.y())
 
 
+def _tabs_state(bar: QTabBar) -> tuple[object, ...]:
+    """What a tab bar shows that can change without an event reaching it."""
+    tabs = tuple((bar.tabText(i), bar.isTabEnabled(i), bar.isTabVisible(i))
+                 for i in range(bar.count()))
+    return bar.currentIndex(), tabs
+
+
+def _menu_state(bar: QMenuBar) -> tuple[object, ...]:
+    """What a menu bar shows that can change without an event reaching it (the menu
+    highlighted from the keyboard)."""
+    menus = tuple((a.text(), a.isVisible(), a.isEnabled()) for a in bar.actions())
+    return bar.activeAction(), menus
+
+
 class MainWindow(QMainWindow):
     """One document in one window."""
 
@@ -200,6 +216,8 @@ class MainWindow(QMainWindow):
         self.panels_dock = self._dock("Panels", "PanelsDock", self.tabs,
                                       Qt.DockWidgetArea.BottomDockWidgetArea)
         self.panels_dock.setTitleBarWidget(QWidget())  # the tabs are title enough
+        tab_bar = self.tabs.tabBar()  # a whole-window repaint blits it while it looks the same
+        PaintCache(tab_bar, state=lambda: _tabs_state(tab_bar), backdrop=True)
         self.resizeDocks([self.palette_dock, self.inspector_dock], [215, 340],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
@@ -336,6 +354,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         act = self.actions
         bar = self.menuBar()
+        PaintCache(bar, state=lambda: _menu_state(bar), backdrop=True)  # as the tab bar
         file = bar.addMenu("&File")
         file.addActions([act["new"], act["open"]])
         self.examples_menu = file.addMenu("Open E&xample")

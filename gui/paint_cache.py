@@ -16,7 +16,7 @@ Only children are left out of the pixmap: each paints (or blits) on its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QPainter, QPixmap, QRegion
@@ -51,7 +51,13 @@ class PaintCache(QObject):
     widget that changes on every frame gains nothing here: use it for widgets that
     change rarely. ``area`` (optional) says which rectangle the widget paints itself
     (a dock: its title bar; blitting a big, mostly transparent pixmap costs more than
-    the painting), or None when it should paint as usual for now. ``hits`` and
+    the painting), or None when it should paint as usual for now. ``state``
+    (optional) returns what the widget shows that can change without an event (a
+    scroll bar's range and position): a pixmap of another state is not blitted, so a
+    widget asked to repaint for a change that came back (a range set twice) blits
+    instead of painting the same again. ``backdrop``: the pixmap holds what is behind
+    the widget too (a scroll bar's edges are see-through: blitted alone over its
+    parent they came out a shade off). ``hits`` and
     ``misses`` count blits and real paints (tests read them).
     """
 
@@ -60,11 +66,16 @@ class PaintCache(QObject):
         widget: QWidget,
         changed: Iterable[SignalInstance] = (),
         area: Callable[[], QRect | None] | None = None,
+        state: Callable[[], Hashable] | None = None,
+        backdrop: bool = False,
     ) -> None:
         super().__init__(widget)
         self._widget = widget
         self._area = area or widget.rect
+        self._state = state or _no_state
+        self._backdrop = backdrop
         self._rect = QRect()  # the area the pixmap shows
+        self._shows: Hashable = None  # the state it shows
         self._pixmap: QPixmap | None = None
         self._capture_due = False
         self._painting = False
@@ -92,7 +103,7 @@ class PaintCache(QObject):
         if rect is None or rect.isEmpty():
             self._pixmap = None
             return False
-        if pixmap is None or rect != self._rect:
+        if pixmap is None or rect != self._rect or self._state() != self._shows:
             self.misses += 1
             self._pixmap = None
             if not self._capture_due:
@@ -113,12 +124,20 @@ class PaintCache(QObject):
         if self._pixmap is not None or not widget.isVisible() or rect is None or rect.isEmpty():
             return
         ratio = widget.devicePixelRatioF()
-        pixmap = QPixmap(rect.size() * ratio)
-        pixmap.setDevicePixelRatio(ratio)
-        pixmap.fill(Qt.GlobalColor.transparent)
         self._painting = True
         try:
-            widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
+            if self._backdrop:  # the window there: its parents, then the widget
+                window = widget.window()
+                pixmap = window.grab(QRect(widget.mapTo(window, rect.topLeft()), rect.size()))
+            else:
+                pixmap = QPixmap(rect.size() * ratio)
+                pixmap.setDevicePixelRatio(ratio)
+                pixmap.fill(Qt.GlobalColor.transparent)
+                widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
         finally:
             self._painting = False
-        self._pixmap, self._rect = pixmap, rect
+        self._pixmap, self._rect, self._shows = pixmap, rect, self._state()
+
+
+def _no_state() -> None:
+    return None

@@ -13,6 +13,7 @@ from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
+from ..paint_cache import PaintCache
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
 from .follow import FollowPlayer
@@ -55,6 +56,14 @@ class ChainRulePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
+        bar = self.browser.verticalScrollBar()
+        # A new step empties the page, then fills it: the bar's range goes to 0 and
+        # back, and Qt repaints the bar although it looks the same: blit it then.
+        PaintCache(
+            bar,
+            state=lambda: (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep()),
+            backdrop=True,
+        )
         self.follow = FollowPlayer(self, player, self._render)
         self.refresh()
 

@@ -8,7 +8,7 @@ edges in view at once instead of asking the grid about each.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
@@ -211,3 +211,68 @@ def _extent(grid: RectGrid) -> tuple[float, float, float, float]:
     b = grid.bounds_array()
     left, top = b[:, 0].min(), b[:, 1].min()
     return left, top, b[:, 2].max() - left, b[:, 3].max() - top
+
+
+def test_a_new_page_blits_the_chain_rule_scroll_bar_that_looks_the_same(
+    make_window,  # noqa: ANN001
+) -> None:
+    """A step empties the chain-rule page and fills it again: the scroll bar's range
+    goes to 0 and back, and Qt repainted it (as well as in the window's repaint)
+    although it looks the same."""
+    win = make_window(size=(1280, 720))  # a short panel: the text scrolls
+    win.player.seek(win.player.timeline.position_of_step(1))
+    QApplication.processEvents()
+    bar = win.chain_rule.browser.verticalScrollBar()
+    cache = bar.findChild(PaintCache)
+    assert cache is not None and bar.isVisible() and bar.maximum() > 0
+    QApplication.processEvents()
+    win.repaint()
+    misses, hits = cache.misses, cache.hits
+    for _ in range(3):
+        win.chain_rule.refresh()  # the same step written again: a new page, same range
+        QApplication.processEvents()
+        win.repaint()
+    assert cache.misses == misses and cache.hits >= hits + 6
+    area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
+    blitted = win.grab(area).toImage()
+    assert cache.hits > hits + 6
+    cache.invalidate()
+    painted = win.grab(area).toImage()
+    assert cache.misses == misses + 1
+    assert painted == blitted  # the bar as the style paints it, over what is behind it
+    bar.setValue(10)  # scrolled: another state, painted
+    QApplication.processEvents()
+    bar.repaint()
+    assert cache.misses > misses + 1
+
+
+def test_a_whole_window_repaint_blits_the_tab_and_menu_bars(make_window) -> None:  # noqa: ANN001
+    win = _stepped(make_window)
+    bars = [win.tabs.tabBar(), win.menuBar()]
+    caches = [bar.findChild(PaintCache) for bar in bars]
+    QApplication.processEvents()
+    win.repaint()
+    before = [(c.hits, c.misses) for c in caches]
+    for _ in range(3):
+        win.player.step_forward()
+        QApplication.processEvents()
+        win.repaint()
+    for cache, (hits, misses) in zip(caches, before, strict=True):
+        assert cache.misses == misses and cache.hits >= hits + 3
+    for bar, cache in zip(bars, caches, strict=True):
+        area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
+        blitted = win.grab(area).toImage()
+        cache.invalidate()
+        assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
+    tabs, cache = bars[0], caches[0]
+    QApplication.processEvents()
+    misses = cache.misses
+    win.tabs.setCurrentIndex(1)  # another tab: painted again
+    QApplication.processEvents()
+    win.repaint()
+    assert cache.misses > misses
+    QApplication.processEvents()
+    misses = cache.misses
+    tabs.setTabText(2, "Heatmap")  # a new tab text: painted again
+    win.repaint()
+    assert cache.misses > misses
