@@ -12,6 +12,10 @@ from ..errors import shape_text
 from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
 from .record import Array, Attr, Attrs, Op, OpShapeError, Shape
 
+#: 1.0 as a 0-d array, for ``1 - |y|`` in place: a Python float operand is converted
+#: to one on every ufunc call (0.3 µs of tanh's gradient at 64x64).
+_ONE = np.ones(())
+
 
 def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
     """``g * (1 - out²)`` as PyTorch's tanh_backward computes it, ``1 - y²`` within one
@@ -31,7 +35,7 @@ def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
         r = 2.0 * a - a * a
         return np.asarray(float(g) * r) if g.ndim == 0 else g * r
     a = np.abs(out)
-    np.subtract(1.0, a, a)
+    np.subtract(_ONE, a, a)
     square = np.square(a)
     a += a
     a -= square

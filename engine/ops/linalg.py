@@ -47,9 +47,11 @@ def _matmul_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
 
 
 def _matmul_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    """Two matrices go through ``ndarray.dot``: the same BLAS call and bits as
+    ``np.matmul`` there, without the generalised ufunc's dispatch (0.5 µs a call)."""
     a, b = xs
     try:
-        return np.matmul(a, b)
+        return a.dot(b) if a.ndim == b.ndim == 2 else np.matmul(a, b)
     except ValueError:  # numpy refuses what torch refuses, but says it less clearly
         _matmul_parts(a.shape, b.shape)
         raise
@@ -57,9 +59,9 @@ def _matmul_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
 
 def _matmul_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
     a, b = xs
-    if a.ndim == b.ndim == 2:  # the common case: no promotion, no batch
+    if a.ndim == b.ndim == 2:  # the common case: no promotion, no batch (dot: as forward)
         # numpy multiplies by a contiguous copy of b.T faster than by the transposed view
-        return g @ np.ascontiguousarray(b.T) if i == 0 else a.T @ g
+        return g.dot(np.ascontiguousarray(b.T)) if i == 0 else a.T.dot(g)
     if a.ndim == 1 and b.ndim == 1:
         return g * (b if i == 0 else a)
     batch, pa, pb = _matmul_parts(a.shape, b.shape)
