@@ -656,8 +656,9 @@ class CanvasScene(QGraphicsScene):
         """Would the label (``w`` x ``h``) centred at ``centre`` cover a node box?"""
         m = 8.0  # the margin _label_position keeps around boxes
         x, y = centre.x(), centre.y()
-        return bool(self.grid.query_bounds(x - w / 2 - m, y - h / 2 - m, x + w / 2 + m,
-                                           y + h / 2 + m))
+        b = self.grid.bounds_array()  # numpy over all: a big label meets many grid cells
+        return bool(np.any((b[:, 0] < x + w / 2 + m) & (b[:, 2] > x - w / 2 - m)
+                           & (b[:, 1] < y + h / 2 + m) & (b[:, 3] > y - h / 2 - m)))
 
     def _label_position(
         self, anchor: QPointF, inside: QRectF | None = None,
