@@ -508,7 +508,13 @@ class NodeItem(QGraphicsRectItem):
         return self._rect.translated(x, y), band, BAND[self.content.style]
 
     def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]]) -> None:
-        """Name and value (and the gradient being received) large, centred in the box."""
+        """Name and value (and the gradient being received) large, centred in the box.
+
+        Each line is laid out at :data:`COMPACT_REF_PT`, where its width was measured,
+        and scaled to its size, so it is drawn as wide as :func:`compact_sizes` fitted it
+        into the box. Set to a small point size instead, a font is laid out with advances
+        rounded to its whole pixels: up to 8 % wider, which ran a long value into the
+        box's sides, where the edges plug in, so an edge seemed to run into the text."""
         f = compact_fonts()
         per_pt = f.fm_mono.lineSpacing() / COMPACT_REF_PT
         y = (self._rect.height() - per_pt * sum(pt for _ln, pt in lines)) / 2
@@ -516,12 +522,15 @@ class NodeItem(QGraphicsRectItem):
         for ln, pt in lines:
             if pt < 1.0:
                 continue
-            font = QFont(f.name if ln.kind == "name" else f.mono)
-            font.setPointSizeF(pt)
-            painter.setFont(font)
+            k = pt / COMPACT_REF_PT
+            painter.save()
+            painter.translate(0, y)
+            painter.scale(k, k)
+            painter.setFont(f.name if ln.kind == "name" else f.mono)
             painter.setPen(colours[ln.kind])
-            painter.drawText(QRectF(0, y, self._rect.width(), per_pt * pt),
+            painter.drawText(QRectF(0, 0, self._rect.width() / k, per_pt * COMPACT_REF_PT),
                              Qt.AlignmentFlag.AlignCenter, ln.text)
+            painter.restore()
             y += per_pt * pt
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,

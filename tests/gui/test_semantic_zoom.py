@@ -97,3 +97,40 @@ def test_canvas_draws_compact_boxes_when_zoomed_out(qtbot) -> None:  # noqa: ANN
     form = item.compact_form(view.zoom())
     assert form is not None and form[0][0].text == nid
     assert view.box_text_pt(nid) > 1.5 * 4.0  # 4 pt: the full box at this zoom
+
+
+def test_compact_text_is_drawn_as_wide_as_it_was_fitted(qtbot) -> None:  # noqa: ANN001
+    # A long value fitted into a compact box at a small size: drawn, it keeps the
+    # margin it was fitted with, clear of the box's sides where the edges plug in
+    # (it used to be laid out up to 8 % wider and ran into them).
+    import numpy as np
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
+
+    from gui.canvas.view import CanvasView
+    from gui.document import GraphDocument
+
+    doc = GraphDocument()
+    doc.add_node("n1_1", "input", (0.0, 0.0), value=[-0.04243, 1.618, 1.618])
+    view = CanvasView(doc)
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    item = view.node_item("n1_1")
+    zoom = 0.5  # the value is fitted to the box's width, at about 15 pt
+    form = item.compact_form(zoom)
+    assert form is not None and form[1][0].text.startswith("[-0.04243")
+    width, height = item.size
+    image = QImage(int(width * zoom) + 4, int(height * zoom) + 4, QImage.Format.Format_RGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    painter.scale(zoom, zoom)
+    item.paint(painter, QStyleOptionGraphicsItem())
+    painter.end()
+    grey = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., 1]
+    grey = grey[:, : image.width()]
+    inside = grey[3 : int(height * zoom) - 3, 3 : int(width * zoom) - 3]  # the sides left out
+    ink = np.nonzero((inside < 128).any(axis=0))[0] + 3
+    margin = 8.0 * zoom  # compact_sizes fits text into the box less 8 units a side
+    assert ink.min() >= margin - 0.5, (ink.min(), margin)
+    assert ink.max() <= width * zoom - margin + 0.5, (ink.max(), width * zoom - margin)
