@@ -539,7 +539,7 @@ def end_to_end_html(
     vjp: Sequence[np.ndarray],
     heading: bool = True,
 ) -> str:
-    """The seeds' whole computation in one line: ``[∂A/∂x₁ …] = vᵀ · J = [...]``.
+    """The seeds' whole computation: ``[∂A/∂x₁ …] = vᵀ · J = [...]``, numbers on a line below.
 
     ``jac`` is the end-to-end Jacobian (columns grouped by leaf, as the engine returns
     it), ``vjp`` the leaves' gradients from this one backward call (zeros where none flows).
@@ -567,9 +567,16 @@ def end_to_end_html(
         "·",
         h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), colours.JACOBIAN),
     ]
-    if flat is not None:
-        row += ["=", h_numbers(flat, colours.GRAD_TEXT, as_row=True)]
-    parts.append(h_equation(row))
+    if flat is None:
+        parts.append(h_equation(row))
+        return "".join(parts)
+    result = ["=", h_numbers(flat, colours.GRAD_TEXT, as_row=True)]
+    # vᵀ, J's columns and vᵀJ side by side: more numbers across than a vector's worth run
+    # off a presentation panel's edge (classifier_head's 25), so vᵀJ gets a line of its own.
+    if np.size(gradient) + jac.shape[1] + flat.size > PANEL_MAX_VECTOR:
+        parts += [h_equation(row), h_equation(["&nbsp;&nbsp;", *result])]
+    else:
+        parts.append(h_equation(row + result))
     return "".join(parts)
 
 

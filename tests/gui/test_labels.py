@@ -144,6 +144,20 @@ def test_end_to_end_html_is_the_seed_product() -> None:
         assert f">{number}<" in html
 
 
+def test_end_to_end_html_gives_a_wide_vjp_a_line_of_its_own() -> None:
+    """classifier_head's summary (vᵀ, 12 columns of J, 12 of vᵀJ on one line) ran past a
+    presentation panel's right edge: a row of more than a vector's worth of numbers is split
+    before ``= vᵀJ``; the seeds' short rows stay on one line."""
+    jac = np.arange(1.0, 13.0).reshape(1, 12)
+    grads = [np.array(v) for v in jac[0]]
+    wide = labels.end_to_end_html("loss", "loss", [f"x{i}" for i in range(12)], jac,
+                                  np.array(1.0), grads)
+    assert wide.count('<table cellspacing="2"') == 3  # lhs = vᵀJ; = v · J; = vᵀJ's numbers
+    short = labels.end_to_end_html("y", "A", ["x1", "x2", "x3"], np.eye(3), np.ones(3),
+                                   [np.array(1.0)] * 3)
+    assert short.count('<table cellspacing="2"') == 2
+
+
 def test_composition_lists_paths_and_matches_engine_block(seed2) -> None:  # noqa: ANN001
     jac = np.array([[6.0, 3, 2], [1, 1, 1], [1, 3, 2]])
     html = labels.composition_html(seed2.steps, "y", ["x1", "x2", "x3"], [1, 1, 1], jac)

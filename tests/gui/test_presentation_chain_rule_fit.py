@@ -37,8 +37,8 @@ def _random50(win: MainWindow) -> None:
 
 def _step_in_view(win: MainWindow, k: int) -> str:
     """Show step ``k``; assert its text lies inside the panel, scrolled to the top, with
-    nothing to scroll (but the whole call's summary after the last step); return its
-    title line."""
+    nothing to scroll (but the whole call's summary after the last step) and nothing
+    past the right edge; return its title line."""
     win.player.seek(win.player.timeline.position_of_step(k))
     QApplication.processEvents()
     text = win.chain_rule.text()
@@ -49,8 +49,7 @@ def _step_in_view(win: MainWindow, k: int) -> str:
     assert bar.value() == 0 and (summary or bar.maximum() == 0), (k, bar.maximum())
     first = doc.documentLayout().blockBoundingRect(doc.firstBlock())
     assert first.top() >= 0 and step_bottom(doc) <= viewport.height(), (k, step_bottom(doc))
-    if not summary:  # the width still fits as well (the summary's table may not)
-        assert doc.idealWidth() <= viewport.width() + 1
+    assert doc.idealWidth() <= viewport.width() + 1  # and the width, the summary's too
     return text.splitlines()[0]
 
 
