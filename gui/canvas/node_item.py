@@ -10,7 +10,7 @@ change is not laid out again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -36,7 +36,7 @@ from ..model.semantic_zoom import (
     CompactLine,
     compact_lines,
     compact_min_zoom,
-    compact_sizes,
+    compact_rows,
     is_compact,
 )
 from ..theme import THEME, name_font
@@ -101,6 +101,8 @@ class _CompactFonts:
 
 #: Compact text is measured at this size and scaled (widths grow with the size).
 COMPACT_REF_PT = 10.0
+#: Between a compact box's value and gradient written side by side.
+BESIDE_GAP = "  "
 _compact_cache: list[_CompactFonts] = []
 
 
@@ -469,7 +471,10 @@ class NodeItem(QGraphicsRectItem):
         if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
             return None
         lines, widths, line, room = self._compact_metrics()
-        sizes = compact_sizes(zoom, self.min_screen_pt(), widths, line, room)
+        gap = advance(compact_fonts().fm_mono, BESIDE_GAP) / COMPACT_REF_PT
+        sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
+        if beside:
+            lines[2] = replace(lines[2], beside=True)
         return list(zip(lines, sizes, strict=True))
 
     def compact_min_zoom(self) -> float:
@@ -517,19 +522,32 @@ class NodeItem(QGraphicsRectItem):
         box's sides, where the edges plug in, so an edge seemed to run into the text."""
         f = compact_fonts()
         per_pt = f.fm_mono.lineSpacing() / COMPACT_REF_PT
-        y = (self._rect.height() - per_pt * sum(pt for _ln, pt in lines)) / 2
-        colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
+        rows: list[list[tuple[CompactLine, float]]] = []
         for ln, pt in lines:
-            if pt < 1.0:
-                continue
+            if pt >= 1.0:
+                if ln.beside and rows:
+                    rows[-1].append((ln, pt))
+                else:
+                    rows.append([(ln, pt)])
+        y = (self._rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
+        colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
+        for row in rows:
+            pt = row[0][1]
             k = pt / COMPACT_REF_PT
+            gap = advance(f.fm_mono, BESIDE_GAP)
+            widths = [advance(f.fm_name if ln.kind == "name" else f.fm_mono, ln.text)
+                      for ln, _pt in row]
+            x = (self._rect.width() / k - sum(widths) - gap * (len(row) - 1)) / 2
             painter.save()
             painter.translate(0, y)
             painter.scale(k, k)
-            painter.setFont(f.name if ln.kind == "name" else f.mono)
-            painter.setPen(colours[ln.kind])
-            painter.drawText(QRectF(0, 0, self._rect.width() / k, per_pt * COMPACT_REF_PT),
-                             Qt.AlignmentFlag.AlignCenter, ln.text)
+            for (ln, _pt), width in zip(row, widths, strict=True):
+                painter.setFont(f.name if ln.kind == "name" else f.mono)
+                painter.setPen(colours[ln.kind])
+                painter.drawText(QRectF(x, 0, width, per_pt * COMPACT_REF_PT),
+                                 Qt.AlignmentFlag.AlignCenter,
+                                 ln.text)
+                x += width + gap
             painter.restore()
             y += per_pt * pt
 

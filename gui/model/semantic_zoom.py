@@ -19,6 +19,9 @@ MIN_EXTRA_SHARE = 0.6
 NAME_GROW = 1.5
 #: Longest compact line (characters) before it is cut with an ellipsis.
 MAX_COMPACT_CHARS = 22
+#: Value and gradient go side by side (freeing a line for the name) only when they
+#: keep at least this share of the size they would have stacked.
+BESIDE_KEEP = 0.95
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class CompactLine:
 
     text: str
     kind: str
+    #: Drawn after the previous line, on its row (see :func:`compact_rows`).
+    beside: bool = False
 
 
 def is_compact(zoom: float, box_pt: float, min_screen_pt: float) -> bool:
@@ -118,6 +123,38 @@ def compact_sizes(
     if name_w > 0:
         grown = min(grown, room_w / name_w)
     return [max(name_pt, grown), *sizes]
+
+
+def compact_rows(
+    zoom: float,
+    min_screen_pt: float,
+    widths_per_pt: list[float],
+    line_per_pt: float,
+    room: tuple[float, float],
+    gap_per_pt: float,
+) -> tuple[list[float], bool]:
+    """:func:`compact_sizes`, or, for a name with two lines under it, those two side by
+    side, ``gap_per_pt`` apart (True), when that frees height for the name to grow and
+    keeps them at :data:`BESIDE_KEEP` of their stacked size or more.
+
+    Stacked, three lines share a box's height: the name stays at the minimum size
+    while a box with two lines grows its name 1.5x. A short value and gradient
+    (``0.1006`` and ``grad 3``) fit on one row at about the size they had stacked, and
+    the name, what a class looks for first, gets the line they leave."""
+    stacked = compact_sizes(zoom, min_screen_pt, widths_per_pt, line_per_pt, room)
+    if len(widths_per_pt) != 3:
+        return stacked, False
+    name_w, first_w, second_w = widths_per_pt
+    pair_w = first_w + gap_per_pt + second_w
+    name_pt, pair_pt = compact_sizes(zoom, min_screen_pt, [name_w, pair_w], line_per_pt, room)
+    shown = min(pt for pt in stacked[1:] if pt > 0)
+    if (
+        name_pt > stacked[0]
+        and pair_pt >= BESIDE_KEEP * shown
+        and pair_pt * zoom >= MIN_EXTRA_SHARE * min_screen_pt
+    ):
+        return [name_pt, pair_pt, pair_pt], True
+    return stacked, False
 
 
 def compact_min_zoom(

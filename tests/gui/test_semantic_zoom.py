@@ -9,6 +9,7 @@ from gui.model.node_box import side_by_side
 from gui.model.semantic_zoom import (
     compact_lines,
     compact_min_zoom,
+    compact_rows,
     compact_sizes,
     is_compact,
 )
@@ -62,6 +63,22 @@ def test_the_name_keeps_its_size_and_the_other_lines_shrink_together() -> None:
         pytest.approx(16.0),
         pytest.approx(4.0),
     ]
+
+
+def test_a_short_value_and_gradient_go_side_by_side_and_the_name_grows() -> None:
+    # stacked, three lines of 16 pt need 72 units and 60 leave the name at the minimum;
+    # side by side the two short lines keep 16 pt and the name grows 1.5x
+    stacked = compact_sizes(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 60.0))
+    assert stacked[0] == pytest.approx(16.0)
+    sizes, beside = compact_rows(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 60.0), 0.5)
+    assert beside and sizes == [pytest.approx(24.0), pytest.approx(16.0), pytest.approx(16.0)]
+    # long lines would shrink side by side: they stay stacked, nothing is left out
+    sizes, beside = compact_rows(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0), 0.5)
+    assert not beside and sizes == compact_sizes(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0))
+    assert all(pt > 0 for pt in sizes)
+    # a name with one line under it is as before
+    two = compact_rows(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0), 0.5)
+    assert two == (compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0)), False)
 
 
 def test_the_active_edges_boxes_put_the_gradient_first() -> None:
@@ -134,3 +151,56 @@ def test_compact_text_is_drawn_as_wide_as_it_was_fitted(qtbot) -> None:  # noqa:
     margin = 8.0 * zoom  # compact_sizes fits text into the box less 8 units a side
     assert ink.min() >= margin - 0.5, (ink.min(), margin)
     assert ink.max() <= width * zoom - margin + 0.5, (ink.max(), width * zoom - margin)
+
+
+def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # noqa: ANN001
+    # A scalar with its gradient, shown small: the name is larger than the minimum,
+    # value and gradient share the row under it, and both are drawn, inside the box.
+    import numpy as np
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
+
+    from gui.document import GraphDocument
+    from gui.export.frame_sheet import View, frame_sheet
+
+    doc = GraphDocument()
+    doc.add_node("x0", "input", (0.0, 0.0), value=0.1006)
+    doc.add_node("n1_0", "mul", (300.0, 0.0))
+    doc.connect("x0", "n1_0", 0)
+    doc.connect("x0", "n1_0", 1)
+    doc.set_backward("n1_0", None)
+    with frame_sheet(doc, (1280, 720), View.CANVAS) as sheet:
+        sheet.show_position(sheet.player.timeline.end)  # every gradient shown
+        item = sheet.canvas.node_item("n1_0")
+        assert item.content is not None and item.content.grad is not None
+        zoom = 0.568  # the random 16-node graph's frames
+        form = item.compact_form(zoom)
+        width, height = item.size
+        image = QImage(int(width * zoom) + 4, int(height * zoom) + 4, QImage.Format.Format_RGB32)
+        image.fill(0xFFFFFFFF)
+        painter = QPainter(image)
+        painter.scale(zoom, zoom)
+        item.paint(painter, QStyleOptionGraphicsItem())
+        painter.end()
+        min_pt = item.min_screen_pt()
+    assert form is not None and {ln.kind for ln, _pt in form[1:]} == {"value", "grad"}
+    (_name, name_pt), (first, first_pt), (second, second_pt) = form
+    assert second.beside and not first.beside and first_pt == second_pt > 0
+    assert name_pt * zoom > min_pt * 1.2  # grown, not at the minimum
+    rgb = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)
+    inner = 4  # the border (red on the active box) left out
+    rgb = rgb[inner : int(height * zoom) - inner, inner : int(width * zoom) - inner, :3]
+    rgb = rgb.astype(int)  # B, G, R
+    red = (rgb[..., 2] > 150) & (rgb[..., 1] < 110)  # the gradient's colour
+    dark = rgb.max(axis=2) < 110  # the name and the value
+    red_rows = np.nonzero(red.any(axis=1))[0]
+    red_cols = np.nonzero(red.any(axis=0))[0]
+    assert len(red_rows) > 0
+    # the value's dark ink on the gradient's rows, beside it: one row, side by side
+    band = dark[red_rows.min() : red_rows.max() + 1]
+    value_cols = np.nonzero(band.any(axis=0))[0]
+    assert len(value_cols) > 0
+    assert value_cols.max() < red_cols.min() or red_cols.max() < value_cols.min()
+    margin = 8.0 * zoom
+    ink = np.concatenate([value_cols, red_cols]) + inner
+    assert ink.min() >= margin - 0.5 and ink.max() <= width * zoom - margin + 0.5
