@@ -473,8 +473,9 @@ class NodeItem(QGraphicsRectItem):
         lines, widths, line, room = self._compact_metrics()
         gap = advance(compact_fonts().fm_mono, BESIDE_GAP) / COMPACT_REF_PT
         sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
-        if beside:
-            lines[2] = replace(lines[2], beside=True)
+        if beside:  # the value first: "8  grad 0 → 2", never "grad 0 → 2  8"
+            value, grad = sorted(lines[1:], key=lambda ln: ln.kind != "value")
+            lines[1:] = [value, replace(grad, beside=True)]
         return list(zip(lines, sizes, strict=True))
 
     def compact_min_zoom(self) -> float:

@@ -185,6 +185,7 @@ def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # no
         min_pt = item.min_screen_pt()
     assert form is not None and {ln.kind for ln, _pt in form[1:]} == {"value", "grad"}
     (_name, name_pt), (first, first_pt), (second, second_pt) = form
+    assert (first.kind, second.kind) == ("value", "grad")  # "8  grad 0 → 2"
     assert second.beside and not first.beside and first_pt == second_pt > 0
     assert name_pt * zoom > min_pt * 1.2  # grown, not at the minimum
     rgb = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)
