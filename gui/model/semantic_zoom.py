@@ -147,7 +147,7 @@ def compact_rows(
     name_w, first_w, second_w = widths_per_pt
     pair_w = first_w + gap_per_pt + second_w
     name_pt, pair_pt = compact_sizes(zoom, min_screen_pt, [name_w, pair_w], line_per_pt, room)
-    shown = min(pt for pt in stacked[1:] if pt > 0)
+    shown = min((pt for pt in stacked[1:] if pt > 0), default=0.0)
     if (
         name_pt > stacked[0]
         and pair_pt >= BESIDE_KEEP * shown

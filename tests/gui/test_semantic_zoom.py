@@ -76,6 +76,9 @@ def test_a_short_value_and_gradient_go_side_by_side_and_the_name_grows() -> None
     sizes, beside = compact_rows(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0), 0.5)
     assert not beside and sizes == compact_sizes(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0))
     assert all(pt > 0 for pt in sizes)
+    # no height left under the name: nothing to put side by side, no error
+    sizes, beside = compact_rows(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 20.0), 0.5)
+    assert sizes[1:] == [0.0, 0.0] and not beside
     # a name with one line under it is as before
     two = compact_rows(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0), 0.5)
     assert two == (compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0)), False)
