@@ -31,7 +31,9 @@ benchmark.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,6 +46,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 _SANDBOX = tempfile.mkdtemp(prefix="bench-gui-")
+atexit.register(shutil.rmtree, _SANDBOX, ignore_errors=True)  # its graph files are MBs
 for _var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):  # never a user's settings
     os.environ[_var] = os.path.join(_SANDBOX, _var.lower())
 ROOT = Path(__file__).resolve().parent.parent
