@@ -29,6 +29,19 @@ def _stepped(make_window):  # noqa: ANN001, ANN202
     return win
 
 
+def _three_steps_blit(win, caches: list[PaintCache]) -> None:  # noqa: ANN001
+    """Three steps, each with a whole-window repaint: every cache blits, none paints."""
+    QApplication.processEvents()
+    win.repaint()
+    before = [(c.hits, c.misses) for c in caches]
+    for _ in range(3):
+        win.player.step_forward()
+        QApplication.processEvents()
+        win.repaint()
+    for cache, (hits, misses) in zip(caches, before, strict=True):
+        assert cache.misses == misses and cache.hits >= hits + 3
+
+
 def _as_qt_draws(browser: CachedTextBrowser) -> QImage:
     """The same document in a plain QTextBrowser of the same size, style and scroll."""
     plain = QTextBrowser()
@@ -139,15 +152,7 @@ def test_a_step_does_not_paint_the_dock_titles_again(make_window) -> None:  # no
     win = _stepped(make_window)
     docks = [win.palette_dock, win.inspector_dock, win.notes_dock]
     caches = [dock.findChild(PaintCache) for dock in docks]
-    QApplication.processEvents()
-    win.repaint()
-    before = [(c.hits, c.misses) for c in caches]
-    for _ in range(3):
-        win.player.step_forward()
-        QApplication.processEvents()
-        win.repaint()
-    for cache, (hits, misses) in zip(caches, before, strict=True):
-        assert cache.misses == misses and cache.hits >= hits + 3
+    _three_steps_blit(win, caches)
     for dock, cache in zip(docks, caches, strict=True):
         blitted = dock.grab().toImage()
         cache.invalidate()
@@ -250,15 +255,7 @@ def test_a_whole_window_repaint_blits_the_tab_and_menu_bars(make_window) -> None
     win = _stepped(make_window)
     bars = [win.tabs.tabBar(), win.menuBar()]
     caches = [bar.findChild(PaintCache) for bar in bars]
-    QApplication.processEvents()
-    win.repaint()
-    before = [(c.hits, c.misses) for c in caches]
-    for _ in range(3):
-        win.player.step_forward()
-        QApplication.processEvents()
-        win.repaint()
-    for cache, (hits, misses) in zip(caches, before, strict=True):
-        assert cache.misses == misses and cache.hits >= hits + 3
+    _three_steps_blit(win, caches)
     for bar, cache in zip(bars, caches, strict=True):
         area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
         blitted = win.grab(area).toImage()

@@ -15,6 +15,21 @@ from gui.model.semantic_zoom import (
 )
 
 
+def _painted(item, zoom: float):  # noqa: ANN001, ANN202
+    """``item`` painted at ``zoom`` on white, with 4 px to spare."""
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
+
+    width, height = item.size
+    image = QImage(int(width * zoom) + 4, int(height * zoom) + 4, QImage.Format.Format_RGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    painter.scale(zoom, zoom)
+    item.paint(painter, QStyleOptionGraphicsItem())
+    painter.end()
+    return image
+
+
 def test_compact_below_the_minimum_screen_size() -> None:
     assert is_compact(0.5, 10.0, 8.0)  # 5 pt on screen
     assert not is_compact(0.8, 10.0, 8.0)  # exactly 8 pt: full box
@@ -124,8 +139,6 @@ def test_compact_text_is_drawn_as_wide_as_it_was_fitted(qtbot) -> None:  # noqa:
     # margin it was fitted with, clear of the box's sides where the edges plug in
     # (it used to be laid out up to 8 % wider and ran into them).
     import numpy as np
-    from PySide6.QtGui import QImage, QPainter
-    from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
     from gui.canvas.view import CanvasView
     from gui.document import GraphDocument
@@ -141,12 +154,7 @@ def test_compact_text_is_drawn_as_wide_as_it_was_fitted(qtbot) -> None:  # noqa:
     form = item.compact_form(zoom)
     assert form is not None and form[1][0].text.startswith("[-0.04243")
     width, height = item.size
-    image = QImage(int(width * zoom) + 4, int(height * zoom) + 4, QImage.Format.Format_RGB32)
-    image.fill(0xFFFFFFFF)
-    painter = QPainter(image)
-    painter.scale(zoom, zoom)
-    item.paint(painter, QStyleOptionGraphicsItem())
-    painter.end()
+    image = _painted(item, zoom)
     grey = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., 1]
     grey = grey[:, : image.width()]
     inside = grey[3 : int(height * zoom) - 3, 3 : int(width * zoom) - 3]  # the sides left out
@@ -160,8 +168,6 @@ def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # no
     # A scalar with its gradient, shown small: the name is larger than the minimum,
     # value and gradient share the row under it, and both are drawn, inside the box.
     import numpy as np
-    from PySide6.QtGui import QImage, QPainter
-    from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
     from gui.document import GraphDocument
     from gui.export.frame_sheet import View, frame_sheet
@@ -179,12 +185,7 @@ def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # no
         zoom = 0.568  # the random 16-node graph's frames
         form = item.compact_form(zoom)
         width, height = item.size
-        image = QImage(int(width * zoom) + 4, int(height * zoom) + 4, QImage.Format.Format_RGB32)
-        image.fill(0xFFFFFFFF)
-        painter = QPainter(image)
-        painter.scale(zoom, zoom)
-        item.paint(painter, QStyleOptionGraphicsItem())
-        painter.end()
+        image = _painted(item, zoom)
         min_pt = item.min_screen_pt()
     assert form is not None and {ln.kind for ln, _pt in form[1:]} == {"value", "grad"}
     (_name, name_pt), (first, first_pt), (second, second_pt) = form
