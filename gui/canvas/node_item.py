@@ -532,10 +532,10 @@ class NodeItem(QGraphicsRectItem):
                     rows.append([(ln, pt)])
         y = (self._rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
         colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
+        gap = advance(f.fm_mono, BESIDE_GAP)
         for row in rows:
             pt = row[0][1]
             k = pt / COMPACT_REF_PT
-            gap = advance(f.fm_mono, BESIDE_GAP)
             widths = [advance(f.fm_name if ln.kind == "name" else f.fm_mono, ln.text)
                       for ln, _pt in row]
             x = (self._rect.width() / k - sum(widths) - gap * (len(row) - 1)) / 2

@@ -64,6 +64,8 @@ REROUTE_ALL = 64
 #: A background repaint showing more edges than this (and most of them) strokes
 #: them all as one path.
 BATCH_EDGES = 64
+#: Room the edge label keeps around node boxes (scene units).
+LABEL_BOX_MARGIN = 8.0
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
@@ -654,11 +656,10 @@ class CanvasScene(QGraphicsScene):
 
     def _covers_box(self, centre: QPointF, w: float, h: float) -> bool:
         """Would the label (``w`` x ``h``) centred at ``centre`` cover a node box?"""
-        m = 8.0  # the margin _label_position keeps around boxes
+        m = LABEL_BOX_MARGIN
         x, y = centre.x(), centre.y()
         b = self.grid.bounds_array()  # numpy over all: a big label meets many grid cells
-        return bool(np.any((b[:, 0] < x + w / 2 + m) & (b[:, 2] > x - w / 2 - m)
-                           & (b[:, 1] < y + h / 2 + m) & (b[:, 3] > y - h / 2 - m)))
+        return bool(_meeting(b, x - w / 2 - m, y - h / 2 - m, x + w / 2 + m, y + h / 2 + m).any())
 
     def _label_position(
         self, anchor: QPointF, inside: QRectF | None = None,
@@ -685,10 +686,10 @@ class CanvasScene(QGraphicsScene):
         # label over a zoomed-out graph meets hundreds of boxes). The spots are a grid:
         # a box's overlap in x depends on the spot's column only, in y on its row only,
         # so the overlaps are worked out per column and per row, and multiplied.
-        m = 8.0
+        m = LABEL_BOX_MARGIN
         boxes = self.grid.bounds_array()
-        near = ((boxes[:, 0] < xs.max() + w / 2 + m) & (boxes[:, 2] > xs.min() - w / 2 - m)
-                & (boxes[:, 1] < ys.max() + h / 2 + m) & (boxes[:, 3] > ys.min() - h / 2 - m))
+        near = _meeting(boxes, xs.min() - w / 2 - m, ys.min() - h / 2 - m,
+                        xs.max() + w / 2 + m, ys.max() + h / 2 + m)
         boxes = boxes[near] + (-m, -m, m, m)
         overlap = np.zeros(len(spots))
         if len(boxes):
@@ -763,10 +764,7 @@ class CanvasScene(QGraphicsScene):
         if left >= right or top >= bottom:
             return 0
         b = self.edge_grid.bounds_array()
-        hits = (
-            (b[:, 0] < right) & (left < b[:, 2]) & (b[:, 1] < bottom) & (top < b[:, 3])
-            & (b[:, 0] < b[:, 2]) & (b[:, 1] < b[:, 3])
-        )
+        hits = _meeting(b, left, top, right, bottom) & (b[:, 0] < b[:, 2]) & (b[:, 1] < b[:, 3])
         return int(np.count_nonzero(hits))
 
     def _background_edges(self) -> QPainterPath:
@@ -852,6 +850,17 @@ class CanvasScene(QGraphicsScene):
             self._batch = set(self.nodes)
             self._end_batch()
         self._far_changed()
+
+
+def _meeting(
+    bounds: np.ndarray, left: float, top: float, right: float, bottom: float
+) -> np.ndarray:
+    """Which rows of ``bounds`` (x0, y0, x1, y1) share an area with the rectangle
+    ``left``..``right`` x ``top``..``bottom`` (touching edges do not count)."""
+    return (
+        (bounds[:, 0] < right) & (bounds[:, 2] > left)
+        & (bounds[:, 1] < bottom) & (bounds[:, 3] > top)
+    )
 
 
 def _clamped(point: QPointF, rect: QRectF) -> QPointF:
