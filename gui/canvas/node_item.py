@@ -478,12 +478,15 @@ class NodeItem(QGraphicsRectItem):
             lines[1:] = [value, replace(grad, beside=True)]
         return list(zip(lines, sizes, strict=True))
 
-    def compact_min_zoom(self) -> float:
-        """The smallest zoom at which the compact form still shows the name at the
-        canvas's minimum text size, and for the active edge's boxes their gradient
-        (the camera asks, to frame more context)."""
+    def compact_min_zooms(self) -> tuple[float, float]:
+        """The smallest zooms at which the compact form still shows the name at the
+        canvas's minimum text size (for the active edge's boxes, their gradient too),
+        and the name with the line under it (its number), as a view of the whole graph
+        needs (the camera asks, to frame more context)."""
         _lines, widths, line, room = self._compact_metrics()
-        return compact_min_zoom(self.min_screen_pt(), widths, line, room, self._in_step())
+        pt = self.min_screen_pt()
+        number = compact_min_zoom(pt, widths, line, room, with_next=True)
+        return (number if self._in_step() else compact_min_zoom(pt, widths, line, room), number)
 
     def _in_step(self) -> bool:
         """This box takes part in the active step (its gradient is what changes)."""

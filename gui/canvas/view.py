@@ -301,10 +301,12 @@ class CanvasView(QGraphicsView):
         if viewport is None:
             size = self.viewport().size()
             viewport = (size.width(), size.height())
-        compact = {nid: item.compact_min_zoom() for nid, item in self.canvas.nodes.items()
-                   if item.content is not None}
+        zooms = {nid: item.compact_min_zooms() for nid, item in self.canvas.nodes.items()
+                 if item.content is not None}
         return camera_target(boxes, edges, None if active is None else active[:2],
-                             viewport, self.readable_zoom(), extra, compact)
+                             viewport, self.readable_zoom(), extra,
+                             {nid: z[0] for nid, z in zooms.items()},
+                             {nid: z[1] for nid, z in zooms.items()})
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""

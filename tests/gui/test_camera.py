@@ -7,14 +7,22 @@ camera function and the Follow step toggle on their own.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
 from engine.examples import list_examples
+from engine.fileformat import GraphFile, load
 from gui.app import create_window
+from gui.document import GraphDocument
+from gui.export.frame_sheet import frame_sheet
+from gui.export.options import View
 from gui.main_window import MainWindow
 from gui.model.camera import (
+    COMFORT,
+    MARGIN_PX,
     CameraTarget,
     camera_target,
     interpolate,
@@ -22,6 +30,7 @@ from gui.model.camera import (
 )
 from gui.model.semantic_zoom import MIN_EXTRA_SHARE
 from gui.theme import CHAIN_RULE_PT, PRESENTATION_SCALE, THEME
+from support import script
 
 EXAMPLES = [path for path, _title in list_examples()]
 
@@ -73,6 +82,68 @@ def test_no_active_edge_frames_everything_and_empty_graph_has_no_target() -> Non
     t = camera_target(boxes, [], None, (1280, 720), readable=1.2)
     assert t is not None and len(t.nodes) == 30 and t.zoom < 1.2
     assert camera_target({}, [], None, (1280, 720), readable=1.2) is None
+
+
+def _chain(n: int) -> tuple[dict[str, tuple[float, ...]], list[tuple[str, str]]]:
+    """``n`` boxes in a row, 200 apart, each feeding the next."""
+    boxes = {f"n{i}": box(i * 200.0, 0) for i in range(n)}
+    return boxes, [(f"n{i}", f"n{i + 1}") for i in range(n - 1)]
+
+
+def test_whole_graph_stays_for_every_step_while_every_box_is_legible_in_it() -> None:
+    boxes, edges = _chain(12)  # 2300 wide: the whole shows at 1248 / 2300 = 0.54
+    compact = {n: 0.5 for n in boxes}
+    for a, b in edges:
+        t = camera_target(boxes, edges, (a, b), (1280, 720), readable=1.2, compact_zoom=compact)
+        assert t is not None and len(t.nodes) == 12 and t.zoom == pytest.approx(1248 / 2300)
+
+
+def test_a_graph_too_big_to_read_whole_is_followed_at_every_step_at_one_zoom() -> None:
+    # one box needs 0.6 to show its name and number: the whole (0.54) is not legible,
+    # so every step is followed, also those far from that box, all at the same zoom
+    boxes, edges = _chain(12)
+    compact = {n: 0.5 for n in boxes} | {"n11": 0.6}
+    zooms = set()
+    for a, b in edges:
+        t = camera_target(boxes, edges, (a, b), (1280, 720), readable=1.2, compact_zoom=compact)
+        assert t is not None and len(t.nodes) < 12 and a in t.nodes and b in t.nodes
+        zooms.add(round(t.zoom, 9))
+        x, y, w, h = t.visible_rect((1280, 720))
+        for n in t.nodes:
+            bx, by, bw, bh = boxes[n]
+            assert x <= bx and bx + bw <= x + w and y <= by and by + bh <= y + h
+    assert zooms == {round(COMFORT * 0.6, 9)}  # comfortably above the floor, only panning
+
+
+def test_following_keeps_to_the_graph_at_its_ends_and_centres_the_step_between() -> None:
+    boxes, edges = _chain(12)
+    compact = {n: 0.6 for n in boxes}
+    view = (1280, 720)
+    first = camera_target(boxes, edges, ("n0", "n1"), view, readable=1.2, compact_zoom=compact)
+    last = camera_target(boxes, edges, ("n10", "n11"), view, readable=1.2, compact_zoom=compact)
+    middle = camera_target(boxes, edges, ("n5", "n6"), view, readable=1.2, compact_zoom=compact)
+    assert first is not None and last is not None and middle is not None
+    margin = MARGIN_PX / first.zoom
+    x, _y, _w, _h = first.visible_rect(view)
+    assert x == pytest.approx(-margin)  # no paper left of the first box
+    x, _y, w, _h = last.visible_rect(view)
+    assert x + w == pytest.approx(2300 + margin)  # nor right of the last
+    assert middle.center[0] == pytest.approx((1000 + 1300) / 2)  # n4..n7's middle
+    # the graph is lower than the view: it stays in the middle, every step
+    for t in (first, middle, last):
+        assert t.center[1] == pytest.approx(25.0)
+
+
+def test_following_zooms_out_for_a_wide_neighbourhood_but_not_below_legible() -> None:
+    boxes, edges = _chain(12)
+    boxes["far"] = box(2200, 300)  # n1 also feeds a box at the other end
+    edges.append(("n1", "far"))
+    compact = {n: 0.5 for n in boxes} | {"n11": 0.6}
+    t = camera_target(boxes, edges, ("n0", "n1"), (1280, 720), readable=1.2, compact_zoom=compact)
+    assert t is not None and "far" in t.nodes
+    assert t.zoom < COMFORT * 0.6 and t.zoom >= 0.5  # fits n0..far, names still legible
+    x, _y, w, _h = t.visible_rect((1280, 720))
+    assert x <= 0 and 2300 <= x + w
 
 
 def test_interpolation_starts_and_ends_on_the_targets() -> None:
@@ -142,6 +213,64 @@ def test_presentation_camera_frames_every_step_of_every_example_readably(present
                     )
             checked += 1
     assert checked > 50
+
+
+class Framed(NamedTuple):
+    """One step of an exported lesson: the camera's target, the scene rectangle shown,
+    and the rectangle around every box and the step's label."""
+
+    target: CameraTarget
+    shown: QRectF
+    world: QRectF
+
+
+def _exported_views(doc: GraphDocument) -> list[Framed]:
+    """Every step of ``doc`` as a 1280x720 canvas-only export frames it."""
+    out = []
+    with frame_sheet(doc, (1280, 720), View.CANVAS) as sheet:
+        tl = sheet.player.timeline
+        for k in range(1, len(tl.steps) + 1):
+            sheet.show_position(tl.position_of_step(k))
+            target = sheet.canvas.camera_target()
+            assert target is not None
+            scene = sheet.canvas.canvas
+            rects = [item.scene_rect() for item in scene.nodes.values()]
+            world = rects[0]
+            for rect in [*rects[1:], scene.label_home()] if scene.label.isVisible() else rects:
+                world = world.united(rect)
+            out.append(Framed(target, _visible(sheet), world))
+    return out
+
+
+def test_exported_examples_show_the_whole_graph_at_every_step(qapp) -> None:  # noqa: ANN001
+    for path in EXAMPLES:
+        doc = GraphDocument()
+        doc.load(load(path, partial=True), path)
+        for k, framed in enumerate(_exported_views(doc), 1):
+            assert set(framed.target.nodes) == set(doc.graph.nodes), f"{path.name} {k}"
+
+
+def test_a_mid_size_graph_is_followed_at_every_step_within_the_graph(qapp) -> None:  # noqa: ANN001
+    # 25 nodes (bench_legibility's): whole, its names and numbers would be too small
+    # to read, so no step shows it whole (before, the first and last steps did, at
+    # the floor size, and the steps between were close-ups: the view jumped)
+    graph, output = script("bench_gui").layered_graph(30, seed=30)
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=graph, output=output), None)
+    views = _exported_views(doc)
+    for k, (target, shown, world) in enumerate(views, 1):
+        assert len(target.nodes) < len(doc.graph.nodes), f"step {k}: the whole graph"
+        # no paper beyond the graph where it is larger than the view; all of it where not
+        margin = MARGIN_PX / target.zoom + 1
+        for lo, size in ((QRectF.left, QRectF.width), (QRectF.top, QRectF.height)):
+            a, b = lo(shown), lo(shown) + size(shown)
+            w0, w1 = lo(world), lo(world) + size(world)
+            if size(shown) < size(world):
+                assert w0 - margin <= a and b <= w1 + margin, f"step {k}: beyond the graph"
+            else:
+                assert a <= w0 and w1 <= b, f"step {k}: part of the graph's height cut"
+    zooms = sorted(framed.target.zoom for framed in views)
+    assert zooms[len(zooms) // 4] == pytest.approx(zooms[3 * len(zooms) // 4], rel=0.1)
 
 
 def test_user_zoom_pauses_following_until_next_play(presenting, qtbot) -> None:  # noqa: ANN001
