@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from PySide6.QtCore import QByteArray
 from PySide6.QtGui import QColor, QFont, QFontDatabase
 
 from gui.model import colours
+from gui.name_zero import plain_narrow_zero
 
 
 def _c(hex_rgb: str, alpha: int = 255) -> QColor:
@@ -95,9 +97,11 @@ CHAIN_RULE_PT = 12.0
 
 #: The face node names are set in: JetBrains Mono NL ExtraBold (SIL Open Font License,
 #: licence beside it), bundled so that every machine, the exports and the tests draw
-#: the same glyphs. Its 1 (flag and foot), l (curved foot) and I (serifs), and its
-#: dotted 0 beside a round O, differ at a glance, which a short name such as ``y1`` or
-#: ``acc0`` read from the back of a room needs; its weight holds up on a projector.
+#: the same glyphs. Its 1 (flag and foot), l (curved foot) and I (serifs) differ at a
+#: glance, which a short name such as ``y1`` read from the back of a room needs, and so
+#: do its 0 and O once the 0 is redrawn as a narrow plain oval (its own dotted 0 is O's
+#: outline with a dot that blurs away: see :mod:`gui.name_zero`); its weight holds up
+#: on a projector.
 #: The OCR of ``benchmarks/bench_legibility.py`` misreads those digits less often than
 #: in DejaVu Sans Mono Bold, the face before it, whose widths it shares (compact names
 #: keep their sizes, the camera its framing).
@@ -111,13 +115,18 @@ _name_family: list[str] = []
 
 def name_family() -> str:
     """The family of :data:`NAME_FONT_FILE`, loaded into the application once (the
-    QApplication must exist); :data:`FALLBACK_NAME_FAMILY` when it cannot be."""
+    QApplication must exist) with its zero redrawn plain and narrow
+    (:func:`gui.name_zero.plain_narrow_zero`); :data:`FALLBACK_NAME_FAMILY` when it
+    cannot be loaded."""
     if not _name_family:
-        font_id = (
-            QFontDatabase.addApplicationFont(str(NAME_FONT_FILE))
-            if NAME_FONT_FILE.is_file()
-            else -1
-        )
+        font_id = -1
+        if NAME_FONT_FILE.is_file():
+            data = NAME_FONT_FILE.read_bytes()
+            try:
+                data = plain_narrow_zero(data)
+            except ValueError:
+                pass  # not the face's dotted zero (another file): its own glyphs, unchanged
+            font_id = QFontDatabase.addApplicationFontFromData(QByteArray(data))
         families = QFontDatabase.applicationFontFamilies(font_id) if font_id >= 0 else []
         _name_family.append(families[0] if families else FALLBACK_NAME_FAMILY)
     return _name_family[0]

@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF
+from PySide6.QtCore import QByteArray
+from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QPainterPath, QRawFont
 
 from gui import theme
 from gui.canvas.node_item import compact_fonts
+from gui.name_zero import plain_narrow_zero
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,3 +67,51 @@ def test_the_package_installs_the_face_and_the_examples(tmp_path) -> None:
     font = theme.NAME_FONT_FILE.relative_to(ROOT)
     for path in (font, font.parent / "OFL.txt", Path("assets/examples/seed1_square_sum.bpgraph")):
         assert (out / path).is_file(), path
+
+
+def _glyph_paths(data: bytes, chars: str) -> list[QPainterPath]:
+    raw = QRawFont(QByteArray(data), 100.0)
+    return [raw.pathForGlyph(raw.glyphIndexesForString(c)[0]) for c in chars]
+
+
+def test_the_name_zero_is_a_plain_oval_narrower_than_o(qapp) -> None:  # noqa: ANN001
+    """The face the canvas really draws names in: its 0 has no dot (a ring: two
+    contours, not three) and is at most 0.82 of O's width, as tall as O."""
+    raw = QRawFont.fromFont(compact_fonts().name)
+    zero, o = (raw.pathForGlyph(raw.glyphIndexesForString(c)[0]) for c in "0O")
+    assert len(zero.toSubpathPolygons()) == 2
+    assert len(o.toSubpathPolygons()) == 2
+    assert zero.boundingRect().width() <= 0.82 * o.boundingRect().width()
+    assert zero.boundingRect().height() == pytest.approx(o.boundingRect().height(), rel=0.01)
+    assert zero.boundingRect().center().x() == pytest.approx(o.boundingRect().center().x(), abs=1)
+
+
+def test_redrawing_the_zero_changes_no_other_glyph_and_no_width(qapp) -> None:  # noqa: ANN001
+    before = theme.NAME_FONT_FILE.read_bytes()
+    after = plain_narrow_zero(before)
+    chars = "abcxyzOQD1lI_89"
+    for old, new in zip(_glyph_paths(before, chars), _glyph_paths(after, chars), strict=True):
+        assert old == new
+    zero_before, zero_after = _glyph_paths(before, "0") + _glyph_paths(after, "0")
+    assert len(zero_before.toSubpathPolygons()) == 3  # the upstream dotted zero
+    assert zero_after != zero_before
+    widths = [QRawFont(QByteArray(d), 100.0).averageCharWidth() for d in (before, after)]
+    assert widths[0] == widths[1]  # still monospaced: every advance as before
+    raw = QRawFont(QByteArray(after), 100.0)
+    advances = raw.advancesForGlyphIndexes(raw.glyphIndexesForString("0O1a"))
+    assert len({round(a.x(), 3) for a in advances}) == 1
+
+
+def test_a_face_without_a_dotted_zero_is_loaded_as_it_is(qapp, monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    """Only a ring with a dot is redrawn; anything else is refused with a ValueError
+    and name_family loads such a file unchanged."""
+    plain = plain_narrow_zero(theme.NAME_FONT_FILE.read_bytes())
+    with pytest.raises(ValueError):
+        plain_narrow_zero(plain)
+    with pytest.raises(ValueError):
+        plain_narrow_zero(b"not a font at all, but long enough to read a header from")
+    path = tmp_path / "Plain.ttf"
+    path.write_bytes(plain)
+    monkeypatch.setattr(theme, "NAME_FONT_FILE", path)
+    monkeypatch.setattr(theme, "_name_family", [])
+    assert theme.name_family() == "JetBrains Mono NL"
