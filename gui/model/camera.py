@@ -1,10 +1,13 @@
 """Where the canvas looks while the backward pass plays: one pure function.
 
-A teacher's audience reads the step being explained, not the whole graph: the
-camera frames the active edge's consumer and operand with their direct neighbours,
-zoomed so box text is at least as large as the chain-rule text beside it. When a
-bigger part of the graph (or all of it) fits at that zoom, the camera shows that
-instead: less motion between steps, more context, the same legibility.
+A teacher's audience reads the step being explained: the camera frames the active
+edge's consumer and operand with their direct neighbours, zoomed so box text is at
+least as large as the chain-rule text beside it. A small graph whose every box shows
+its name and number at that size is shown whole instead, and stays still. A bigger
+one is followed at every step (never whole at one step and close up at the next),
+comfortably closer than its whole view would need, at one zoom while the
+neighbourhood fits, so the camera pans along the graph rather than jumping, and
+keeps the graph filling the frame at its ends.
 
 The window's canvas animates towards the target, the exporters jump to it; both
 call :func:`camera_target` with the boxes' rectangles, so a still frame and the
