@@ -2,10 +2,12 @@
 
 A teacher's audience reads the step being explained: the camera frames the active
 edge's consumer and operand with their direct neighbours, zoomed so box text is at
-least as large as the chain-rule text beside it. A small graph whose every box shows
-its name and number at that size is shown whole instead, and stays still. A bigger
-one is followed at every step (never whole at one step and close up at the next),
-comfortably closer than its whole view would need, at one zoom while the
+least as large as the chain-rule text beside it. A graph whose every box shows its
+name and number at that size is shown whole instead, and stays still; so is a graph
+of up to :data:`SMALL_GRAPH_NODES` boxes at the steps where every name (and the
+active boxes' gradient) reaches that size: a class takes in the whole computation.
+Any other graph is followed at every step (never whole at one step and close up at
+the next), comfortably closer than its whole view would need, at one zoom while the
 neighbourhood fits, so the camera pans along the graph rather than jumping, and
 keeps the graph filling the frame at its ends.
 
@@ -31,6 +33,11 @@ MAX_OVER_READABLE = 1.5
 #: floor size. Measured (tesseract on 25-60 node graphs): at 1.5 the names of boxes
 #: with three lines stayed near the floor and were misread; 1.6 to 1.9 read them.
 COMFORT = 1.7
+#: A graph of up to this many boxes is shown whole at every step where its names (and
+#: the active boxes' gradient) are legible, even if the numbers under the other names
+#: are not: few enough for a class to take in at once (the legibility benchmark counts
+#: every name up to this size, the active neighbourhood beyond).
+SMALL_GRAPH_NODES = 20
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,10 @@ def camera_target(
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
-    boxes). A graph too big for that is too big for every step, so the decision is
+    boxes). A graph of up to :data:`SMALL_GRAPH_NODES` boxes is also shown whole at a
+    step where every box shows its name (``compact_zoom``: the active edge's boxes
+    their gradient too), and followed at the others. A bigger graph too big to show
+    whole is too big for every step, so the decision is
     the graph's, not the step's (no switching between a whole view and a close-up
     from one step to the next): the camera follows the step, framing the active
     edge's neighbourhood (with ``extra``), else its two boxes (with ``extra``, then
@@ -134,14 +144,16 @@ def camera_target(
             return readable
         return min(readable, max(zooms.get(n, inf) for n in nodes))
 
-    whole_floor = floor(everything, compact_zoom if number_zoom is None else number_zoom)
+    numbers = compact_zoom if number_zoom is None else number_zoom
+    small = len(everything) <= SMALL_GRAPH_NODES
+    whole_floor = floor(everything, compact_zoom if small else numbers)
     whole = fit_zoom(world, viewport)
     if whole >= whole_floor or active is None or not (active[0] in boxes and active[1] in boxes):
         return CameraTarget(_centre(world), min(whole, cap), tuple(everything))
     operand, consumer = active
     near = [n for n in neighbourhood(edges, operand, consumer) if n in boxes]
     pair = [consumer, operand]
-    steady = min(COMFORT * whole_floor, cap)
+    steady = min(COMFORT * floor(everything, numbers), cap)
     fits = []
     for nodes, extras in ((near, list(extra)), (pair, list(extra)), (pair, [])):
         rect = union([boxes[n] for n in nodes] + extras)

@@ -23,6 +23,7 @@ from gui.main_window import MainWindow
 from gui.model.camera import (
     COMFORT,
     MARGIN_PX,
+    SMALL_GRAPH_NODES,
     CameraTarget,
     camera_target,
     interpolate,
@@ -113,6 +114,30 @@ def test_a_graph_too_big_to_read_whole_is_followed_at_every_step_at_one_zoom() -
             bx, by, bw, bh = boxes[n]
             assert x <= bx and bx + bw <= x + w and y <= by and by + bh <= y + h
     assert zooms == {round(COMFORT * 0.6, 9)}  # comfortably above the floor, only panning
+
+
+def test_a_small_graph_is_whole_where_its_names_are_legible_though_numbers_are_not() -> None:
+    boxes, edges = _chain(12)  # the whole shows at 0.54: names need 0.5, numbers 0.6
+    names = {n: 0.5 for n in boxes}
+    numbers = {n: 0.6 for n in boxes}
+    view = (1280, 720)
+    for a, b in edges:
+        t = camera_target(boxes, edges, (a, b), view, 1.2, compact_zoom=names, number_zoom=numbers)
+        assert t is not None and len(t.nodes) == 12
+    # a step whose active box needs more (its gradient too) is followed
+    active = names | {"n4": 0.6}
+    t = camera_target(
+        boxes, edges, ("n3", "n4"), view, 1.2, compact_zoom=active, number_zoom=numbers
+    )
+    assert t is not None and len(t.nodes) < 12 and {"n3", "n4"} <= set(t.nodes)
+    # the same two rows of boxes past SMALL_GRAPH_NODES: followed at every step
+    big = boxes | {f"m{i}": box(i * 200.0, 300) for i in range(12)}
+    assert len(big) > SMALL_GRAPH_NODES
+    names = {n: 0.5 for n in big}
+    numbers = {n: 0.6 for n in big}
+    for a, b in edges:
+        t = camera_target(big, edges, (a, b), view, 1.2, compact_zoom=names, number_zoom=numbers)
+        assert t is not None and len(t.nodes) < len(big)
 
 
 def test_following_keeps_to_the_graph_at_its_ends_and_centres_the_step_between() -> None:
