@@ -97,6 +97,8 @@ class _CompactFonts:
     mono: QFont
     fm_name: QFontMetricsF
     fm_mono: QFontMetricsF
+    #: :data:`BESIDE_GAP`'s width at :data:`COMPACT_REF_PT` (the layout and the paint).
+    beside_gap: float
 
 
 #: Compact text is measured at this size and scaled (widths grow with the size).
@@ -114,8 +116,9 @@ def compact_fonts() -> _CompactFonts:
     if not _compact_cache:
         name = name_font(COMPACT_REF_PT * UNIT)
         mono = cfont(COMPACT_REF_PT, mono=True)
-        _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name),
-                                            QFontMetricsF(mono)))
+        fm_mono = QFontMetricsF(mono)
+        _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name), fm_mono,
+                                            fm_mono.horizontalAdvance(BESIDE_GAP)))
     return _compact_cache[0]
 
 
@@ -471,7 +474,7 @@ class NodeItem(QGraphicsRectItem):
         if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
             return None
         lines, widths, line, room = self._compact_metrics()
-        gap = advance(compact_fonts().fm_mono, BESIDE_GAP) / COMPACT_REF_PT
+        gap = compact_fonts().beside_gap / COMPACT_REF_PT
         sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
         if beside:  # the value first: "8  grad 0 → 2", never "grad 0 → 2  8"
             value, grad = sorted(lines[1:], key=lambda ln: ln.kind != "value")
@@ -535,7 +538,7 @@ class NodeItem(QGraphicsRectItem):
                     rows.append([(ln, pt)])
         y = (self._rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
         colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
-        gap = advance(f.fm_mono, BESIDE_GAP)
+        gap = f.beside_gap
         for row in rows:
             pt = row[0][1]
             k = pt / COMPACT_REF_PT
