@@ -88,7 +88,8 @@ def test_a_closer_render_of_a_far_scene_paints_full_boxes(view: CanvasView) -> N
 
     def render() -> np.ndarray:
         image = QImage(int(source.width()), int(source.height()), QImage.Format.Format_RGB32)
-        painter = QPainter(image)
+        image.fill(0)  # a new image's memory is not cleared; render keeps the aspect ratio
+        painter = QPainter(image)  # so it may leave the rounded-off last row unpainted
         scene.render(painter, QRectF(image.rect()), source)
         painter.end()
         return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4).copy()
@@ -117,6 +118,7 @@ def test_many_plain_edges_stroked_as_one_path_look_the_same(
         monkeypatch.setattr(scene_module, "BATCH_EDGES", batch)
         rect = v.visible_scene_rect()
         image = QImage(600, 400, QImage.Format.Format_RGB32)
+        image.fill(0)  # the window is the rect rounded: its edges may stay unpainted
         painter = QPainter(image)
         painter.setWindow(rect.toRect())
         scene.drawBackground(painter, rect)
