@@ -11,6 +11,7 @@ change is not laid out again.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from math import inf
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -32,12 +33,16 @@ from PySide6.QtWidgets import (
 
 from ..model.node_box import BoxStyle, NodeContent, ValueState
 from ..model.semantic_zoom import (
+    MIN_EXTRA_SHARE,
     MIN_SCREEN_PT,
     CompactLine,
+    MinZooms,
     compact_lines,
     compact_min_zoom,
     compact_rows,
+    fitting_chars,
     is_compact,
+    shortened,
 )
 from ..theme import THEME, name_font
 from .port_item import UNIT, PortItem, cfont, cline, port_style
@@ -473,7 +478,8 @@ class NodeItem(QGraphicsRectItem):
         c = self.content
         if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
             return None
-        lines, widths, line, room = self._compact_metrics()
+        least = MIN_EXTRA_SHARE * self.min_screen_pt() / zoom  # smallest a line is shown
+        lines, widths, line, room = self._compact_metrics(least)
         gap = compact_fonts().beside_gap / COMPACT_REF_PT
         sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
         if beside:  # the value first: "8  grad 0 → 2", never "grad 0 → 2  8"
@@ -481,15 +487,18 @@ class NodeItem(QGraphicsRectItem):
             lines[1:] = [value, replace(grad, beside=True)]
         return list(zip(lines, sizes, strict=True))
 
-    def compact_min_zooms(self) -> tuple[float, float]:
-        """The smallest zooms at which the compact form still shows the name at the
-        canvas's minimum text size (for the active edge's boxes, their gradient too),
-        and the name with the line under it (its number), as a view of the whole graph
-        needs (the camera asks, to frame more context)."""
+    def compact_min_zooms(self) -> MinZooms:
+        """The smallest zooms at which the compact form stays legible at the canvas's
+        minimum text size (see :class:`~gui.model.semantic_zoom.MinZooms`)."""
         _lines, widths, line, room = self._compact_metrics()
         pt = self.min_screen_pt()
         number = compact_min_zoom(pt, widths, line, room, with_next=True)
-        return (number if self._in_step() else compact_min_zoom(pt, widths, line, room), number)
+        if not self._in_step():
+            name = compact_min_zoom(pt, widths, line, room)
+            return MinZooms(name, name, number)
+        _lines, cut_widths, _line, _room = self._compact_metrics(inf)  # its shortest cut
+        return MinZooms(number, compact_min_zoom(pt, cut_widths, line, room, with_next=True),
+                        number)
 
     def _in_step(self) -> bool:
         """This box takes part in the active step (its gradient is what changes)."""
@@ -497,18 +506,28 @@ class NodeItem(QGraphicsRectItem):
         return c is not None and (c.grad_active or self.highlight_consumer)
 
     def _compact_metrics(
-        self,
+        self, fit_pt: float | None = None
     ) -> tuple[list[CompactLine], list[float], float, tuple[float, float]]:
-        """Compact lines, their widths and the line height at 1 pt, and the room."""
+        """Compact lines, their widths and the line height at 1 pt, and the room.
+
+        ``fit_pt``: an active box's gradient line too wide for its box at this scene size
+        (the smallest a line is shown) is cut to fit (``inf``: to its shortest cut), as
+        :func:`~gui.model.semantic_zoom.fitting_chars` says, rather than left out."""
         c = self.content
         assert c is not None
-        lines = compact_lines(self.node_id, c.value, c.grad,
-                              grad_first=self._in_step())
+        in_step = self._in_step()
+        lines = compact_lines(self.node_id, c.value, c.grad, grad_first=in_step)
         f = compact_fonts()
         widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
                   / COMPACT_REF_PT for ln in lines]
         line = f.fm_mono.lineSpacing() / COMPACT_REF_PT
         room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
+        if in_step and fit_pt is not None and lines[1].kind == "grad":
+            text = lines[1].text
+            chars = fitting_chars(len(text), widths[1], fit_pt, room[0])
+            if chars < len(text):
+                lines[1] = replace(lines[1], text=shortened(text, chars))
+                widths[1] = advance(f.fm_mono, lines[1].text) / COMPACT_REF_PT
         return lines, widths, line, room
 
     def far_look(self) -> tuple[QRectF, QRectF, QColor]:

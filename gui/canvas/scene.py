@@ -631,28 +631,51 @@ class CanvasScene(QGraphicsScene):
         if self._label_view is None:
             self.label.place(self._label_position(anchor), anchor)
             return
-        visible, zoom = self._label_view
+        scale, size, inner = self._label_fit(*self._label_view)
+        rescaled = abs(scale - self.label.scale()) > 1e-6
+        if rescaled:
+            self.label.setScale(scale)
+        if not rescaled and not moved and inner is not None and inner.contains(self.label.pos()):
+            return  # a pan or zoom that leaves the label whole and its size: stay
+        self.label.place(self._label_spot(anchor, size, inner), anchor)
+
+    def label_clear_at(self, visible: QRectF, zoom: float) -> bool:
+        """Would the active edge's label, as a view of ``visible`` at ``zoom`` scales
+        it, find a spot there that covers no box? (The camera asks before it shows a
+        small graph whole, where a big label may have no room beside the step.)"""
+        _scale, size, inner = self._label_fit(visible, zoom)
+        if inner is None:
+            return False
+        return not self._covers_box(self._label_spot(self._label_anchor, size, inner), *size)
+
+    def _label_fit(
+        self, visible: QRectF, zoom: float
+    ) -> tuple[float, tuple[float, float], QRectF | None]:
+        """The label's scale in a view of ``visible`` at ``zoom`` (readable, but never
+        larger than the canvas: a big Jacobian shrinks to fit), its size then, and
+        where its centre may go for it to be fully seen (None: nowhere)."""
         m = LABEL_MARGIN_PX / zoom
         natural = self.label.natural_rect()
         room = min((visible.width() - 2 * m) / (natural.width() + 2 * LABEL_SHADOW),
                    (visible.height() - 2 * m) / (natural.height() + 2 * LABEL_SHADOW))
-        # readable, but never larger than the canvas (a big Jacobian shrinks to fit)
         scale = max(min(self.label.scale_for(zoom, self.label_pt), room), 1e-3)
-        rescaled = abs(scale - self.label.scale()) > 1e-6
-        if rescaled:
-            self.label.setScale(scale)
-        w, h = self.label.label_size()
+        w, h = natural.width() * scale, natural.height() * scale
         m += LABEL_SHADOW * scale  # its shadow is inside too
         inner = visible.adjusted(m + w / 2, m + h / 2, -m - w / 2, -m - h / 2)
         fits = inner.width() >= -1e-6 and inner.height() >= -1e-6
-        if not rescaled and not moved and fits and inner.contains(self.label.pos()):
-            return  # a pan or zoom that leaves the label whole and its size: stay
-        centre = self._label_position(anchor, inner if fits else None)
-        if fits:
+        return scale, (w, h), inner if fits else None
+
+    def _label_spot(
+        self, anchor: QPointF, size: tuple[float, float], inner: QRectF | None
+    ) -> QPointF:
+        """Where the label's centre goes: near ``anchor``, covering no box, inside
+        ``inner`` when given (slid back into it, at a spot that covers no box if any)."""
+        centre = self._label_position(anchor, inner, size=size)
+        if inner is not None:
             centre = _clamped(centre, inner)
-            if self._covers_box(centre, w, h):  # slid back over boxes: where it can be
-                centre = self._label_position(anchor, inner, slide=True)
-        self.label.place(centre, anchor)
+            if self._covers_box(centre, *size):  # slid back over boxes: where it can be
+                centre = self._label_position(anchor, inner, size=size, slide=True)
+        return centre
 
     def _covers_box(self, centre: QPointF, w: float, h: float) -> bool:
         """Would the label (``w`` x ``h``) centred at ``centre`` cover a node box?"""

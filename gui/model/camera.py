@@ -5,7 +5,8 @@ edge's consumer and operand with their direct neighbours, zoomed so box text is 
 least as large as the chain-rule text beside it. A graph whose every box shows its
 name and number at that size is shown whole instead, and stays still; so is a graph
 of up to :data:`SMALL_GRAPH_NODES` boxes at the steps where every name (and the
-active boxes' gradient) reaches that size: a class takes in the whole computation.
+active boxes' gradient, shortened to the box if need be) reaches that size: a class
+takes in the whole computation.
 Any other graph is followed at every step (never whole at one step and close up at
 the next), comfortably closer than its whole view would need, at one zoom while the
 neighbourhood fits, so the camera pans along the graph rather than jumping, and
@@ -101,6 +102,7 @@ def camera_target(
     extra: Sequence[Rect] = (),
     compact_zoom: Mapping[str, float] | None = None,
     number_zoom: Mapping[str, float] | None = None,
+    whole_zoom: Mapping[str, float] | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
@@ -111,24 +113,25 @@ def camera_target(
     active edge (its label); ``compact_zoom``: per node, the smallest zoom at which
     its compact form (:mod:`gui.model.semantic_zoom`) still shows its name that large
     (the active edge's boxes: their gradient too); ``number_zoom``: the same with the
-    number under the name (default: ``compact_zoom``).
+    number under the name; ``whole_zoom``: the same with the active boxes' gradient
+    line shortened to the box, as a whole small graph may show it (both default to
+    ``compact_zoom``).
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
     boxes). A graph of up to :data:`SMALL_GRAPH_NODES` boxes is also shown whole at a
-    step where every box shows its name (``compact_zoom``: the active edge's boxes
-    their gradient too), and followed at the others. A bigger graph too big to show
-    whole is too big for every step, so the decision is
-    the graph's, not the step's (no switching between a whole view and a close-up
-    from one step to the next): the camera follows the step, framing the active
-    edge's neighbourhood (with ``extra``), else its two boxes (with ``extra``, then
-    without), the first whose names are legible at its fitting zoom. It looks at them
-    at :data:`COMFORT` times the zoom the whole graph would need (text comfortably
-    above the floor, the same zoom from step to step, so the camera only pans), or
-    further out when they need it, and never past the graph's edge while the graph
-    fills the view (context, not empty paper). When nothing is legible the two boxes
-    are framed whole. No target zooms in further than :data:`MAX_OVER_READABLE` x
-    readable.
+    step where every box shows its name (``whole_zoom``: the active edge's boxes
+    their gradient too, shortened), and followed at the others. A bigger graph too
+    big to show whole is too big for every step, so the decision is the graph's, not
+    the step's (no switching between a whole view and a close-up from one step to
+    the next): the camera follows the step, framing the active edge's neighbourhood
+    (with ``extra``), else its two boxes (with ``extra``, then without), the first
+    whose names are legible at its fitting zoom. It looks at them at :data:`COMFORT`
+    times the zoom the whole graph would need (text comfortably above the floor, the
+    same zoom from step to step, so the camera only pans), or further out when they
+    need it, and never past the graph's edge while the graph fills the view (context,
+    not empty paper). When nothing is legible the two boxes are framed whole. No
+    target zooms in further than :data:`MAX_OVER_READABLE` x readable.
     """
     if not boxes:
         return None
@@ -146,7 +149,8 @@ def camera_target(
 
     numbers = compact_zoom if number_zoom is None else number_zoom
     small = len(everything) <= SMALL_GRAPH_NODES
-    whole_floor = floor(everything, compact_zoom if small else numbers)
+    shortened = compact_zoom if whole_zoom is None else whole_zoom
+    whole_floor = floor(everything, shortened if small else numbers)
     whole = fit_zoom(world, viewport)
     if whole >= whole_floor or active is None or not (active[0] in boxes and active[1] in boxes):
         return CameraTarget(_centre(world), min(whole, cap), tuple(everything))

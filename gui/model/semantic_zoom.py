@@ -10,6 +10,7 @@ ports, pills or small print. The decision and the text are plain functions here
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: In the free view, box text smaller than this on screen (points) goes compact.
 MIN_SCREEN_PT = 8.0
@@ -19,9 +20,26 @@ MIN_EXTRA_SHARE = 0.6
 NAME_GROW = 1.5
 #: Longest compact line (characters) before it is cut with an ellipsis.
 MAX_COMPACT_CHARS = 22
+#: The shortest cut of the active edge's boxes' gradient line: ``grad [2.098…`` or
+#: ``grad → 0.973`` (the word and the first entry, or the value a change ends at). A
+#: whole small graph shortens that line to its box rather than the camera closing in
+#: on two boxes for the sake of a long vector.
+MIN_ACTIVE_GRAD_CHARS = 12
 #: Value and gradient go side by side (freeing a line for the name) only when they
 #: keep at least this share of the size they would have stacked.
 BESIDE_KEEP = 0.95
+
+
+class MinZooms(NamedTuple):
+    """The smallest zooms at which a box's compact form stays legible (the camera
+    asks). ``names``: its name at the canvas's minimum text size (an active edge's
+    box: its whole gradient line too); ``whole``: the same, the gradient line
+    shortened to the box, as a whole small graph shows it; ``numbers``: its name and
+    the line under it."""
+
+    names: float
+    whole: float
+    numbers: float
 
 
 @dataclass(frozen=True)
@@ -41,15 +59,22 @@ def is_compact(zoom: float, box_pt: float, min_screen_pt: float) -> bool:
 
 #: The separator of a gradient's change, ``before → after`` (written side by side).
 CHANGE = " → "
+#: The arrow that starts a change's ``after`` written under its ``before``.
+ARROW = CHANGE.lstrip()
 
 
 def _first_rows(text: str) -> str:
-    """``before → after`` written side by side over several rows (the arrow on the
-    middle one) as the first row of each side joined by the arrow, so a one-line
-    form keeps the change; any other text as it is."""
-    if "\n" not in text or CHANGE not in text:
+    """``before → after`` written over several rows, side by side (the arrow on the
+    middle row) or stacked (``after`` under ``before``, its first row starting with
+    the arrow), as the first row of each side joined by the arrow, so a one-line form
+    keeps the change; any other text as it is."""
+    if "\n" not in text or ARROW not in text:
         return text  # one row, or no change: most texts, and cheap to tell
     lines = text.split("\n")
+    under = next((ln for ln in lines[1:] if ln.startswith(ARROW)), None)
+    if under is not None:
+        left, right = lines[0].strip(), under[len(ARROW) :].strip()
+        return f"{left}{CHANGE}{right}\n…"
     at = next((ln.find(CHANGE) for ln in lines[1:] if CHANGE in ln), -1)
     if at < 0:
         return text
@@ -58,14 +83,40 @@ def _first_rows(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    """A multi-line tensor text as its first row and an ellipsis; long lines cut."""
+    """A multi-line tensor text as its first row and an ellipsis."""
     lines = _first_rows(text).split("\n")
     line = lines[0].strip()
     if len(lines) > 1:
         line += " …"
-    if len(line) > MAX_COMPACT_CHARS:
-        line = line[: MAX_COMPACT_CHARS - 1].rstrip(", ") + "…"
     return line
+
+
+def cut(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters: cut with an ellipsis when longer."""
+    if len(text) <= chars:
+        return text
+    return text[: chars - 1].rstrip(", ") + "…"
+
+
+def shortened(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters: a change ``grad 1.013 → 2.026`` first
+    gives up its starting value (``grad → 2.026``: the step's result stays), then
+    any text is :func:`cut`."""
+    if len(text) <= chars:
+        return text
+    if CHANGE in text:
+        word, _rest = text.split(" ", 1)
+        text = word + CHANGE + text.split(CHANGE, 1)[1]
+    return cut(text, chars)
+
+
+def fitting_chars(chars: int, width_per_pt: float, pt: float, room_w: float) -> int:
+    """How many of a monospaced line's ``chars`` characters (``width_per_pt`` wide at
+    1 pt) fit ``room_w`` at ``pt`` points: all, or fewer but never below
+    :data:`MIN_ACTIVE_GRAD_CHARS` (the line then shrinks, see :func:`compact_sizes`)."""
+    if chars <= MIN_ACTIVE_GRAD_CHARS or width_per_pt * pt <= room_w:
+        return chars
+    return max(MIN_ACTIVE_GRAD_CHARS, int(room_w / (pt * width_per_pt / chars)))
 
 
 def compact_lines(
@@ -74,9 +125,10 @@ def compact_lines(
     """The compact form of a box: name, value, and ``grad`` when given. ``grad_first``
     (the active edge's boxes, whose gradient is what the step changes) puts the
     gradient before the value, so it is the line kept when only one fits."""
-    extra = [CompactLine(_one_line(value), "value")]
+    extra = [CompactLine(cut(_one_line(value), MAX_COMPACT_CHARS), "value")]
     if grad is not None:
-        g = CompactLine("grad " + _one_line(grad), "grad")
+        word = "grad "
+        g = CompactLine(shortened(word + _one_line(grad), len(word) + MAX_COMPACT_CHARS), "grad")
         extra = [g, *extra] if grad_first else [*extra, g]
     return [CompactLine(name, "name"), *extra]
 

@@ -130,13 +130,19 @@ def test_a_small_graph_is_whole_where_its_names_are_legible_though_numbers_are_n
         boxes, edges, ("n3", "n4"), view, 1.2, compact_zoom=active, number_zoom=numbers
     )
     assert t is not None and len(t.nodes) < 12 and {"n3", "n4"} <= set(t.nodes)
+    # unless that gradient, shortened to the box, is legible in the whole view
+    shortened = names | {"n4": 0.52}
+    t = camera_target(boxes, edges, ("n3", "n4"), view, 1.2, compact_zoom=active,
+                      number_zoom=numbers, whole_zoom=shortened)
+    assert t is not None and len(t.nodes) == 12
     # the same two rows of boxes past SMALL_GRAPH_NODES: followed at every step
     big = boxes | {f"m{i}": box(i * 200.0, 300) for i in range(12)}
     assert len(big) > SMALL_GRAPH_NODES
     names = {n: 0.5 for n in big}
     numbers = {n: 0.6 for n in big}
     for a, b in edges:
-        t = camera_target(big, edges, (a, b), view, 1.2, compact_zoom=names, number_zoom=numbers)
+        t = camera_target(big, edges, (a, b), view, 1.2, compact_zoom=names,
+                          number_zoom=numbers, whole_zoom=names)
         assert t is not None and len(t.nodes) < len(big)
 
 
@@ -357,3 +363,32 @@ def _wheel(view, pos: QPoint):  # noqa: ANN001, ANN202
         Qt.ScrollPhase.NoScrollPhase,
         False,
     )
+
+
+def test_a_small_graph_with_long_gradients_is_whole_at_every_step(qapp) -> None:  # noqa: ANN001
+    # 20 nodes of 3-vectors (the legibility benchmark's generator): whole, every name
+    # is legible, but an active box's whole gradient line did not fit its box, and
+    # the camera closed in on the step, leaving most names out. Shortened to its box
+    # (``grad → [2.098, 1.1…``) the line stays legible in the whole view.
+    graph, output = script("bench_gui").layered_graph(21, seed=21)
+    assert len(graph.nodes) == SMALL_GRAPH_NODES
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=graph, output=output), None)
+    with frame_sheet(doc, (1280, 720), View.CANVAS) as sheet:
+        tl = sheet.player.timeline
+        shortened = 0
+        for k in range(1, len(tl.steps) + 1):
+            sheet.show_position(tl.position_of_step(k))
+            target = sheet.canvas.camera_target()
+            assert target is not None and set(target.nodes) == set(graph.nodes), f"step {k}"
+            zoom = sheet.canvas.zoom()
+            step = sheet.player.frame.active
+            for nid in (step.consumer, step.operand):
+                item = sheet.canvas.node_item(nid)
+                form = item.compact_form(zoom)
+                assert form is not None, f"step {k}: {nid} not compact in the whole view"
+                grad = next((ln, pt) for ln, pt in form if ln.kind == "grad")
+                least = MIN_EXTRA_SHARE * item.min_screen_pt()
+                assert grad[1] * zoom >= least - 1e-6, f"step {k}: {nid} gradient too small"
+                shortened += grad[0].text.endswith("…")
+    assert shortened > 0  # some lines were cut to fit, legibly

@@ -7,11 +7,14 @@ import pytest
 
 from gui.model.node_box import side_by_side
 from gui.model.semantic_zoom import (
+    MIN_ACTIVE_GRAD_CHARS,
     compact_lines,
     compact_min_zoom,
     compact_rows,
     compact_sizes,
+    fitting_chars,
     is_compact,
+    shortened,
 )
 
 
@@ -51,6 +54,31 @@ def test_a_matrix_gradients_change_keeps_its_arrow_in_one_line() -> None:
     assert compact_lines("W", "1", change)[2].text == "grad 0 → [[1, 2], …"
     both = side_by_side("[[1, 2],\n [3, 4],\n [5, 6]]", " → ", "[[7, 8],\n [9, 0],\n [1, 2]]")
     assert compact_lines("W", "1", both)[2].text.startswith("grad [[1, 2], → [[7, 8]")
+
+
+def test_a_stacked_change_keeps_the_value_it_ends_at() -> None:
+    # too wide side by side, ``after`` goes under ``before``, its row starting "→ ";
+    # the one-line form read the first row alone: the value before the step
+    change = side_by_side("[-0.04243, 1.618, 2.25]", " → ", "[-0.08486, 3.236, 4.5]")
+    assert change.split("\n")[1].startswith("→ [-0.08486")
+    line = compact_lines("x", "1", change)[2].text
+    assert line.startswith("grad → [-0.08486, 3.236") and len(line) <= 27
+
+
+def test_a_shortened_gradient_line_gives_up_its_start_first() -> None:
+    assert shortened("grad 1.013 → 2.026", 14) == "grad → 2.026"
+    assert shortened("grad [2.098, 1.192, 1.075]", MIN_ACTIVE_GRAD_CHARS) == "grad [2.098…"
+    assert shortened("grad 3", MIN_ACTIVE_GRAD_CHARS) == "grad 3"
+    assert len(shortened("grad 0 → [1, 2, 3, 4, 5, 6]", 12)) <= 12
+
+
+def test_fitting_chars_cut_to_the_room_but_not_below_the_shortest_cut() -> None:
+    # 20 characters 2 units wide at 1 pt (0.1 a character), in a room 30 units wide
+    assert fitting_chars(20, 2.0, 10.0, 30.0) == 20  # 20 wide: all fit
+    assert fitting_chars(20, 2.0, 20.0, 30.0) == 15  # 40 wide: 15 characters fit
+    assert fitting_chars(20, 2.0, 60.0, 30.0) == MIN_ACTIVE_GRAD_CHARS  # 5 would fit
+    assert fitting_chars(20, 2.0, float("inf"), 30.0) == MIN_ACTIVE_GRAD_CHARS
+    assert fitting_chars(8, 2.0, 60.0, 30.0) == 8  # already short: kept, it shrinks
 
 
 def test_sizes_reach_the_screen_minimum_when_there_is_room() -> None:
