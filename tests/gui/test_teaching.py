@@ -117,8 +117,12 @@ def test_quiz_in_presentation_mode_a_key_reveals(window, qtbot, artifacts_dir) -
     from PySide6.QtCore import Qt
 
     window.teaching.quiz_panel.set_active(True)
+    window.canvas.animations_enabled = False  # the screenshot shows where the camera goes
     window.enter_presentation()
+    window.showNormal()  # a 1280x720 projector (offscreen, full screen is 800x800)
+    window.resize(1280, 720)
     qtbot.waitUntil(lambda: "Predict step 1" in window.chain_rule.text())
+    QApplication.processEvents()
     assert window.grab().save(os.path.join(artifacts_dir, "quiz_presentation.png"))
     window.canvas.setFocus()
     qtbot.keyClick(window.canvas, Qt.Key.Key_R)
