@@ -32,6 +32,11 @@ class GroupFrame(QGraphicsRectItem):
         self.group_id = group_id
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setAcceptHoverEvents(False)
+        # collapsed, the caption sits on an opaque plate: the faded members under the
+        # box would otherwise show through between its letters
+        self.plate = QGraphicsRectItem(self)
+        self.plate.setPen(QPen(Qt.PenStyle.NoPen))
+        self.plate.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.caption = QGraphicsSimpleTextItem(self)
         self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
@@ -57,8 +62,14 @@ class GroupFrame(QGraphicsRectItem):
             self.caption.setPos(
                 outer.center().x() - box.width() / 2, outer.center().y() - box.height() / 2
             )
+            self.plate.setBrush(QBrush(THEME.group_fill))
+            pad = 4 * UNIT
+            self.plate.setRect(
+                box.translated(self.caption.pos()).adjusted(-pad, -pad, pad, pad) & outer
+            )
         else:
             self.caption.setPos(outer.left() + 6 * UNIT, outer.top() + 3 * UNIT)
+        self.plate.setVisible(collapsed)
 
 
 class GroupFrames:

@@ -201,6 +201,11 @@ def test_ctrl_g_groups_the_selection_undoably(window, qtbot, artifacts_dir, tmp_
     caption = frames.frames["group"].caption.text()
     assert "x1, x2, x3 → y1, y2, y3" in caption
     assert "[6, 3, 2]" in caption and "[1, 3, 2]" in caption
+    # the caption sits on an opaque plate over the faded members, inside the box
+    frame = frames.frames["group"]
+    text_rect = frame.caption.mapRectToParent(frame.caption.boundingRect())
+    assert frame.plate.isVisible() and frame.plate.brush().color().alpha() == 255
+    assert frame.plate.rect().contains(text_rect) and frame.rect().contains(frame.plate.rect())
     assert window.teaching.playback_counts() == (4, 15)
     QApplication.processEvents()
     assert window.grab().save(os.path.join(artifacts_dir, "group_seed2.png"))
@@ -211,6 +216,7 @@ def test_ctrl_g_groups_the_selection_undoably(window, qtbot, artifacts_dir, tmp_
     window.canvas.select_ids(["y2"])
     window.teaching.actions["collapse_or_expand_group"].trigger()
     assert not doc.groups[0].collapsed
+    assert not frames.frames["group"].plate.isVisible()  # an expanded frame is an outline
     assert window.teaching.playback_counts() == (12, 15)
     # save and reload keep groups; leaf grads never change
     path = tmp_path / "grouped.bpgraph"
