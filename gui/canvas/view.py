@@ -303,20 +303,15 @@ class CanvasView(QGraphicsView):
             viewport = (size.width(), size.height())
         zooms = {nid: item.compact_min_zooms() for nid, item in self.canvas.nodes.items()
                  if item.content is not None}
-        names = {nid: z.names for nid, z in zooms.items()}
-        numbers = {nid: z.numbers for nid, z in zooms.items()}
-        whole = {nid: z.whole for nid, z in zooms.items()}
-        step = None if active is None else active[:2]
-        target = camera_target(boxes, edges, step, viewport, self.readable_zoom(), extra,
-                               names, numbers, whole)
-        if (target is not None and extra and len(target.nodes) == len(boxes) and whole != names
-                and not self.canvas.label_clear_at(QRectF(*target.visible_rect(viewport)),
-                                                   target.zoom)):
-            # whole only with shortened gradient lines, but the label finds no room:
-            # as if the lines were whole (the step followed)
-            target = camera_target(boxes, edges, step, viewport, self.readable_zoom(), extra,
-                                   names, numbers)
-        return target
+
+        def label_fits(rect: tuple[float, float, float, float], zoom: float) -> bool:
+            return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
+
+        return camera_target(boxes, edges, None if active is None else active[:2],
+                             viewport, self.readable_zoom(), extra,
+                             {nid: z.names for nid, z in zooms.items()},
+                             {nid: z.numbers for nid, z in zooms.items()},
+                             {nid: z.whole for nid, z in zooms.items()}, label_fits)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""

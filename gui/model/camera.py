@@ -19,7 +19,7 @@ screen frame the same thing. No Qt here: rectangles are ``(x, y, w, h)`` tuples.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import inf
 
@@ -103,6 +103,7 @@ def camera_target(
     compact_zoom: Mapping[str, float] | None = None,
     number_zoom: Mapping[str, float] | None = None,
     whole_zoom: Mapping[str, float] | None = None,
+    label_fits: Callable[[Rect, float], bool] | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
@@ -115,13 +116,16 @@ def camera_target(
     (the active edge's boxes: their gradient too); ``number_zoom``: the same with the
     number under the name; ``whole_zoom``: the same with the active boxes' gradient
     line shortened to the box, as a whole small graph may show it (both default to
-    ``compact_zoom``).
+    ``compact_zoom``); ``label_fits``: whether the step's label finds room in a view of a
+    scene rectangle at a zoom (asked only of a whole view that the shortened lines
+    alone make legible).
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
     boxes). A graph of up to :data:`SMALL_GRAPH_NODES` boxes is also shown whole at a
-    step where every box shows its name (``whole_zoom``: the active edge's boxes
-    their gradient too, shortened), and followed at the others. A bigger graph too
+    step where every box shows its name (the active edge's boxes their gradient too,
+    shortened if need be, provided the label then ``label_fits``), and followed at the
+    others. A bigger graph too
     big to show whole is too big for every step, so the decision is the graph's, not
     the step's (no switching between a whole view and a close-up from one step to
     the next): the camera follows the step, framing the active edge's neighbourhood
@@ -149,11 +153,15 @@ def camera_target(
 
     numbers = compact_zoom if number_zoom is None else number_zoom
     small = len(everything) <= SMALL_GRAPH_NODES
-    shortened = compact_zoom if whole_zoom is None else whole_zoom
-    whole_floor = floor(everything, shortened if small else numbers)
     whole = fit_zoom(world, viewport)
-    if whole >= whole_floor or active is None or not (active[0] in boxes and active[1] in boxes):
-        return CameraTarget(_centre(world), min(whole, cap), tuple(everything))
+    whole_view = CameraTarget(_centre(world), min(whole, cap), tuple(everything))
+    if active is None or not (active[0] in boxes and active[1] in boxes):
+        return whole_view
+    if whole >= floor(everything, compact_zoom if small else numbers):
+        return whole_view
+    if small and whole_zoom is not None and whole >= floor(everything, whole_zoom):
+        if label_fits is None or label_fits(whole_view.visible_rect(viewport), whole_view.zoom):
+            return whole_view  # legible with the active boxes' gradient shortened
     operand, consumer = active
     near = [n for n in neighbourhood(edges, operand, consumer) if n in boxes]
     pair = [consumer, operand]

@@ -105,7 +105,7 @@ def shortened(text: str, chars: int) -> str:
     if len(text) <= chars:
         return text
     if CHANGE in text:
-        word, _rest = text.split(" ", 1)
+        word = text.split(" ", 1)[0]
         text = word + CHANGE + text.split(CHANGE, 1)[1]
     return cut(text, chars)
 

@@ -135,6 +135,16 @@ def test_a_small_graph_is_whole_where_its_names_are_legible_though_numbers_are_n
     t = camera_target(boxes, edges, ("n3", "n4"), view, 1.2, compact_zoom=active,
                       number_zoom=numbers, whole_zoom=shortened)
     assert t is not None and len(t.nodes) == 12
+    # ... and the step's label has room in that view (else the step is followed)
+    asked = []
+
+    def no_room(rect: tuple[float, ...], zoom: float) -> bool:
+        asked.append((rect, zoom))
+        return False
+
+    t = camera_target(boxes, edges, ("n3", "n4"), view, 1.2, compact_zoom=active,
+                      number_zoom=numbers, whole_zoom=shortened, label_fits=no_room)
+    assert t is not None and len(t.nodes) < 12 and len(asked) == 1
     # the same two rows of boxes past SMALL_GRAPH_NODES: followed at every step
     big = boxes | {f"m{i}": box(i * 200.0, 300) for i in range(12)}
     assert len(big) > SMALL_GRAPH_NODES
