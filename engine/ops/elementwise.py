@@ -12,6 +12,11 @@ from ..errors import shape_text
 from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
 from .record import Array, Attr, Attrs, Op, OpShapeError, Shape
 
+try:  # one pass instead of six; built by the install where a C compiler is found
+    from .._fused import tanh_grad as fused_tanh_grad
+except ImportError:  # not built: the numpy passes give the same bits
+    fused_tanh_grad = None
+
 #: 1.0 as a 0-d array, for ``1 - |y|`` in place: a Python float operand is converted
 #: to one on every ufunc call (0.3 µs of tanh's gradient at 64x64).
 _ONE = np.ones(())
@@ -25,15 +30,34 @@ def _tanh_grad(g: Array, x: Array, out: Array) -> Array:
     do: near saturation it cancels away all but the rounding error of ``y·y`` (3.7e-9
     relative at x = 10). For ``|y| >= 1/2``, ``a`` is exact (Sterbenz) and so is ``2a``;
     ``a²`` is at most ``a/2`` of the result, so its rounding moves the result by at most
-    ``a/4`` of an ulp. Below 1/2 nothing cancels. Six numpy passes (a Dekker split of
-    ``y·y`` took thirteen), in place on one buffer with operators, which numpy
-    dispatches faster than ufunc calls with ``out=``; ``a²`` is the unary ``square``
-    (the same IEEE product), whose loop runs in half the time of ``a * a`` at 64x64.
+    ``a/4`` of an ulp. Below 1/2 nothing cancels.
+
+    Arrays of one shape go through the compiled loop when it is built (``engine._fused``:
+    one pass, the same operations in the same order); the rest through
+    :func:`tanh_grad_passes`.
     """
     if out.ndim == 0:  # Python floats round alike, without 0-d ufuncs
         a = 1.0 - abs(float(out))
         r = 2.0 * a - a * a
         return np.asarray(float(g) * r) if g.ndim == 0 else g * r
+    if (
+        fused_tanh_grad is not None
+        and g.shape == out.shape
+        and g.dtype == out.dtype == np.float64
+        and g.flags.c_contiguous
+        and out.flags.c_contiguous
+    ):
+        result = np.empty(out.shape)
+        fused_tanh_grad(g, out, result)
+        return result
+    return tanh_grad_passes(g, out)
+
+
+def tanh_grad_passes(g: Array, out: Array) -> Array:
+    """:func:`_tanh_grad` on arrays in numpy: six passes (a Dekker split of ``y·y`` took
+    thirteen), in place on one buffer with operators, which numpy dispatches faster than
+    ufunc calls with ``out=``; ``a²`` is the unary ``square`` (the same IEEE product),
+    whose loop runs in half the time of ``a * a`` at 64x64."""
     a = np.abs(out)
     np.subtract(_ONE, a, a)
     square = np.square(a)
