@@ -19,6 +19,9 @@
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
+#if defined(_MSC_VER) && !defined(__clang__)
+#define restrict __restrict /* MSVC's C compiler spells C99's restrict so */
+#endif
 
 /* A C-contiguous buffer of float64 (format "d"), or an exception set and -1. */
 static int
