@@ -172,12 +172,11 @@ def _rewrite(data: bytes) -> bytes:
     struct.pack_into(">I", head, 8, 0)  # checkSumAdjustment, set below
     new["head"] = bytes(head)
 
-    # The same tables in the same order, each 4-byte aligned, with fresh checksums.
-    (count,) = struct.unpack_from(">H", data, 4)
-    directory = bytearray(data[: 12 + 16 * count])
+    # The same tables in the same order (``tables`` keeps the directory's), each 4-byte
+    # aligned, with fresh checksums.
+    directory = bytearray(data[: 12 + 16 * len(tables)])
     body, at, head_at = b"", len(directory), 0
-    for i in range(count):
-        tag = directory[12 + 16 * i : 16 + 16 * i].decode("latin-1")
+    for i, tag in enumerate(tables):
         content = new.get(tag, table(tag))
         struct.pack_into(
             ">4sIII",
