@@ -1,40 +1,87 @@
-"""Backprop Studio: no arguments or FILE opens the app; ``run`` and ``export`` work headless.
+"""Backprop Studio: no arguments or FILE opens the app; the subcommands work headless.
 
-    python main.py                      the app, with seed example 2 open
-    python main.py FILE                 the app, with FILE open
-    python main.py run FILE [--json] [--steps]
-    python main.py export FILE --step K --out frame.png [--size 1280x720]
-    python main.py import SNIPPET.py --out FILE.bpgraph
-    python main.py export-torch FILE [--out script.py] [--retain-grads]
+    backprop-studio                      the app, with seed example 2 open
+    backprop-studio FILE...              the app, with each FILE in a window
+    backprop-studio run FILE [--json] [--steps]   (or --example NAME)
+    backprop-studio export FILE --step K --out frame.png [--size 1280x720]
+    backprop-studio import SNIPPET.py --out FILE.bpgraph
+    backprop-studio export-torch FILE [--out script.py] [--retain-grads]
+    backprop-studio --version | --help | --install-desktop | --uninstall-desktop
+
+``python main.py`` from a checkout is the same command.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import NamedTuple
 
 from engine.allocator import retain_freed_memory
+
+
+class Command(NamedTuple):
+    """A subcommand: the module and function that run it, and its line in ``--help``."""
+
+    module: str
+    function: str
+    summary: str
+
+
+#: Every subcommand, the one place they are registered: dispatch and ``--help`` read it.
+#: Each imports only what it runs, so the headless ones never load the GUI.
+COMMANDS: dict[str, Command] = {
+    "run": Command("engine.cli", "main", "a graph's backward pass as a table or JSON"),
+    "export": Command("gui.export", "main", "one frame, or the whole lesson, to a file"),
+    "import": Command("engine.pytorch_cli", "import_main", "PyTorch code -> .bpgraph"),
+    "export-torch": Command("engine.pytorch_cli", "export_main", "a graph -> PyTorch script"),
+}
+
+#: Options of the command itself, besides FILE (``--help`` lists them).
+OPTIONS = {
+    "--version": "print the version and exit",
+    "--install-desktop": "Linux: add the menu entry, icon and file types for this user",
+    "--uninstall-desktop": "remove exactly what --install-desktop wrote",
+}
+
+
+def usage(prog: str) -> str:
+    """``--help``: the app, every registered subcommand and the options."""
+    width = max(map(len, [*COMMANDS, *OPTIONS]))
+    lines = [
+        f"usage: {prog} [FILE ...] | {prog} COMMAND ... | {prog} OPTION",
+        "",
+        "Reverse-mode autodiff, made visible. FILE (.bpgraph or .bptrace) opens in the app.",
+        "",
+        "commands (COMMAND --help for more):",
+        *(f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()),
+        "",
+        "options:",
+        f"  {'-h, --help':<{width}}  show this message and exit",
+        *(f"  {name:<{width}}  {text}" for name, text in OPTIONS.items()),
+    ]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     retain_freed_memory()  # every run frees and reallocates its arrays: keep the pages
     args = list(sys.argv[1:] if argv is None else argv)
-    # Each command imports only what it runs: the headless ones never load the GUI.
-    if args and args[0] == "run":
-        from engine.cli import main as run_main
+    first = args[0] if args else None
+    if first in COMMANDS:
+        command = COMMANDS[first]
+        return getattr(importlib.import_module(command.module), command.function)(args[1:])
+    if first in ("-h", "--help"):
+        print(usage("backprop-studio"))
+        return 0
+    if first == "--version":
+        from engine import app_signature
 
-        return run_main(args[1:])
-    if args and args[0] == "import":
-        from engine.pytorch_cli import import_main
+        print(app_signature())
+        return 0
+    if first in ("--install-desktop", "--uninstall-desktop"):
+        from gui.desktop import main as desktop_main
 
-        return import_main(args[1:])
-    if args and args[0] == "export-torch":
-        from engine.pytorch_cli import export_main
-
-        return export_main(args[1:])
-    if args and args[0] == "export":
-        from gui.export import main as export_main
-
-        return export_main(args[1:])
+        return desktop_main(first)
     from gui.app import main as gui_main
 
     return gui_main(args)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .autodiff import Forward, backward, forward
 from .errors import GraphError
+from .examples import example_path
 from .fileformat import FileFormatError, GraphFile, load
 from .graph import Graph
 from .json_stream import write_json
@@ -159,11 +160,17 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
 
 def _parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
-        usage_line=f"{PROG} FILE [--json] [--steps]",
+        usage_line=f"{PROG} (FILE | --example NAME) [--json] [--steps]",
         prog=PROG,
         description="Run a graph file's backward pass and print every value and gradient.",
     )
-    parser.add_argument("file", metavar="FILE", help="a .bpgraph file (any extension loads)")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "file", nargs="?", metavar="FILE", help="a .bpgraph file (any extension loads)"
+    )
+    which.add_argument(
+        "--example", metavar="NAME", help="a shipped example by name, e.g. seed2_stack_vjp"
+    )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of the table"
     )
@@ -216,9 +223,9 @@ def main(argv: list[str]) -> int:
     args = parse_args(_parser(), argv)
     if isinstance(args, int):
         return args
-    name = args.file.replace("\n", "\\n")
+    name = (args.file or args.example).replace("\n", "\\n")
     try:
-        gf = load(args.file)
+        gf = load(args.file if args.example is None else example_path(args.example))
         with warnings.catch_warnings():
             # numpy warns (over several lines) on e.g. the mean of an empty tensor;
             # NaN and inf get the one-line warning below instead.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .fileformat import SUFFIX
+from .fileformat import SUFFIX, FileFormatError
 
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
 
@@ -42,6 +42,17 @@ def list_examples() -> list[tuple[Path, str]]:
     return [(p, _title_of(p)) for p in ordered]
 
 
+def example_path(name: str) -> Path:
+    """The shipped example called ``name`` (its file's stem, ``seed2_stack_vjp``), so a
+    wheel's examples are reached without knowing where pip put them; a name not shipped
+    raises FileFormatError listing the ones that are."""
+    for path, _title in list_examples():
+        if path.stem == name:
+            return path
+    known = ", ".join(p.stem for p, _t in list_examples()) or "none are installed"
+    raise FileFormatError(f"no example named {name!r}; the examples are: {known}")
+
+
 def _title_of(path: Path) -> str:
     try:
         title = json.loads(path.read_text(encoding="utf-8-sig")).get("title")
@@ -50,4 +61,4 @@ def _title_of(path: Path) -> str:
     return title if isinstance(title, str) and title else path.stem
 
 
-__all__ = ["EXAMPLES_DIR", "EXAMPLE_ORDER", "list_examples"]
+__all__ = ["EXAMPLES_DIR", "EXAMPLE_ORDER", "example_path", "list_examples"]

@@ -1,4 +1,4 @@
-"""Start the desktop app: ``python main.py [FILE]``.
+"""Start the desktop app: ``python main.py [FILE ...]``, each file in a window of its own.
 
 Kept small and import-light so the first paint comes quickly: heavy panels
 (pyqtgraph) are imported only when their tab is first opened.
@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QWidget
 
 from engine import APP_NAME
 
 from .application import ensure_app
+from .single_instance import FileOpenFilter, InstanceServer, hand_over
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -43,7 +45,9 @@ def parse_args(args: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="main.py", description=f"{APP_NAME}: reverse-mode autodiff, made visible."
     )
-    parser.add_argument("file", nargs="?", help="a .bpgraph file to open (or a .bptrace to view)")
+    parser.add_argument(
+        "files", nargs="*", metavar="FILE", help="a .bpgraph file to open (or a .bptrace to view)"
+    )
     return parser.parse_args(args)
 
 
@@ -64,19 +68,70 @@ def has_display(env: Mapping[str, str] | None = None, platform: str | None = Non
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
+class Windows:
+    """The process's top-level windows: each file opened (at launch, from a later launch,
+    from the Finder) gets a new one; the others are never touched."""
+
+    def __init__(self) -> None:
+        self.open: list[QWidget] = []
+
+    def open_files(self, paths: list[str]) -> list[str]:
+        """A window per path (none: one with the example); the one-line errors of the
+        traces that could not be read (a graph's error shows in its window)."""
+        errors = []
+        for path in paths or [None]:
+            if path is not None and path.lower().endswith(".bptrace"):
+                # Lazy: the editor never loads the viewer, a trace never loads the editor.
+                from engine.fileformat import FileFormatError
+
+                from .trace_viewer import open_trace
+
+                try:
+                    window: QWidget = open_trace(path)
+                except FileFormatError as exc:
+                    errors.append(f"error: {path}: {exc}")
+                    continue
+            else:
+                window = create_window(path)
+            self._keep(window)
+        return errors
+
+    def _keep(self, window: QWidget) -> None:
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.open.append(window)
+        window.destroyed.connect(lambda _o=None, w=window: self.open.remove(w))
+        window.show()
+        window.raise_()
+        window.activateWindow()
+
+
 def main(args: list[str]) -> int:
-    """Run the app until its window closes; the exit status (2: no display)."""
+    """Run the app until its last window closes; the exit status (2: no display, or
+    nothing could be opened). While it runs, later launches open their files here."""
     options = parse_args(args)
     if not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     app = ensure_app()
-    if options.file and options.file.lower().endswith(".bptrace"):
-        from .trace_viewer import run_viewer  # lazy: the editor never loads the viewer
-
-        return run_viewer(app, options.file)
-    window = create_window(options.file)
-    window.show()
-    # After the first paint: offer any autosave a crashed session left behind.
-    QTimer.singleShot(0, window.files.offer_recovery)
-    return int(app.exec())
+    errors = hand_over(options.files)
+    if errors is None:  # no app running: this one is it
+        windows = Windows()
+        server = InstanceServer(windows.open_files)
+        server.listen()
+        file_open = FileOpenFilter(windows.open_files)
+        app.installEventFilter(file_open)
+        errors = windows.open_files(options.files)
+        if windows.open:
+            first = windows.open[0]
+            if hasattr(first, "files"):  # an editor: after the first paint, offer any
+                QTimer.singleShot(0, first.files.offer_recovery)  # autosave left behind
+            status = int(app.exec())
+        else:
+            status = 2
+        app.removeEventFilter(file_open)
+        server.close()
+    else:
+        status = 0
+    for line in errors:
+        print(line, file=sys.stderr)
+    return 2 if errors else status

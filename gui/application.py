@@ -12,9 +12,12 @@ import linecache
 import sys
 from types import ModuleType
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from engine import APP_NAME
+
+from .desktop import APP_ID, ICON_FILE
 
 
 def keep_no_module_sources() -> None:
@@ -53,4 +56,6 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
+    app.setDesktopFileName(APP_ID)  # Wayland: the window belongs to the installed entry
+    app.setWindowIcon(QIcon(str(ICON_FILE)))  # every window's, and the task bar's
     return app  # type: ignore[return-value]

@@ -852,14 +852,9 @@ class MainWindow(QMainWindow):
         dialog.exec()
 
     def show_about(self) -> None:
-        QMessageBox.about(
-            self,
-            f"About {APP_NAME}",
-            f"<h3>{APP_NAME}</h3><p>Reverse-mode automatic differentiation, made visible: "
-            "build a graph, choose the output and the gradient <i>v</i>, and watch "
-            "<i>v</i>ᵀJ flow back edge by edge, as <code>y.backward(gradient=v)</code> "
-            "computes it in PyTorch.</p>",
-        )
+        from .about import AboutDialog  # lazy: read the licences only when asked
+
+        AboutDialog(self).exec()
 
 
 def menu_of(window: MainWindow, title: str) -> QMenu | None:

@@ -8,13 +8,11 @@ writes the current step out. Nothing here edits the trace.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QKeyEvent, QMouseEvent, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
-    QApplication,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
@@ -33,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from engine import APP_NAME
 from engine.captured import CapturedTrace
-from engine.fileformat import FileFormatError
 from engine.tracefile import SUFFIX, load
 
 from .model.trace_view import TraceView, describe
@@ -222,14 +219,3 @@ class TraceWindow(QMainWindow):
 def open_trace(path: str | Path) -> TraceWindow:
     """A viewer window for ``path``; raises FileFormatError (one line) for a bad file."""
     return TraceWindow(load(path), Path(path).name)
-
-
-def run_viewer(app: QApplication, path: str) -> int:
-    """``main.py FILE.bptrace``: the viewer alone; a bad file is one line and exit 2."""
-    try:
-        window = open_trace(path)
-    except FileFormatError as exc:
-        print(f"error: {path}: {exc}", file=sys.stderr)
-        return 2
-    window.show()
-    return int(app.exec())

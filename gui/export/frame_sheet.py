@@ -24,7 +24,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, Qt
 from PySide6.QtGui import QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from engine import APP_NAME
+from engine import APP_NAME, app_signature
 from engine.atomic_write import write_atomic
 
 from .. import application
@@ -300,7 +300,8 @@ def save_frame(
 
 
 def png_bytes(image: QImage) -> bytes:
-    """``image`` encoded as PNG, in memory."""
+    """``image`` encoded as PNG, in memory, naming the app in its ``Software`` text chunk."""
+    image.setText("Software", app_signature())
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)

@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QMarginsF, QRectF
 from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
 
-from engine import APP_NAME
+from engine import app_signature
 
 from ..model import labels, worksheet
 from ..model.chain_rule import chain_rule_html
@@ -43,7 +43,7 @@ class _Pages:
     def __init__(self, path: Path, title: str) -> None:
         self.writer = QPdfWriter(str(path))
         self.writer.setTitle(title)
-        self.writer.setCreator(APP_NAME)
+        self.writer.setCreator(app_signature())
         self.writer.setResolution(96)
         self.writer.setPageLayout(
             QPageLayout(

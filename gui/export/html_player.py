@@ -10,12 +10,16 @@ step K (0: forward done) and follows the player as it moves.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
 from pathlib import Path
 from string import Template
 
+from engine import app_signature
+
+from ..desktop import ICON_FILE
 from ..model import colours
 from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
@@ -104,6 +108,12 @@ def inline_svg(svg: bytes) -> str:
     return re.sub(r'(<svg[^>]*?)\s(width|height)="[^"]*"', r"\1", text, count=2)
 
 
+def icon_data_uri() -> str:
+    """The app's icon as a ``data:`` URI: the page's favicon, loaded from the page itself
+    (its CSP allows images only as ``data:``)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(ICON_FILE.read_bytes()).decode()
+
+
 def _slide(kind: str, status: str, inner: str, step: int | None = None) -> str:
     data = f' data-step="{step}"' if step is not None else ""
     return (
@@ -124,6 +134,8 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
             f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta name="generator" content="{html.escape(app_signature())}">'
+            f'<link rel="icon" href="{icon_data_uri()}">'
             f"<title>{title}</title><style>{STYLE}</style></head><body>\n"
             f"<header>{title}</header>\n"
             '<nav><button id="first" title="First (Home)">«</button>'
