@@ -20,6 +20,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from engine import app_signature
+from gui.export.html_player import icon_data_uri
 from gui.export.options import LessonOptions
 from gui.export.writers import write_lesson
 from gui.model import labels
@@ -64,6 +66,7 @@ def test_handout_holds_every_step(lesson, artifacts_dir: str) -> None:  # noqa: 
     write_lesson(doc, out, LessonOptions("pdf"))
     pages = pdf_pages(out)
     assert len(pages) == 1 + (len(steps) + 1) // 2 + 1  # title, two steps a page, end
+    assert pypdf.PdfReader(out).metadata.creator == app_signature()
     title = flat(pages[0])
     assert "y.backward(gradient=tensor([0.1, 0.2, 0.3]))" in title
     assert "x1 = 1" in title and "x3 = 3" in title
@@ -139,6 +142,7 @@ def test_html_player_in_a_real_browser(lesson, artifacts_dir: str, tmp_path: Pat
     page = out.read_text(encoding="utf-8")
     assert "<script src" not in page and "http://" not in page.split("<main>")[0]
     assert page.count("<svg") == len(steps) + 1  # one inline picture per step, k = 0..n
+    assert f'<link rel="icon" href="{icon_data_uri()}">' in page.split("</head>")[0]
 
     step3, requests3 = screenshot(f"{out.as_uri()}#step=3", tmp_path, "step3")
     step5, requests5 = screenshot(f"{out.as_uri()}#step=5", tmp_path, "step5")
