@@ -223,7 +223,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(_parser(), argv)
     if isinstance(args, int):
         return args
-    name = (args.file or args.example).replace("\n", "\\n")
+    name = (args.file if args.example is None else args.example).replace("\n", "\\n")
     try:
         gf = load(args.file if args.example is None else example_path(args.example))
         with warnings.catch_warnings():
