@@ -535,7 +535,9 @@ def _topological(
         return order
     # Every node left waits on another node left: walking operands must come round.
     left = {n for n, d in indegree.items() if d}
-    walk, seen, nid = [], {}, min(left, key=index.__getitem__)
+    walk: list[str] = []
+    seen: dict[str, int] = {}
+    nid = min(left, key=index.__getitem__)
     while nid not in seen:
         seen[nid] = len(walk)
         walk.append(nid)
@@ -568,7 +570,8 @@ def _infer(
         if any(s is None or s not in shapes for s in node.inputs) or not node.inputs:
             continue  # only in partial mode: an empty port, or blocked upstream
         try:
-            shape = tuple(OPS[node.op].check([shapes[s] for s in node.inputs], node.attrs))
+            operands = [shapes[s] for s in node.inputs if s is not None]  # all (above)
+            shape = tuple(OPS[node.op].check(operands, node.attrs))
             count = math.prod(shape)
         except OpShapeError as exc:
             if partial:

@@ -290,6 +290,7 @@ def check_graph(
     for leaf in leaves:
         node = work.nodes[leaf]
         original = node.value
+        assert original is not None  # an input holds its value
 
         def evaluate(y: np.ndarray, node: Any = node) -> float:
             node.value = y

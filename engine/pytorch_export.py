@@ -113,6 +113,7 @@ def _leaf_line(node: Node) -> str:
     if value is not None and value.size == 0:
         sizes = ", ".join(str(n) for n in value.shape)
         return f"torch.zeros({sizes}, {_FLOAT64}{grad})"
+    assert value is not None  # a leaf holds its value
     return f"torch.tensor({tensor_literal(value)}, {_FLOAT64}{grad})"
 
 
@@ -203,7 +204,7 @@ def export_script(
         if missing or not node.inputs or (arity is not None and len(node.inputs) < arity):
             lines.append(f"# {name} = {node.op}(...): an operand port is not connected")
             continue
-        args = [names[s] for s in node.inputs]
+        args = [names[s] for s in node.inputs if s is not None]  # all connected (above)
         lines.append(f"{name} = {_op_expression(node, args)}{comment}")
         if retain_grads and nid in needs_grad:
             lines.append(f"{name}.retain_grad()")

@@ -50,9 +50,9 @@ def backward(
             g = grads.get(nid)
             if g is None or node.op in LEAF_OPS or nid not in fwd.requires_grad:
                 continue
-            xs = [fwd.values[s] for s in node.inputs]
+            xs = [fwd.values[s] for s in node.inputs if s is not None]  # all: it has a value
             for i, src in enumerate(node.inputs):
-                if src not in fwd.requires_grad:
+                if src is None or src not in fwd.requires_grad:
                     continue  # a const, or computed from consts only: no gradient flows
                 vjp = np.asarray(OPS[node.op].vjp(i, g, xs, fwd.values[nid], node.attrs), float)
                 before = grads.get(src)

@@ -6,6 +6,7 @@ Broadcasting is undone in exactly one place, :func:`unbroadcast`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -124,7 +125,7 @@ def binary(
     name: str,
     sym: str,
     fwd: Callable[[Array, Array], Array],
-    grads: Callable[[int, Array, Array, Array, Array], Array],
+    grads: Callable[[int, Any, Any, Any, Array], Any],  # Arrays, or floats for 0-d
     words: Sequence[str],
     doc: str,
     torch: tuple[str, ...],
@@ -191,7 +192,7 @@ def binary(
 def unary(
     name: str,
     fwd: Callable[[Array], Array],
-    grad: Callable[[Array, Array, Array], Array],
+    grad: Callable[[Any, Any, Any], Any],  # Arrays, or floats with float_grad
     words: str,
     doc: str,
     torch: tuple[str, ...] | None = None,

@@ -12,6 +12,7 @@ from ..errors import shape_text
 from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
 from .record import Array, Attr, Attrs, Op, OpShapeError, Shape
 
+fused_tanh_grad: Callable[[Array, Array, Array], None] | None
 try:  # one pass instead of six; built by the install where a C compiler is found
     from .._fused import tanh_grad as fused_tanh_grad
 except ImportError:  # not built: the numpy passes give the same bits

@@ -328,14 +328,16 @@ def _loss_handler(name: str) -> Handler:
     def handler(w: Core, t: T, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> T:
         target = kwargs.get("target", args[0] if args else None)
         plain = kwargs.get("reduction", "mean") == "mean" and len(args) <= 1
-        plain = plain and set(kwargs) <= {"target", "reduction"} and isinstance(target, T)
-        if plain:
+        plain = plain and set(kwargs) <= {"target", "reduction"}
+        if not isinstance(target, T):
+            plain = False
+        elif plain:
             shapes = [w.nodes[t.id].value.shape, w.nodes[target.id].value.shape]
             try:
                 OPS[name].check(shapes, {})
             except OpShapeError:
                 plain = False
-        if not plain:
+        if not plain or not isinstance(target, T):
             result: T = COMPOSITES[name](w, t, args, kwargs, node)
             return result
         return w.add(name, [t, target], None, node)
