@@ -245,17 +245,6 @@ class Links:
     def edges(self) -> list[tuple[str, str]]:
         return [(u, v) for u, targets in self.succ.items() for v in targets]
 
-    def subgraph(self, nodes: set[str]) -> Links:
-        """The links among ``nodes`` (a copy; insertion order kept)."""
-        other = Links()
-        for n in self.succ:
-            if n in nodes:
-                other.add_node(n)
-        for u, v in self.edges():
-            if u in nodes and v in nodes:
-                other.add_edge(u, v)
-        return other
-
     def weak_components(self) -> list[set[str]]:
         """Groups of nodes linked to each other, ignoring direction."""
         seen: set[str] = set()

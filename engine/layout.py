@@ -87,9 +87,9 @@ def layered_layout(
 
 
 def _component_links(dag: Links, comp: list[str]) -> Links:
-    """``dag.subgraph(set(comp))`` for a weak component listed in ``dag``'s order, in
-    time proportional to the component (a subgraph scans the whole graph: a file of
-    many small components took quadratic time)."""
+    """The links among a weak component listed in ``dag``'s order, in time proportional
+    to the component (scanning the whole graph per component took quadratic time on a
+    file of many small components)."""
     sub = Links()
     for n in comp:
         sub.add_node(n)
