@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import shape_text
-from .record import Array, Attrs, Forward, Jvp, Op, OpShapeError, Shape, Title, Words
+from .record import Array, Attrs, Forward, Jvp, Kinks, Op, OpShapeError, Shape, Title, Words
 
 
 def unbroadcast(g: Array, shape: Shape) -> Array:
@@ -132,6 +132,7 @@ def binary(
     category: str = "Arithmetic",
     on_floats: Callable[[float, float], float] | None = None,
     passes: tuple[bool, bool] = (False, False),
+    kinks: Kinks | None = None,
 ) -> Op:
     """A broadcasting elementwise binary op.
 
@@ -186,6 +187,7 @@ def binary(
         title=binary_title(sym),
         jacobian_words=jwords,
         torch=torch,
+        kinks=kinks,
     )
 
 
@@ -199,6 +201,7 @@ def unary(
     category: str = "Elementwise functions",
     title: Title | None = None,
     float_grad: bool = False,
+    kinks: Kinks | None = None,
 ) -> Op:
     """An elementwise op; its Jacobian is diagonal, so ``grad(g, x, out)`` (``g``
     times the derivative) is both the VJP and the JVP.
@@ -226,4 +229,5 @@ def unary(
         title=title or call_title(name),
         jacobian_words=const_words(words),
         torch=torch or (f"torch.{name}", f"Tensor.{name}"),
+        kinks=kinks,
     )

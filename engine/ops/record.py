@@ -153,6 +153,20 @@ KEEPDIM = Attr("keepdim", "bool", False, "Keep the reduced dims as size 1")
 
 
 @dataclass(frozen=True)
+class Kinks:
+    """Where an op has no derivative (the engine uses PyTorch's value there): ``where``
+    maps the operands to a mask of such elements, ``words`` says why, for gradcheck."""
+
+    where: Callable[[list[np.ndarray]], np.ndarray]
+    words: str
+
+
+def at_zero(operand: int, words: str) -> Kinks:
+    """The kinks of an op with no derivative where operand ``operand`` is 0."""
+    return Kinks(lambda xs: xs[operand] == 0.0, words)
+
+
+@dataclass(frozen=True)
 class Op:
     """One op: how to compute it, push a tangent forward, pull a gradient back.
 
@@ -171,6 +185,8 @@ class Op:
       ``torch.X`` is a function (``torch.nn.functional.X`` spelled out),
       ``Tensor.X`` a method, and a bare symbol (``+``, ``@``, ``.T``, ``[]``) an
       operator. The first entry is the preferred spelling.
+    - ``kinks``: where the derivative is undefined (None: nowhere), which gradcheck
+      reports instead of calling a mismatch there a bug.
     """
 
     name: str
@@ -185,6 +201,7 @@ class Op:
     jacobian_words: Words
     attrs: tuple[Attr, ...] = ()
     torch: tuple[str, ...] = ()
+    kinks: Kinks | None = None
 
     @property
     def is_leaf(self) -> bool:
