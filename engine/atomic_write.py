@@ -56,7 +56,7 @@ def temp_name(target: Path) -> Path:
 def remove_stale_temps(target: Path) -> list[Path]:
     """Remove temporary files of ``target`` left by saves whose process is gone."""
     pattern = re.compile(_TEMP_PATTERN.format(name=re.escape(target.name)))
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = list(target.parent.glob(f".{glob.escape(target.name)}.*.tmp"))
     except OSError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -80,9 +80,9 @@ def forward(graph: Graph) -> Forward:
             if not clean and any(x is None for x in xs):
                 continue  # blocked by an upstream error, reported there
             try:
-                out = op.forward(xs, node.attrs)
+                out = op.forward(cast(list[np.ndarray], xs), node.attrs)  # None: skipped
             except Exception as exc:  # numpy's own message is the fallback
-                errors[node.id] = _shape_error(node.id, node.op, xs, node.attrs, exc)
+                errors[node.id] = _shape_error(node.id, node.op, cast(list, xs), node.attrs, exc)
                 clean = False
                 continue
             if type(out) is not ndarray or out.dtype is not f64:
@@ -220,13 +220,13 @@ def _propagate(
     slot_of = program.slot
     earlier: dict[int, np.ndarray] = {}
     if prior:
-        for leaf, g in prior.items():
+        for leaf, held in prior.items():
             s = slot_of.get(leaf)
             if s is None or not req[s] or graph.nodes[leaf].op not in LEAF_OPS:
                 continue
             value = values[s]
-            if value is not None and g.shape == value.shape:
-                earlier[s] = g
+            if value is not None and held.shape == value.shape:
+                earlier[s] = held
     top = slot_of[output]
     grads: list[np.ndarray | None] = [None] * len(program.order)
     grads[top] = v if top not in earlier else earlier[top] + v
@@ -253,7 +253,7 @@ def _propagate(
             out = values[cid]
             attrs = node.attrs
             vjp_of = op.vjp
-            if steps is not None:
+            if contexts is not None:
                 ctx += 1
                 contexts.append((node.op, xs, out, attrs))
             i = -1

@@ -321,10 +321,10 @@ class _Recorder:
                 trace.steps.append(Step(info.id, key[0], i, upstream, vjp, before, after, ctx))
         for n in self.nodes:
             if hasattr(n, "variable"):
-                leaf = ids[n]
-                trace.leaves.append(leaf)
+                leaf_id = ids[n]
+                trace.leaves.append(leaf_id)
                 grad = n.variable.grad
-                trace.grads[leaf] = _numpy(grad) if grad is not None else None
+                trace.grads[leaf_id] = _numpy(grad) if grad is not None else None
         return trace
 
 
@@ -425,7 +425,9 @@ def tracking(model: Any = None, *, values: bool = True) -> Iterator[None]:
     stack: list[str] = []
 
     class Labeller(TorchFunctionMode):
-        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
+        def __torch_function__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             out = func(*args, **(kwargs or {}))
             for t in out if isinstance(out, (tuple, list)) else (out,):
                 node = getattr(t, "grad_fn", None) if isinstance(t, torch.Tensor) else None

@@ -53,16 +53,6 @@ def jacobian_words(node: CapturedNode, operand_shape: Shape) -> str:
     )
 
 
-def split_slots(flat: np.ndarray, shapes: list[Shape]) -> list[np.ndarray]:
-    """A multi-output node's upstream is its outputs' gradients raveled end to end."""
-    parts, start = [], 0
-    for s in shapes:
-        n = math.prod(s)
-        parts.append(flat[start : start + n].reshape(s))
-        start += n
-    return parts
-
-
 @dataclass(slots=True)
 class StoredContext:
     """A loaded step's context: the Jacobian the file kept (None when it was too big)."""

@@ -24,7 +24,6 @@ the bare ``NaN``/``Infinity`` tokens Python's ``json`` module emits).
 
 from __future__ import annotations
 
-import heapq
 import json
 import math
 import os
@@ -33,13 +32,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from . import APP_NAME
 from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
 from .errors import GraphError, brief, quoted, shape_text
-from .graph import MAX_ID_LENGTH, MAX_NODES, MAX_OPERANDS, Graph, arity_problem
+from .graph import (
+    MAX_ID_LENGTH,
+    MAX_NODES,
+    MAX_OPERANDS,
+    Graph,
+    arity_problem,
+    topological_sort,
+)
 from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .ops import LEAF_OPS, OPS
@@ -515,32 +522,15 @@ def _topological(
     Adding nodes to the Graph in this order keeps each cycle check O(1) (a new
     node has no consumers yet), so a file with many nodes cannot make loading slow.
     """
-    consumers: dict[str, list[str]] = {n["id"]: [] for n in nodes}
-    indegree = dict.fromkeys(consumers, 0)
-    for nid, ins in inputs.items():
-        for src in dict.fromkeys(s for s in ins if s is not None):  # distinct links
-            consumers[src].append(nid)
-            indegree[nid] += 1
-    ready = [(index[n], n) for n, d in indegree.items() if not d]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:  # Kahn's algorithm, the earliest node in the file first
-        nid = heapq.heappop(ready)[1]
-        order.append(nid)
-        for c in consumers[nid]:
-            indegree[c] -= 1
-            if not indegree[c]:
-                heapq.heappush(ready, (index[c], c))
-    if len(order) == len(indegree):
+    order = topological_sort({n["id"]: inputs.get(n["id"], []) for n in nodes})
+    if len(order) == len(nodes):
         return order
-    # Every node left waits on another node left: walking operands must come round.
-    left = {n for n, d in indegree.items() if d}
-    walk, seen, nid = [], {}, min(left, key=index.__getitem__)
-    while nid not in seen:
-        seen[nid] = len(walk)
-        walk.append(nid)
-        nid = next(s for s in inputs[nid] if s in left)
-    cycle = walk[seen[nid]:][::-1]  # operand -> consumer order
+    # Every node left waits on another node left: walking operands must come round
+    # (networkx's find_cycle walks them, from the earliest such node in the file).
+    left = {n["id"] for n in nodes} - set(order)
+    waits_on = nx.DiGraph((n, s) for n in left for s in inputs[n] if s in left)
+    start = min(left, key=index.__getitem__)
+    cycle = [s for _, s in nx.find_cycle(waits_on, source=start)][::-1]  # operand -> consumer
     first = min(range(len(cycle)), key=lambda i: index[cycle[i]])
     cycle = cycle[first:] + cycle[:first]
     names = ", ".join(quoted(c) for c in cycle[:8]) + (", …" if len(cycle) > 8 else "")
@@ -568,7 +558,8 @@ def _infer(
         if any(s is None or s not in shapes for s in node.inputs) or not node.inputs:
             continue  # only in partial mode: an empty port, or blocked upstream
         try:
-            shape = tuple(OPS[node.op].check([shapes[s] for s in node.inputs], node.attrs))
+            operands = [shapes[s] for s in node.inputs if s is not None]  # all (above)
+            shape = tuple(OPS[node.op].check(operands, node.attrs))
             count = math.prod(shape)
         except OpShapeError as exc:
             if partial:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -152,9 +152,10 @@ def jvp(graph: Graph, fwd: Forward, tangents: Mapping[str, Any]) -> ForwardTrace
             node = graph.nodes[cid]
             if node.op in LEAF_OPS or cid not in values:
                 continue
-            xs = tuple(values[s] for s in node.inputs)
+            operands = cast(list[str], node.inputs)  # all connected: the node has a value
+            xs = tuple(values[s] for s in operands)
             out = values[cid]
-            for i, src in enumerate(node.inputs):
+            for i, src in enumerate(operands):
                 t = tans.get(src)
                 if t is None:
                     continue

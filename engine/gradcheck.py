@@ -130,45 +130,16 @@ class GradCheck:
 # --------------------------------------------------------------------------- known kinks
 
 
-def _zero(x: np.ndarray) -> np.ndarray:
-    return x == 0.0
-
-
-#: op name -> (operands -> mask of the elements where the op has no derivative, and the
-#: words for it). Ops missing from the table are skipped, so
-#: entries for ops another version of the table lacks (abs, sqrt) cost nothing.
-KINKS: dict[str, tuple[Callable[[list[np.ndarray]], np.ndarray], str]] = {
-    "relu": (
-        lambda xs: _zero(xs[0]),
-        "relu at 0 has no derivative (the engine, like PyTorch, uses 0)",
-    ),
-    "abs": (
-        lambda xs: _zero(xs[0]),
-        "abs at 0 has no derivative (the engine, like PyTorch, uses 0)",
-    ),
-    "sqrt": (lambda xs: _zero(xs[0]), "sqrt at 0 has an infinite slope"),
-    "log": (lambda xs: xs[0] <= 0.0, "log at 0 or below is not differentiable"),
-    "div": (lambda xs: _zero(xs[1]), "division by 0 is not differentiable"),
-    "pow": (
-        lambda xs: np.broadcast_to(
-            (xs[0] == 0.0) & (xs[1] < 1.0) & (xs[1] != 0.0),
-            np.broadcast_shapes(xs[0].shape, xs[1].shape),
-        ),
-        "0 ** b with b < 1 has an infinite or undefined slope",
-    ),
-}
-
-
 def node_kinks(op: str, xs: list[np.ndarray]) -> str | None:
-    """Words for why ``op`` has no derivative at these operands, or None."""
-    entry = KINKS.get(op)
-    if entry is None or op not in OPS:
+    """Words for why ``op`` has no derivative at these operands (its record's ``kinks``),
+    or None."""
+    kinks = OPS[op].kinks if op in OPS else None
+    if kinks is None:
         return None
-    mask_of, words = entry
-    count = int(np.count_nonzero(mask_of(xs)))
+    count = int(np.count_nonzero(kinks.where(xs)))
     if not count:
         return None
-    return f"{words}; {count} element{' sits' if count == 1 else 's sit'} there"
+    return f"{kinks.words}; {count} element{' sits' if count == 1 else 's sit'} there"
 
 
 def kinks(graph: Graph, fwd: Forward, nodes: set[str] | None = None) -> list[Kink]:
@@ -290,6 +261,7 @@ def check_graph(
     for leaf in leaves:
         node = work.nodes[leaf]
         original = node.value
+        assert original is not None  # an input holds its value
 
         def evaluate(y: np.ndarray, node: Any = node) -> float:
             node.value = y

@@ -9,8 +9,9 @@ computed once per structural edit and cached (every run reads it).
 from __future__ import annotations
 
 import copy
+import heapq
 from bisect import bisect_left, insort
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,38 @@ from .ops import LEAF_OPS, OP_NAMES, OPS, validate_attrs
 MAX_NODES = 10_000
 MAX_OPERANDS = 256
 MAX_ID_LENGTH = 200
+
+
+def topological_sort(operands: Mapping[str, Iterable[str | None]]) -> list[str]:
+    """Operands before consumers and, of the nodes ready at once, the earliest in
+    ``operands``' order first (Kahn's algorithm with a heap): a graph listed in creation
+    order comes back in that order. The file loader and the PyTorch export write and read
+    nodes in it. Nodes on a cycle (and those waiting on one) are left out: the caller
+    compares lengths to find one.
+
+    (The order steps run in is :meth:`Links.generations`', networkx's
+    ``topological_sort`` rule: it decides the order gradients are summed in, which the
+    tests hold to PyTorch's.)"""
+    ids = list(operands)
+    index = {n: k for k, n in enumerate(ids)}
+    users: dict[str, list[str]] = {n: [] for n in ids}
+    waiting: dict[str, int] = {}
+    for n, ins in operands.items():
+        distinct = dict.fromkeys(s for s in ins if s is not None)
+        waiting[n] = len(distinct)
+        for s in distinct:
+            users[s].append(n)
+    ready = [index[n] for n, w in waiting.items() if w == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        n = ids[heapq.heappop(ready)]
+        order.append(n)
+        for user in users[n]:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                heapq.heappush(ready, index[user])
+    return order
 
 
 def id_problem(id: Any) -> str | None:
@@ -244,17 +277,6 @@ class Links:
 
     def edges(self) -> list[tuple[str, str]]:
         return [(u, v) for u, targets in self.succ.items() for v in targets]
-
-    def subgraph(self, nodes: set[str]) -> Links:
-        """The links among ``nodes`` (a copy; insertion order kept)."""
-        other = Links()
-        for n in self.succ:
-            if n in nodes:
-                other.add_node(n)
-        for u, v in self.edges():
-            if u in nodes and v in nodes:
-                other.add_edge(u, v)
-        return other
 
     def weak_components(self) -> list[set[str]]:
         """Groups of nodes linked to each other, ignoring direction."""

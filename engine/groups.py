@@ -137,7 +137,7 @@ def _pull_back(
             if cid not in inside or cid not in grads:
                 continue
             node = graph.nodes[cid]
-            xs = [fwd.values[s] for s in node.inputs]
+            xs = [fwd.values[s] for s in node.inputs if s is not None]  # all: it has a value
             out = fwd.values[cid]
             for i, src in enumerate(node.inputs):
                 if src not in fwd.requires_grad:
@@ -171,10 +171,10 @@ def local_jacobian(
             basis[r] = 1.0
             got = _pull_back(graph, fwd, group.members, {o: basis.reshape(shape)})
             col = 0
-            for x, n in zip(ins, in_sizes, strict=True):
+            for x, width in zip(ins, in_sizes, strict=True):
                 if x in got:
-                    jac[row, col : col + n] = got[x].ravel()
-                col += n
+                    jac[row, col : col + width] = got[x].ravel()
+                col += width
             row += 1
     return jac
 
@@ -231,7 +231,7 @@ def playback_steps(
             continue  # no gradient flows through this group
         feeding = [i for i, s in enumerate(steps) if _feeds(s, set(outs), inside)]
         at = max(dropped[0], feeding[-1] + 1 if feeding else 0)
-        upstream = {o: trace.grads[o] for o in outs if trace.grads.get(o) is not None}
+        upstream = {o: u for o in outs if (u := trace.grads.get(o)) is not None}
         vjps = _pull_back(graph, fwd, g.members, upstream)
         step = GroupStep(g, ins, outs, upstream, {x: vjps[x] for x in ins if x in vjps})
         skip = set(dropped)
@@ -258,11 +258,11 @@ def _accumulate(steps: list[PlayStep], trace: Trace) -> list[PlayStep]:
     """Every step's before/accumulated in the new order (a group step moves sums around)."""
     held: dict[str, np.ndarray] = {}
     seen: set[str] = set()
-    for s in trace.steps:  # what each node held before its first step (earlier .grad)
-        if s.operand not in seen:
-            seen.add(s.operand)
-            if s.before is not None:
-                held[s.operand] = s.before
+    for first in trace.steps:  # what each node held before its first step (earlier .grad)
+        if first.operand not in seen:
+            seen.add(first.operand)
+            if first.before is not None:
+                held[first.operand] = first.before
     out: list[PlayStep] = []
     for s in steps:
         if isinstance(s, Step):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Hashable, Iterable, Mapping
+from typing import cast
 
 from .graph import Graph, Links
 
@@ -86,9 +87,9 @@ def layered_layout(
 
 
 def _component_links(dag: Links, comp: list[str]) -> Links:
-    """``dag.subgraph(set(comp))`` for a weak component listed in ``dag``'s order, in
-    time proportional to the component (a subgraph scans the whole graph: a file of
-    many small components took quadratic time)."""
+    """The links among a weak component listed in ``dag``'s order, in time proportional
+    to the component (scanning the whole graph per component took quadratic time on a
+    file of many small components)."""
     sub = Links()
     for n in comp:
         sub.add_node(n)
@@ -106,7 +107,7 @@ def _size(sizes: Mapping[str, Size], nid: Hashable) -> Size:
 
 def _layers(dag: Links, consts: set[str]) -> dict[Hashable, int]:
     """Longest-path layering; a constant moves to just before its first consumer."""
-    layer = {n: k for k, gen in enumerate(dag.generations()) for n in gen}
+    layer: dict[Hashable, int] = {n: k for k, gen in enumerate(dag.generations()) for n in gen}
     for n in consts:
         succ = [layer[s] for s in dag.succ[n]]
         if succ and not dag.pred[n]:
@@ -169,7 +170,7 @@ def _layout_component(
 def _initial_key(n: Hashable, order: Mapping[str, int]) -> tuple[int, int]:
     if isinstance(n, str):
         return (order[n], 0)
-    _, src, _dst, k = n  # type: ignore[misc]
+    _, src, _dst, k = cast(tuple[Hashable, str, str, int], n)  # a dummy node of a long edge
     return (order[src], k)
 
 

@@ -61,6 +61,6 @@ def compile_graph(graph: Graph) -> Program:
         problem = None
         if not inputs or None in inputs or (op.arity is not None and len(inputs) != op.arity):
             problem = arity_problem(node.op, inputs)
-        operands = () if problem else tuple(slot[i] for i in inputs)
+        operands = () if problem else tuple(slot[i] for i in inputs if i is not None)
         instructions.append((s, node, op, operands, len(operands), problem))
     return Program(graph.version, order, slot, tuple(leaves), tuple(instructions))

@@ -9,7 +9,6 @@ gives G again. The script needs PyTorch to run; writing it does not.
 
 from __future__ import annotations
 
-import heapq
 import json
 import keyword
 import math
@@ -18,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .graph import Graph, Node
+from .graph import Graph, Node, topological_sort
 from .ops import LEAF_OPS, OPS
 
 #: Names the script itself uses, so no node may take them.
@@ -56,24 +55,7 @@ def _usable(name: str) -> bool:
 
 def export_order(graph: Graph) -> list[str]:
     """Topological order that keeps the graph's own node order wherever it can."""
-    index = {nid: k for k, nid in enumerate(graph.nodes)}
-    waiting = {nid: len({s for s in n.inputs if s is not None}) for nid, n in graph.nodes.items()}
-    users: dict[str, list[str]] = {nid: [] for nid in graph.nodes}
-    for nid, n in graph.nodes.items():
-        for src in {s for s in n.inputs if s is not None}:
-            users[src].append(nid)
-    ready = [index[nid] for nid, w in waiting.items() if w == 0]
-    heapq.heapify(ready)
-    ids = list(graph.nodes)
-    order = []
-    while ready:
-        nid = ids[heapq.heappop(ready)]
-        order.append(nid)
-        for user in users[nid]:
-            waiting[user] -= 1
-            if waiting[user] == 0:
-                heapq.heappush(ready, index[user])
-    return order
+    return topological_sort({nid: n.inputs for nid, n in graph.nodes.items()})
 
 
 def requires_grad(graph: Graph) -> set[str]:
@@ -113,6 +95,7 @@ def _leaf_line(node: Node) -> str:
     if value is not None and value.size == 0:
         sizes = ", ".join(str(n) for n in value.shape)
         return f"torch.zeros({sizes}, {_FLOAT64}{grad})"
+    assert value is not None  # a leaf holds its value
     return f"torch.tensor({tensor_literal(value)}, {_FLOAT64}{grad})"
 
 
@@ -203,7 +186,7 @@ def export_script(
         if missing or not node.inputs or (arity is not None and len(node.inputs) < arity):
             lines.append(f"# {name} = {node.op}(...): an operand port is not connected")
             continue
-        args = [names[s] for s in node.inputs]
+        args = [names[s] for s in node.inputs if s is not None]  # all connected (above)
         lines.append(f"{name} = {_op_expression(node, args)}{comment}")
         if retain_grads and nid in needs_grad:
             lines.append(f"{name}.retain_grad()")

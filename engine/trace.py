@@ -120,6 +120,7 @@ class Step:
                 for step in reversed(chain):
                     before = step.before
                     step._accumulated = step.vjp if before is None else accumulate(before, step.vjp)
+        assert self._accumulated is not None  # the loop above summed it
         return self._accumulated
 
     def with_sums(self, before: np.ndarray | None, accumulated: np.ndarray) -> Step:

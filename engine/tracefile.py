@@ -85,8 +85,9 @@ def to_document(trace: CapturedTrace, limit: int = JACOBIAN_LIMIT) -> dict[str, 
         }
         grad = trace.grads.get(info.id)
         node["grad"] = encode(grad) if grad is not None else None
-        if earlier.get(info.id) is not None:
-            node["earlier"] = encode(earlier[info.id])
+        held = earlier.get(info.id)
+        if held is not None:
+            node["earlier"] = encode(held)
         if info.value is not None:
             node["value"] = encode(info.value)
         nodes.append(node)
@@ -326,6 +327,7 @@ def _step(
     if upstream is None:
         raise FileFormatError(f"{where}: node {consumer.id!r} has no grad to pass back")
     key = consumer.inputs[index]
+    assert key is not None  # checked above
     operand_shape = nodes[key[0]].shapes[key[1]]
     vjp = decode(raw["vjp"], f"{where}'s vjp")
     if vjp.shape != operand_shape:

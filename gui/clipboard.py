@@ -155,13 +155,6 @@ class Clipboard:
         present = [s.removed.node.id for s in self.snapshots or []]
         return push(doc, RemoveNodes(doc, present))
 
-    def can_paste(self) -> bool:
-        clip = QGuiApplication.clipboard()
-        foreign = clip is not None and clip.mimeData() is not None and (
-            clip.mimeData().hasFormat(MIME_NODES) and not clip.ownsClipboard()
-        )
-        return bool(self.snapshots) or foreign
-
     def paste(self, doc: GraphDocument) -> list[str] | GraphError:
         """Paste the clipboard; returns the new ids (select them) or why it was refused."""
         snaps = self.snapshots

@@ -205,10 +205,10 @@ class Connect(EditCommand):
         self.doc.graph.check_connect(self.src, self.dst, self.index)
 
     def redo(self) -> None:
-        self.doc.connect(self.src, self.dst, self.index)
+        self.doc.connect_operand(self.src, self.dst, self.index)
 
     def undo(self) -> None:
-        self.doc.disconnect(self.dst, self.index)
+        self.doc.disconnect_operand(self.dst, self.index)
 
 
 class Disconnect(EditCommand):
@@ -223,11 +223,11 @@ class Disconnect(EditCommand):
             raise GraphError(f"operand port {self.index} is not connected", self.dst)
 
     def redo(self) -> None:
-        self.src = self.doc.disconnect(self.dst, self.index)
+        self.src = self.doc.disconnect_operand(self.dst, self.index)
 
     def undo(self) -> None:
         if self.src is not None:
-            self.doc.connect(self.src, self.dst, self.index)
+            self.doc.connect_operand(self.src, self.dst, self.index)
 
 
 class Rename(EditCommand):

@@ -240,11 +240,11 @@ class GraphDocument(QObject):
                     self.node_extra[nid] = dict(snap.extra)
             self._structure_edited()
 
-    def connect(self, src: str, dst: str, index: int) -> None:
+    def connect_operand(self, src: str, dst: str, index: int) -> None:
         self.graph.connect(src, dst, index)
         self._structure_edited()
 
-    def disconnect(self, dst: str, index: int) -> str | None:
+    def disconnect_operand(self, dst: str, index: int) -> str | None:
         src = self.graph.disconnect(dst, index)
         self._structure_edited()
         return src

@@ -201,6 +201,11 @@ class CodeDock(QDockWidget):
         body = QWidget(self)
         self.editor = CodeEditor(body)
         self.editor.setObjectName("CodeEditor")
+        self.editor.setWhatsThis(
+            "The graph as PyTorch code. The backward pass the player shows is the loop in "
+            "engine/reference.py, written to be read: reverse topological order, one VJP "
+            "per edge, gradients summed where edges meet."
+        )
         self.status = QLabel(body)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from .build import binary, unary
-from .record import Array, Op
+from .record import Array, Kinks, Op, at_zero
 
 
 def _pow(a: Array, b: Array) -> Array:
@@ -22,6 +22,14 @@ def _pow(a: Array, b: Array) -> Array:
         b = np.full(shape or (1,), b)
         return np.power(a, b).reshape(shape)
     return np.power(a, b)
+
+
+def _pow_kinks(xs: list[Array]) -> Array:
+    """0 ** b with b < 1 (and b not 0): an infinite or undefined slope."""
+    a, b = xs
+    return np.broadcast_to(
+        (a == 0.0) & (b < 1.0) & (b != 0.0), np.broadcast_shapes(a.shape, b.shape)
+    )
 
 
 def _pow_grad(i: int, g: Array, a: Array, b: Array, out: Array) -> Array:
@@ -72,6 +80,7 @@ RECORDS: tuple[Op, ...] = (
         ("diagonal with entries 1/b", "diagonal with entries -a/b²"),
         "Elementwise quotient, broadcasting.",
         ("torch.div", "Tensor.div", "/"),
+        kinks=at_zero(1, "division by 0 is not differentiable"),
     ),
     binary(
         "pow",
@@ -81,6 +90,7 @@ RECORDS: tuple[Op, ...] = (
         ("diagonal with entries b·a^(b-1)", "diagonal with entries a^b·ln a"),
         "Elementwise power with a tensor exponent, broadcasting.",
         ("torch.pow", "Tensor.pow", "**"),
+        kinks=Kinks(_pow_kinks, "0 ** b with b < 1 has an infinite or undefined slope"),
     ),
     unary(
         "neg",

@@ -6,11 +6,12 @@ Broadcasting is undone in exactly one place, :func:`unbroadcast`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import shape_text
-from .record import Array, Attrs, Forward, Jvp, Op, OpShapeError, Shape, Title, Words
+from .record import Array, Attrs, Forward, Jvp, Kinks, Op, OpShapeError, Shape, Title, Words
 
 
 def unbroadcast(g: Array, shape: Shape) -> Array:
@@ -124,13 +125,14 @@ def binary(
     name: str,
     sym: str,
     fwd: Callable[[Array, Array], Array],
-    grads: Callable[[int, Array, Array, Array, Array], Array],
+    grads: Callable[[int, Any, Any, Any, Array], Any],  # Arrays, or floats for 0-d
     words: Sequence[str],
     doc: str,
     torch: tuple[str, ...],
     category: str = "Arithmetic",
     on_floats: Callable[[float, float], float] | None = None,
     passes: tuple[bool, bool] = (False, False),
+    kinks: Kinks | None = None,
 ) -> Op:
     """A broadcasting elementwise binary op.
 
@@ -185,19 +187,21 @@ def binary(
         title=binary_title(sym),
         jacobian_words=jwords,
         torch=torch,
+        kinks=kinks,
     )
 
 
 def unary(
     name: str,
     fwd: Callable[[Array], Array],
-    grad: Callable[[Array, Array, Array], Array],
+    grad: Callable[[Any, Any, Any], Any],  # Arrays, or floats with float_grad
     words: str,
     doc: str,
     torch: tuple[str, ...] | None = None,
     category: str = "Elementwise functions",
     title: Title | None = None,
     float_grad: bool = False,
+    kinks: Kinks | None = None,
 ) -> Op:
     """An elementwise op; its Jacobian is diagonal, so ``grad(g, x, out)`` (``g``
     times the derivative) is both the VJP and the JVP.
@@ -225,4 +229,5 @@ def unary(
         title=title or call_title(name),
         jacobian_words=const_words(words),
         torch=torch or (f"torch.{name}", f"Tensor.{name}"),
+        kinks=kinks,
     )

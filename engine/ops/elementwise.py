@@ -10,8 +10,9 @@ import numpy as np
 
 from ..errors import shape_text
 from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
-from .record import Array, Attr, Attrs, Op, OpShapeError, Shape
+from .record import Array, Attr, Attrs, Kinks, Op, OpShapeError, Shape, at_zero
 
+fused_tanh_grad: Callable[[Array, Array, Array], None] | None
 try:  # one pass instead of six; built by the install where a C compiler is found
     from .._fused import tanh_grad as fused_tanh_grad
 except ImportError:  # not built: the numpy passes give the same bits
@@ -165,7 +166,14 @@ RECORDS: tuple[Op, ...] = (
         "e to the x.",
         float_grad=True,
     ),
-    unary("log", np.log, lambda g, x, out: g / x, "diagonal with entries 1/x", "Natural log."),
+    unary(
+        "log",
+        np.log,
+        lambda g, x, out: g / x,
+        "diagonal with entries 1/x",
+        "Natural log.",
+        kinks=Kinks(lambda xs: xs[0] <= 0.0, "log at 0 or below is not differentiable"),
+    ),
     unary("sin", np.sin, lambda g, x, out: g * np.cos(x), "diagonal with entries cos(x)", "Sine."),
     unary(
         "cos", np.cos, lambda g, x, out: -g * np.sin(x), "diagonal with entries -sin(x)", "Cosine."
@@ -192,6 +200,7 @@ RECORDS: tuple[Op, ...] = (
         "diagonal with entries 1 where x > 0, else 0",
         "max(x, 0).",
         torch=("torch.relu", "Tensor.relu", "torch.nn.functional.relu"),
+        kinks=at_zero(0, "relu at 0 has no derivative (the engine, like PyTorch, uses 0)"),
     ),
     unary(
         "abs",
@@ -199,6 +208,7 @@ RECORDS: tuple[Op, ...] = (
         lambda g, x, out: g * _sgn(x),
         "diagonal with entries sign(x) (0 at x = 0)",
         "Absolute value |x|.",
+        kinks=at_zero(0, "abs at 0 has no derivative (the engine, like PyTorch, uses 0)"),
     ),
     unary(
         "sqrt",
@@ -206,6 +216,7 @@ RECORDS: tuple[Op, ...] = (
         lambda g, x, out: g / (2.0 * out),
         "diagonal with entries 1/(2√x)",
         "Square root.",
+        kinks=at_zero(0, "sqrt at 0 has an infinite slope"),
     ),
     unary(
         "square",

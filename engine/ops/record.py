@@ -3,6 +3,7 @@ the palette categories and the shape error every ``check`` raises."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +72,74 @@ def _is_bool_tensor(v: Any) -> bool:
         return False
 
 
+def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
+    """``""``/``None`` -> None, ``"1"`` -> 1, ``"0, 1"`` or ``"[0, 1]"`` -> [0, 1].
+
+    Raises ValueError with a message a student can act on.
+    """
+    bracketed = text.strip().startswith(("[", "("))
+    cleaned = text.strip().strip("[]()").strip()
+    if not cleaned or cleaned.lower() == "none":
+        if allow_none:
+            return None
+        raise ValueError("give a list of integers such as 2, 3")
+    parts = [p.strip() for p in cleaned.replace(";", ",").split(",") if p.strip()]
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{text.strip()!r} is not an integer or a list of integers") from None
+    if allow_none and len(numbers) == 1 and "," not in cleaned and not bracketed:
+        return numbers[0]
+    return numbers
+
+
+def _parse_int_or_null(text: str) -> int | None:
+    value = parse_int_list(text, allow_none=True)
+    if isinstance(value, list):
+        raise ValueError("give one integer, or nothing for all elements")
+    return value
+
+
+def _parse_number_or_null(text: str) -> float | None:
+    cleaned = text.strip()
+    if not cleaned or cleaned.lower() == "none":
+        return None
+    try:
+        return float(cleaned)
+    except ValueError:
+        raise ValueError(f"{cleaned!r} is not a number") from None
+
+
+def _parse_bools(text: str) -> Any:
+    try:
+        value = json.loads(text.strip().replace("True", "true").replace("False", "false"))
+    except ValueError:
+        raise ValueError("give true/false or a nested list of them, e.g. [true, false]") from None
+    return _as_bools(value)
+
+
+def _as_bools(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_as_bools(v) for v in value]
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{value!r} is not true or false")
+
+
+def _parse_bool(text: str) -> bool:
+    cleaned = text.strip().lower()
+    if cleaned not in ("true", "false"):
+        raise ValueError(f"{text.strip()!r} is not true or false")
+    return cleaned == "true"
+
+
+def _parse_int(text: str) -> int:
+    value = parse_int_list(text, allow_none=False)
+    if isinstance(value, list) and len(value) == 1 and not text.strip().startswith(("[", "(")):
+        return value[0]
+    raise ValueError(f"{text.strip()!r} is not one integer")
+
+
 _INT = {"type": "integer"}
 
 
@@ -79,38 +148,57 @@ _INTS = {"type": "array", "items": {"title": "an integer", "type": "integer"}}
 
 @dataclass(frozen=True)
 class AttrKind:
-    """What values an attribute kind takes: a test, the words for an error, a schema."""
+    """Everything about one kind of attribute value, asked by the loader, the schema and
+    the inspector: a test (``accepts``), the words for an error (``want``), its JSON
+    schema, how typed text becomes a value (``parse``; ValueError says why not) and what
+    an empty line edit suggests (``placeholder``). Values are JSON as they are."""
 
     want: str
     accepts: Callable[[Any], bool]
     schema: dict[str, Any]
+    parse: Callable[[str], Any]
+    placeholder: str = ""
 
 
 ATTR_KINDS: dict[str, AttrKind] = {
-    "int": AttrKind("an integer", _is_int, _INT),
+    "int": AttrKind("an integer", _is_int, _INT, _parse_int),
     "int-or-null": AttrKind(
         "null or an integer",
         lambda v: v is None or _is_int(v),
         {"anyOf": [{"type": "null"}, _INT]},
+        _parse_int_or_null,
+        "all elements (None)",
     ),
     "int-or-list": AttrKind(
         "null, an integer or a list of integers",
         lambda v: v is None or _is_int(v) or (isinstance(v, list) and all(map(_is_int, v))),
         {"anyOf": [{"type": "null"}, _INT, {"type": "array", "items": _INT}]},
+        lambda text: parse_int_list(text, allow_none=True),
+        "all dims (None)",
     ),
-    "bool": AttrKind("true or false", lambda v: isinstance(v, bool), {"type": "boolean"}),
+    "bool": AttrKind(
+        "true or false", lambda v: isinstance(v, bool), {"type": "boolean"}, _parse_bool
+    ),
     "shape": AttrKind(
-        "a list of integers", lambda v: isinstance(v, list) and all(map(_is_int, v)), _INTS
+        "a list of integers",
+        lambda v: isinstance(v, list) and all(map(_is_int, v)),
+        _INTS,
+        lambda text: parse_int_list(text, allow_none=False),
+        "e.g. 2, 3 or -1",
     ),
     "number-or-null": AttrKind(
         "null or a number",
         lambda v: v is None or _is_number(v),
         {"anyOf": [{"type": "null"}, {"type": "number"}]},
+        _parse_number_or_null,
+        "no bound (None)",
     ),
     "bool-tensor": AttrKind(
         "true, false or a nested list of them",
         _is_bool_tensor,
         {"$ref": "#/$defs/boolTensor"},
+        _parse_bools,
+        "e.g. [true, false]",
     ),
 }
 
@@ -153,6 +241,20 @@ KEEPDIM = Attr("keepdim", "bool", False, "Keep the reduced dims as size 1")
 
 
 @dataclass(frozen=True)
+class Kinks:
+    """Where an op has no derivative (the engine uses PyTorch's value there): ``where``
+    maps the operands to a mask of such elements, ``words`` says why, for gradcheck."""
+
+    where: Callable[[list[np.ndarray]], np.ndarray]
+    words: str
+
+
+def at_zero(operand: int, words: str) -> Kinks:
+    """The kinks of an op with no derivative where operand ``operand`` is 0."""
+    return Kinks(lambda xs: xs[operand] == 0.0, words)
+
+
+@dataclass(frozen=True)
 class Op:
     """One op: how to compute it, push a tangent forward, pull a gradient back.
 
@@ -171,6 +273,8 @@ class Op:
       ``torch.X`` is a function (``torch.nn.functional.X`` spelled out),
       ``Tensor.X`` a method, and a bare symbol (``+``, ``@``, ``.T``, ``[]``) an
       operator. The first entry is the preferred spelling.
+    - ``kinks``: where the derivative is undefined (None: nowhere), which gradcheck
+      reports instead of calling a mismatch there a bug.
     """
 
     name: str
@@ -185,6 +289,7 @@ class Op:
     jacobian_words: Words
     attrs: tuple[Attr, ...] = ()
     torch: tuple[str, ...] = ()
+    kinks: Kinks | None = None
 
     @property
     def is_leaf(self) -> bool:

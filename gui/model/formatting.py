@@ -12,7 +12,7 @@ import numpy as np
 MAX_SHOWN = 16
 
 
-def fmt_num(x: float) -> str:
+def fmt_num(x: float | np.ndarray) -> str:
     """A number the way a teacher writes it: 1.1, 0.25, 34, -3e-05, nan."""
     x = float(x)
     if x == 0:

@@ -8,7 +8,7 @@ HTML built from :mod:`gui.model.labels`, the same pieces the panels show.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -94,11 +94,6 @@ def plan(forward_length: int, end: int, timing: Timing, forward: bool) -> list[S
 
 def _ms(seconds: float) -> int:
     return max(10, int(round(seconds * 1000)))
-
-
-def held_frames(shots: Sequence[Shot]) -> Iterator[Shot]:
-    """The frames a reader steps through (no cards, no transition pictures)."""
-    return (s for s in shots if s.kind is ShotKind.FRAME and s.held)
 
 
 # --------------------------------------------------------------------------- card text

@@ -154,6 +154,7 @@ class NodeBoxes:
             value, state, shape = HIDDEN, ValueState.HIDDEN, ""
         active = frame.active if frame is not None else None
         grad_active, fan_in = False, 0
+        grad: str | None
         if active is not None and active.operand == nid:
             if frame is not None and frame.hidden & {"vjp", "accumulated"}:
                 before = "0" if active.before is None else self._fmt(active.before)

@@ -181,7 +181,9 @@ class Timeline:
                 self._updates.setdefault(n, []).append(i)
         self.start_grads: dict[str, np.ndarray] = {}
         if trace is not None:
-            self.start_grads[trace.output] = trace.grads[trace.output]
+            start = trace.grads[trace.output]
+            if start is not None:  # backward seeds the output with v: always there
+                self.start_grads[trace.output] = start
             seen: set[str] = set()
             for s in trace.steps:  # only an operand's first step says what it held before
                 if s.operand not in seen:

@@ -29,11 +29,6 @@ def operand_grad_name(graph: Any, node: str) -> str:
     return labels.grad_name(node, bool(n is not None and n.is_leaf))
 
 
-def jacobian_label(step: Step) -> str:
-    """The active edge's label on a question: the local Jacobian only, not the product."""
-    return f"∂{step.consumer}/∂{step.operand} = {labels.jacobian_text(step)}"
-
-
 def answer_lines(step: Step, k: int, graph: Any) -> list[str]:
     """The answer to step ``k``: ``Step 3 (y2 → x3): vjp = 0.2``, then the operand's gradient."""
     name = operand_grad_name(graph, step.operand)

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import GraphError
 from engine.ops import OPS
-from engine.ops.record import Attr
+from engine.ops.record import ATTR_KINDS, Attr
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
@@ -64,69 +64,6 @@ class ScrubValue(SetValue):
 
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
         return getattr(other, "gesture", None) == self.gesture and super().mergeWith(other)
-
-
-def parse_int_list(text: str, allow_none: bool) -> int | list[int] | None:
-    """``""``/``None`` -> None, ``"1"`` -> 1, ``"0, 1"`` or ``"[0, 1]"`` -> [0, 1].
-
-    Raises ValueError with a message a student can act on.
-    """
-    bracketed = text.strip().startswith(("[", "("))
-    cleaned = text.strip().strip("[]()").strip()
-    if not cleaned or cleaned.lower() == "none":
-        if allow_none:
-            return None
-        raise ValueError("give a list of integers such as 2, 3")
-    parts = [p.strip() for p in cleaned.replace(";", ",").split(",") if p.strip()]
-    try:
-        numbers = [int(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"{text.strip()!r} is not an integer or a list of integers") from None
-    if allow_none and len(numbers) == 1 and "," not in cleaned and not bracketed:
-        return numbers[0]
-    return numbers
-
-
-#: What an empty line edit suggests, per attribute kind (``engine.ops.record.ATTR_KINDS``).
-_PLACEHOLDERS = {
-    "int-or-list": "all dims (None)",
-    "int-or-null": "all elements (None)",
-    "shape": "e.g. 2, 3 or -1",
-    "number-or-null": "no bound (None)",
-    "bool-tensor": "e.g. [true, false]",
-}
-
-
-def parse_attr_text(kind: str, text: str) -> Any:
-    """An attribute value of ``kind`` from what a student typed; ValueError says why not."""
-    cleaned = text.strip()
-    if kind == "number-or-null":
-        if not cleaned or cleaned.lower() == "none":
-            return None
-        try:
-            return float(cleaned)
-        except ValueError:
-            raise ValueError(f"{cleaned!r} is not a number") from None
-    if kind == "bool-tensor":
-        try:
-            value = json.loads(cleaned.replace("True", "true").replace("False", "false"))
-        except ValueError:
-            raise ValueError(
-                "give true/false or a nested list of them, e.g. [true, false]"
-            ) from None
-        return _as_bools(value)
-    value = parse_int_list(text, allow_none=kind != "shape")
-    if kind == "int-or-null" and isinstance(value, list):
-        raise ValueError("give one integer, or nothing for all elements")
-    return value
-
-
-def _as_bools(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_as_bools(v) for v in value]
-    if isinstance(value, bool) or value in (0, 1):
-        return bool(value)
-    raise ValueError(f"{value!r} is not true or false")
 
 
 def _plain(label: QLabel) -> QLabel:
@@ -343,7 +280,7 @@ class NodeSection(_Section):
             spin.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return spin
         edit = QLineEdit()
-        edit.setPlaceholderText(_PLACEHOLDERS.get(attr.kind, ""))
+        edit.setPlaceholderText(ATTR_KINDS[attr.kind].placeholder)
         edit.setToolTip(attr.help)
         edit.editingFinished.connect(lambda: self._attr_text_edited(attr, edit))
         return edit
@@ -364,7 +301,7 @@ class NodeSection(_Section):
         if node is None:
             return
         try:
-            value = parse_attr_text(attr.kind, edit.text())
+            value = ATTR_KINDS[attr.kind].parse(edit.text())
         except ValueError as exc:
             self._refuse(str(GraphError(f"{attr.name}: {exc}", node.id)))
             edit.setText(_attr_text(node.attrs.get(attr.name)))

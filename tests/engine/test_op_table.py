@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine import schema_validator
@@ -79,3 +80,18 @@ def test_the_table_runs_in_palette_order() -> None:
     ranks = [CATEGORIES.index(op.category) for op in OPS.values()]
     assert ranks == sorted(ranks)
     assert all(ops_in(c) for c in CATEGORIES)
+
+
+@pytest.mark.parametrize("op", [n for n, o in OPS.items() if o.kinks is not None])
+def test_a_records_kinks_are_what_gradcheck_reports(op: str) -> None:
+    """gradcheck reads where an op has no derivative from its record, nowhere else."""
+    from engine.gradcheck import node_kinks
+
+    kinks = OPS[op].kinks
+    assert kinks is not None
+    at_kink = [np.zeros(3), np.full(3, 0.5)] if OPS[op].arity == 2 else [np.zeros(3)]
+    if op == "div":
+        at_kink = [np.ones(3), np.zeros(3)]
+    words = node_kinks(op, at_kink)
+    assert words == f"{kinks.words}; 3 elements sit there"
+    assert node_kinks(op, [np.full(3, 2.0)] * len(at_kink)) is None

@@ -9,9 +9,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QSpinBox
 
 from engine.ops import OPS
+from engine.ops.record import ATTR_KINDS, parse_int_list
 from gui.commands import AddNode, Connect, SetBackward, push
 from gui.document import GraphDocument
-from gui.panels.inspector import Inspector, parse_attr_text, parse_int_list
+from gui.panels.inspector import Inspector
 
 
 @pytest.fixture
@@ -175,15 +176,35 @@ def test_attribute_widgets_follow_the_op_table(inspector, doc, op: str) -> None:
             assert widget.value() == attr.default
 
 
+def parse_attr_text(kind: str, text: str) -> object:
+    return ATTR_KINDS[kind].parse(text)
+
+
 def test_parse_attr_text_by_kind() -> None:
     assert parse_attr_text("shape", "6") == [6]
     assert parse_attr_text("int-or-list", "6") == 6
     assert parse_attr_text("int-or-null", "") is None
     assert parse_attr_text("number-or-null", "-0.5") == -0.5
     assert parse_attr_text("bool-tensor", "[true, 0, 1]") == [True, False, True]
-    for kind, text in [("int-or-null", "1, 2"), ("number-or-null", "x"), ("bool-tensor", "[2]")]:
+    assert parse_attr_text("int", " -2 ") == -2
+    assert parse_attr_text("bool", "False") is False
+    bad = [("int-or-null", "1, 2"), ("number-or-null", "x"), ("bool-tensor", "[2]")]
+    bad += [("int", "1, 2"), ("int", "[3]"), ("bool", "yes")]
+    for kind, text in bad:
         with pytest.raises(ValueError):
             parse_attr_text(kind, text)
+
+
+def test_every_attribute_kind_parses_its_own_default_written_as_text() -> None:
+    """The kind object is the one switch over kinds: what it parses it also accepts."""
+    for name, kind in ATTR_KINDS.items():
+        for op in OPS.values():
+            for attr in op.attrs:
+                if attr.kind == name and attr.default is not None:
+                    text = str(attr.default).replace("[", "").replace("]", "")
+                    if name == "bool-tensor":
+                        text = str(attr.default).lower()
+                    assert kind.accepts(kind.parse(text)), (op.name, attr.name, text)
 
 
 def test_parse_int_list() -> None:

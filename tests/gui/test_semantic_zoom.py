@@ -203,8 +203,8 @@ def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # no
     doc = GraphDocument()
     doc.add_node("x0", "input", (0.0, 0.0), value=0.1006)
     doc.add_node("n1_0", "mul", (300.0, 0.0))
-    doc.connect("x0", "n1_0", 0)
-    doc.connect("x0", "n1_0", 1)
+    doc.connect_operand("x0", "n1_0", 0)
+    doc.connect_operand("x0", "n1_0", 1)
     doc.set_backward("n1_0", None)
     with frame_sheet(doc, (1280, 720), View.CANVAS) as sheet:
         sheet.show_position(sheet.player.timeline.end)  # every gradient shown
