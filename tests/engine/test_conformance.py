@@ -230,3 +230,24 @@ def test_the_default_transpose_on_3_dims_is_refused_with_the_attrs_to_write():
         _engine("transpose", [np.zeros((2, 3, 4))], {}, None)
     out, _ = _engine("transpose", [np.zeros((2, 3))], {}, None)  # a matrix's .T stays
     assert out.shape == (3, 2)
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed")
+def test_a_boolean_v_in_a_file_is_read_as_torch_casts_it():
+    import json
+
+    from engine.autodiff import backward, forward
+    from engine.examples import EXAMPLES_DIR
+    from engine.fileformat import loads
+
+    doc = json.loads((EXAMPLES_DIR / "seed2_stack_vjp.bpgraph").read_text(encoding="utf-8"))
+    doc["backward"]["gradient"] = [True, False, True]
+    gf = loads(json.dumps(doc))
+    trace = backward(gf.graph, forward(gf.graph), gf.output, gf.gradient)
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    y = torch.stack([x * 2, x + 1, x**2])[:, 0]  # any output of three elements
+    y.backward(gradient=torch.tensor([True, False, True]))  # torch accepts a boolean v
+    assert gf.gradient.tolist() == [1.0, 0.0, 1.0]
+    floats = backward(gf.graph, forward(gf.graph), gf.output, [1.0, 0.0, 1.0])
+    for leaf, grad in floats.leaf_grads.items():
+        np.testing.assert_array_equal(trace.leaf_grads[leaf], grad)
