@@ -70,8 +70,13 @@ MAX_DEPTH = 48
 
 _TOP_KEYS = ("format", "version", "minor_version", "title", "description", "nodes", "backward",
              "groups")
-_NODE_KEYS = ("id", "op", "inputs", "attrs", "value", "requires_grad")
-_BACKWARD_KEYS = ("output", "gradient")
+_NODE_KEYS = ("id", "op", "inputs", "attrs", "value", "shape", "requires_grad")
+_BACKWARD_KEYS = ("output", "gradient", "gradient_shape")
+
+#: The minor version that added explicit shapes of empty tensors (``shape`` beside a
+#: node's ``value``, ``gradient_shape`` beside the gradient): a nested list cannot
+#: spell (0, 3). Files without empty tensors of such shapes do not use it.
+SHAPE_MINOR_VERSION = 2
 
 
 class FileFormatError(Exception):
@@ -359,6 +364,28 @@ def parse_tensor(value: Any, where: str) -> np.ndarray:
         raise FileFormatError(f"{where} is not a tensor: {exc}") from None
 
 
+def _shaped(value: np.ndarray, shape: Any, where: str) -> np.ndarray:
+    """An empty tensor given its explicit shape (the nested list ``[]`` cannot say (0, 3))."""
+    if shape is None:
+        return value
+    sizes = shape if isinstance(shape, list) else [None]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in sizes):
+        raise FileFormatError(f"{where}: shape must be a list of non-negative integers")
+    if value.size or math.prod(shape) or len(shape) > MAX_NDIM:
+        raise FileFormatError(
+            f"{where}: an explicit shape is only for empty tensors (a shape with a 0 and the "
+            f"value []), got shape {shape} for {value.size} element(s)"
+        )
+    return np.zeros(tuple(shape))
+
+
+def _empty_shape(value: np.ndarray | None) -> list[int] | None:
+    """The explicit shape to write beside an empty tensor its nested list would lose."""
+    if value is None or value.size or np.array(value.tolist()).shape == value.shape:
+        return None
+    return list(value.shape)
+
+
 def _check_rectangular(v: Any, shape: list[int], depth: int, where: str, at: str) -> None:
     if depth == len(shape):
         if isinstance(v, list):
@@ -428,7 +455,8 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
             if any(s is not None for s in ins):
                 raise FileFormatError(f"node {quoted(nid)}: an {op} takes no operands")
             inputs[nid] = []
-            values[nid] = parse_tensor(node["value"], f"node {quoted(nid)}: value")
+            where = f"node {quoted(nid)}: value"
+            values[nid] = _shaped(parse_tensor(node["value"], where), node.get("shape"), where)
             if op == "const" and node.get("requires_grad") is True:
                 raise FileFormatError(f"node {quoted(nid)}: a const never requires grad")
             continue
@@ -479,7 +507,8 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
     gf.backward_extra = {k: v for k, v in backward.items() if k not in _BACKWARD_KEYS}
     gf.output = backward.get("output")
     if backward.get("gradient") is not None:
-        gf.gradient = parse_tensor(backward["gradient"], "backward.gradient")
+        gradient = parse_tensor(backward["gradient"], "backward.gradient")
+        gf.gradient = _shaped(gradient, backward.get("gradient_shape"), "backward.gradient")
     if gf.output is not None:
         if gf.output not in index:
             raise FileFormatError(
@@ -630,7 +659,10 @@ def _plain(obj: Any) -> Any:
 def to_document(gf: GraphFile) -> dict[str, Any]:
     """The JSON document for ``gf``: known keys first, then the preserved unknown ones."""
     doc: dict[str, Any] = {"format": FORMAT, "version": VERSION}
-    if gf.groups:  # files without groups stay byte-for-byte what minor version 0 wrote
+    shaped = [n.value for n in gf.graph.nodes.values() if n.is_leaf] + [gf.gradient]
+    if any(_empty_shape(v) is not None for v in shaped):
+        doc["minor_version"] = SHAPE_MINOR_VERSION
+    elif gf.groups:  # files without groups stay byte-for-byte what minor version 0 wrote
         doc["minor_version"] = GROUPS_MINOR_VERSION
     if gf.title:
         doc["title"] = gf.title
@@ -641,6 +673,8 @@ def to_document(gf: GraphFile) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": nid, "op": node.op}
         if node.is_leaf:
             entry["value"] = tensor_to_json(node.value)
+            if (shape := _empty_shape(node.value)) is not None:
+                entry["shape"] = shape
             if node.op == "input":
                 entry["requires_grad"] = bool(node.requires_grad)
         else:
@@ -653,6 +687,8 @@ def to_document(gf: GraphFile) -> dict[str, Any]:
         nodes.append(entry)
     doc["nodes"] = nodes
     backward: dict[str, Any] = {"output": gf.output, "gradient": tensor_to_json(gf.gradient)}
+    if (shape := _empty_shape(gf.gradient)) is not None:
+        backward["gradient_shape"] = shape
     for key, val in gf.backward_extra.items():
         if key not in _BACKWARD_KEYS:
             backward[key] = _plain(val)

@@ -13,6 +13,15 @@ Two guards say so instead: the op table's known kinks are looked for in the
 operand values (:func:`kinks`), and every element's two one-sided slopes are
 compared at ``h`` and ``h/2`` (a kink leaves a jump that does not shrink with
 ``h``; a smooth function's gap halves).
+
+A check must never pass what it cannot see, nor fail what is right. Each element
+states its *resolution*: the rounding floor of the finite difference (the forward's
+own rounding error over the step) plus the relative tolerance. A difference the
+floor hides is "cannot tell at this scale", never "agrees"; a floor set by values
+far larger than ``L`` (``(x + 1e10) - 1e10``) is cancellation and said so. An
+element whose slopes disagree at ``h`` is retried at smaller steps before any
+verdict: a curvature the step cannot follow (``sin(1e5·x)``, ``1/x`` near 0) is
+"step too large for this curvature", and only a jump that stays is a kink.
 """
 
 from __future__ import annotations
@@ -53,6 +62,14 @@ class Status(Enum):
     MISMATCH = "mismatch"
     KINK = "not differentiable here"
     UNDEFINED = "not finite"
+    UNRESOLVED = "cannot tell at this scale"
+    CANCELLED = "cannot tell: the forward cancels"
+    CURVATURE = "step too large for this curvature"
+
+
+#: How much smaller each retry's step is, and how many retries there are (down to h/4096).
+RETRY_FACTOR = 8
+RETRIES = 4
 
 
 @dataclass(frozen=True)
@@ -67,6 +84,8 @@ class ElementCheck:
     rel_error: float
     status: Status
     note: str = ""
+    #: Below this |engine - finite difference| the check cannot tell the two apart.
+    resolution: float = np.nan
 
     @property
     def label(self) -> str:
@@ -116,7 +135,7 @@ class GradCheck:
         worst = self.worst
         if worst is not None:
             parts.append(f"worst relative error {worst.rel_error:.1e} ({worst.label})")
-        for status in (Status.CLOSE, Status.MISMATCH, Status.KINK, Status.UNDEFINED):
+        for status in list(Status)[1:]:
             if self.count(status):
                 parts.append(f"{self.count(status)} {status.value}")
         if self.skipped:
@@ -161,41 +180,103 @@ def kinks(graph: Graph, fwd: Forward, nodes: set[str] | None = None) -> list[Kin
 # --------------------------------------------------------------------------- the comparison
 
 
+@dataclass(frozen=True)
+class _Probe:
+    """``L`` around one element at step ``h``: the central difference, the one-sided
+    slopes' jump, and the rounding floor (the forward's error over the step)."""
+
+    h: float
+    numeric: float
+    jump: float
+    left: float
+    right: float
+    noise: float
+    finite: bool
+
+
+def _probe(at: Callable[[float], float], f0: float, h: float, rounding: float) -> _Probe:
+    fp, fm, fp2, fm2 = at(h), at(-h), at(h / 2), at(-h / 2)
+    gap = (fp - f0) / h - (f0 - fm) / h  # one-sided slopes: right minus left
+    gap2 = (fp2 - f0) / (h / 2) - (f0 - fm2) / (h / 2)
+    eps = float(np.finfo(np.float64).eps)
+    noise = 8 * (eps * max(abs(f0), abs(fp), abs(fm)) + rounding) / h
+    return _Probe(
+        h,
+        (fp - fm) / (2 * h),
+        2 * gap2 - gap,  # the part of the gap that does not shrink with h
+        (f0 - fm) / h,
+        (fp - f0) / h,
+        noise,
+        bool(np.isfinite([fp, fm, fp2, fm2]).all()),
+    )
+
+
+def _is_kink(p: _Probe, scale: float) -> bool:
+    """A jump in the slopes well above rounding, relative to the slopes themselves (so
+    a tiny ``v`` through relu at 0 is still a kink)."""
+    scale = max(scale, abs(p.left), abs(p.right))
+    return abs(p.jump) > 1e-4 * scale + 16 * p.noise
+
+
+def _verdict(
+    name: str, idx: tuple[int, ...], a: float, p: _Probe, f0: float, rounding: float
+) -> ElementCheck:
+    """Compare at one (smooth) probe: agrees only where the floor lets it see."""
+    abs_error = abs(a - p.numeric)
+    scale = max(abs(a), abs(p.numeric))
+    rel_error = abs_error / scale if scale > 0 else 0.0
+    resolution = RTOL * scale + p.noise
+    note = ""
+    if abs_error > resolution:
+        status = Status.CLOSE if rel_error <= CLOSE else Status.MISMATCH
+    elif abs_error == 0.0 or p.noise <= CLOSE * scale:  # the floor is well below it
+        status = Status.OK
+    elif rounding > 4 * float(np.finfo(np.float64).eps) * max(abs(f0), 1e-300):
+        status = Status.CANCELLED
+        note = (
+            f"values far larger than L round by ±{rounding:.1g}, which at h = {p.h:.1g} "
+            f"hides any difference below {resolution:.1g}"
+        )
+    else:
+        status = Status.UNRESOLVED
+        note = f"the finite difference resolves only differences above {resolution:.1g}"
+    return ElementCheck(name, idx, a, p.numeric, abs_error, rel_error, status, note, resolution)
+
+
 def _compare(
     name: str,
     x: np.ndarray,
     analytic: np.ndarray,
     evaluate: Callable[[np.ndarray], float],
     budget: int,
+    rounding: float = 0.0,
 ) -> tuple[list[ElementCheck], int]:
-    """Perturb each element of ``x`` (``evaluate`` maps a perturbed copy to ``L``)."""
+    """Perturb each element of ``x`` (``evaluate`` maps a perturbed copy to ``L``);
+    ``rounding`` is the forward's own rounding error in ``L`` (see :func:`rounding_of`)."""
     h0 = step_for(x.dtype)
-    eps = float(np.finfo(x.dtype).eps)
     out = []
     flat_analytic = np.broadcast_to(analytic, x.shape).ravel()
     n = min(x.size, budget)
+    f0 = evaluate(x)
     for j in range(n):
         index = np.unravel_index(j, x.shape) if x.ndim else ()
         xj = float(x.flat[j])
-        h = h0 * max(1.0, abs(xj))
 
         def at(delta: float, j: int = j, xj: float = xj) -> float:
             y = x.copy()
             y.flat[j] = xj + delta
             return evaluate(y)
 
-        f0 = evaluate(x)
-        fp, fm, fp2, fm2 = at(h), at(-h), at(h / 2), at(-h / 2)
-        numeric = (fp - fm) / (2 * h)
         a = float(flat_analytic[j])
         idx = tuple(int(i) for i in index)
-        if not np.isfinite([f0, fp, fm, a]).all():
+        first = _probe(at, f0, h0 * max(1.0, abs(xj)), rounding)
+        if not (first.finite and np.isfinite([f0, a]).all()):
             out.append(
                 ElementCheck(
                     name,
                     idx,
                     a,
-                    numeric,
+                    first.numeric,
                     np.nan,
                     np.nan,
                     Status.UNDEFINED,
@@ -203,27 +284,74 @@ def _compare(
                 )
             )
             continue
-        gap = (fp - f0) / h - (f0 - fm) / h  # one-sided slopes: right minus left
-        gap2 = (fp2 - f0) / (h / 2) - (f0 - fm2) / (h / 2)
-        jump = 2 * gap2 - gap  # the part of the gap that does not shrink with h
-        noise = 8 * eps * max(abs(f0), abs(fp), abs(fm), 1.0) / h
-        abs_error = abs(a - numeric)
-        scale = max(abs(a), abs(numeric))
-        rel_error = abs_error / scale if scale > 0 else 0.0
-        kink = abs(jump) > 1e-4 * max(1.0, scale) + 16 * noise
-        if kink:
-            left, right = (f0 - fm) / h, (fp - f0) / h
-            note = f"slope {left:.4g} from the left, {right:.4g} from the right"
-            out.append(ElementCheck(name, idx, a, numeric, abs_error, rel_error, Status.KINK, note))
-            continue
-        if abs_error <= RTOL * scale + noise:
-            status = Status.OK
-        elif rel_error <= CLOSE:
-            status = Status.CLOSE
-        else:
-            status = Status.MISMATCH
-        out.append(ElementCheck(name, idx, a, numeric, abs_error, rel_error, status))
+        out.append(_settle(name, idx, a, at, f0, first, rounding))
     return out, x.size - n
+
+
+def _settle(
+    name: str,
+    idx: tuple[int, ...],
+    a: float,
+    at: Callable[[float], float],
+    f0: float,
+    first: _Probe,
+    rounding: float,
+) -> ElementCheck:
+    """The verdict at ``first``'s step, or, where its slopes jump or it disagrees, at
+    the first smaller step that follows the curvature (a kink jumps at every step)."""
+    scale = max(abs(a), abs(first.numeric))
+    kinked = _is_kink(first, scale)
+    if not kinked:
+        check = _verdict(name, idx, a, first, f0, rounding)
+        if check.status not in (Status.CLOSE, Status.MISMATCH):
+            return check
+    last, smooth = first, None
+    for k in range(1, RETRIES + 1):
+        p = _probe(at, f0, first.h / RETRY_FACTOR**k, rounding)
+        if not p.finite:
+            break
+        last = p
+        if _is_kink(p, max(abs(a), abs(p.numeric))):
+            continue
+        words = f"step too large for this curvature at h = {first.h:.1g}: "
+        check = _verdict(name, idx, a, p, f0, rounding)
+        smooth = ElementCheck(
+            **{**check.__dict__, "note": _join(words + f"checked at h = {p.h:.1g}", check.note)}
+        )
+        if check.status not in (Status.CLOSE, Status.MISMATCH):
+            return smooth
+    if not kinked:
+        return _verdict(name, idx, a, first, f0, rounding)
+    if smooth is not None:  # smooth at a smaller step, and still off: a real difference
+        return smooth
+    abs_error = abs(a - first.numeric)
+    rel_error = abs_error / scale if scale > 0 else 0.0
+    if abs(last.jump) * RETRY_FACTOR < abs(first.jump):  # shrinking: curvature, not a kink
+        note = f"the slopes still jump at h = {last.h:.1g}"
+        status = Status.CURVATURE
+    else:
+        note = f"slope {first.left:.4g} from the left, {first.right:.4g} from the right"
+        status = Status.KINK
+    return ElementCheck(name, idx, a, first.numeric, abs_error, rel_error, status, note)
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
+
+
+def rounding_of(values: Any, grads: Any) -> float:
+    """The forward's rounding error in ``L``, to first order: every computed value
+    rounds by ``ε·|value|``, which reaches ``L`` times its gradient (non-finite terms
+    left out; the inputs are exact, so callers pass computed nodes only)."""
+    eps = float(np.finfo(np.float64).eps)
+    total = 0.0
+    with np.errstate(all="ignore"):
+        for value, grad in zip(values, grads, strict=True):
+            if grad is None:
+                continue
+            terms = np.abs(np.asarray(value) * np.asarray(grad))
+            total += float(np.sum(terms[np.isfinite(terms)]))
+    return eps * total
 
 
 def _step_words(dtype: np.dtype | type = np.float64) -> str:
@@ -258,6 +386,8 @@ def check_graph(
         "graph", f"L = <{vtext}, {output}> with respect to {names}", _step_words(), kinks=found
     )
     budget = MAX_ELEMENTS
+    nodes = [n for n in fwd.order if n in fwd.values and not graph.nodes[n].is_leaf]
+    rounding = rounding_of([fwd.values[n] for n in nodes], [trace.grads.get(n) for n in nodes])
     for leaf in leaves:
         node = work.nodes[leaf]
         original = node.value
@@ -272,7 +402,7 @@ def check_graph(
         analytic = np.zeros(original.shape) if grad is None else grad
         try:
             with np.errstate(all="ignore"):
-                checked, skipped = _compare(leaf, original, analytic, evaluate, budget)
+                checked, skipped = _compare(leaf, original, analytic, evaluate, budget, rounding)
         finally:
             node.value = original
         result.elements += checked
@@ -323,7 +453,8 @@ def check_node(graph: Graph, node_id: str, upstream: np.ndarray | None = None) -
 
         with np.errstate(all="ignore"):
             analytic = np.asarray(op.vjp(i, w, xs, out, node.attrs), dtype=np.float64)
-            checked, skipped = _compare(name, xs[i], analytic, evaluate, budget)
+            rounding = rounding_of([out], [w])
+            checked, skipped = _compare(name, xs[i], analytic, evaluate, budget, rounding)
         result.elements += checked
         result.skipped += skipped
         budget = max(0, budget - len(checked))

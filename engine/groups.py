@@ -126,9 +126,17 @@ def _descendants(graph: Graph, nid: str) -> set[str]:
 
 
 def _pull_back(
-    graph: Graph, fwd: Forward, members: Sequence[str], upstream: Mapping[str, np.ndarray]
+    graph: Graph,
+    fwd: Forward,
+    members: Sequence[str],
+    upstream: Mapping[str, np.ndarray],
+    every_input: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Gradients at the group's inputs from ``upstream`` at its outputs, through members only."""
+    """Gradients at the group's inputs from ``upstream`` at its outputs, through members only.
+
+    Playback pulls back only into what requires grad, as the backward pass does; the
+    Jacobian (``every_input``) also into constants, whose columns are true partials
+    even though no gradient is delivered there."""
     inside = set(members)
     grads = {k: np.asarray(v, dtype=np.float64) for k, v in upstream.items()}
     sources: dict[str, np.ndarray] = {}
@@ -140,7 +148,7 @@ def _pull_back(
             xs = [fwd.values[s] for s in node.inputs if s is not None]  # all: it has a value
             out = fwd.values[cid]
             for i, src in enumerate(node.inputs):
-                if src not in fwd.requires_grad:
+                if not every_input and src not in fwd.requires_grad:
                     continue
                 vjp = np.asarray(OPS[node.op].vjp(i, grads[cid], xs, out, node.attrs), np.float64)
                 target = grads if src in inside else sources
@@ -149,11 +157,20 @@ def _pull_back(
 
 
 def local_jacobian(
-    graph: Graph, fwd: Forward, group: Group, limit: int = JACOBIAN_LIMIT
+    graph: Graph,
+    fwd: Forward,
+    group: Group,
+    limit: int = JACOBIAN_LIMIT,
+    outputs: Sequence[str] | None = None,
 ) -> np.ndarray | None:
     """``∂(outputs)/∂(inputs)`` of the group: rows are the outputs' elements side by side,
-    columns the inputs' elements (node order, row-major); None above ``limit`` entries."""
-    ins, outs = inputs_of(graph, group.members), outputs_of(graph, group.members)
+    columns the inputs' elements (node order, row-major); None above ``limit`` entries.
+
+    ``outputs`` defaults to :func:`outputs_of`; a group step passes its own (which adds
+    the backward's output when the group holds it). Columns of inputs that carry no
+    gradient (see :func:`no_grad_inputs`) hold their true partials, never a false 0."""
+    ins = inputs_of(graph, group.members)
+    outs = list(outputs) if outputs is not None else outputs_of(graph, group.members)
     for n in ins + outs:
         if n not in fwd.values:
             raise GraphError("has no value: the group's Jacobian needs every value", n)
@@ -169,7 +186,7 @@ def local_jacobian(
         for r in range(size):
             basis = np.zeros(size)
             basis[r] = 1.0
-            got = _pull_back(graph, fwd, group.members, {o: basis.reshape(shape)})
+            got = _pull_back(graph, fwd, group.members, {o: basis.reshape(shape)}, True)
             col = 0
             for x, width in zip(ins, in_sizes, strict=True):
                 if x in got:
@@ -177,6 +194,12 @@ def local_jacobian(
                 col += width
             row += 1
     return jac
+
+
+def no_grad_inputs(graph: Graph, fwd: Forward, group: Group) -> list[str]:
+    """The group's inputs that do not require grad (constants, frozen leaves): their
+    Jacobian columns are real partials, but no gradient flows into them."""
+    return [x for x in inputs_of(graph, group.members) if x not in fwd.requires_grad]
 
 
 # --------------------------------------------------------------------------- playback
@@ -223,15 +246,16 @@ def playback_steps(
     gradients it delivers are the same sums the expanded steps would make.
     """
     steps: list[PlayStep] = list(trace.steps)
+    replaced = False
     for g in collapsed_roots(groups):
         inside = set(g.members)
-        ins, outs = inputs_of(graph, inside), outputs_of(graph, inside)
+        ins, outs = inputs_of(graph, inside), _step_outputs(graph, trace, inside)
         dropped = [i for i, s in enumerate(steps) if isinstance(s, Step) and s.consumer in inside]
         if not dropped:
             continue  # no gradient flows through this group
         feeding = [i for i, s in enumerate(steps) if _feeds(s, set(outs), inside)]
         at = max(dropped[0], feeding[-1] + 1 if feeding else 0)
-        upstream = {o: u for o in outs if (u := trace.grads.get(o)) is not None}
+        upstream = _arriving(trace, outs, inside)
         vjps = _pull_back(graph, fwd, g.members, upstream)
         step = GroupStep(g, ins, outs, upstream, {x: vjps[x] for x in ins if x in vjps})
         skip = set(dropped)
@@ -244,7 +268,35 @@ def playback_steps(
         if at >= len(steps):
             rebuilt.append(step)
         steps = rebuilt
-    return _accumulate(steps, trace) if len(steps) != len(trace.steps) else steps
+        replaced = True
+    return _accumulate(steps, trace) if replaced else steps
+
+
+def _step_outputs(graph: Graph, trace: Trace, inside: set[str]) -> list[str]:
+    """A group step's outputs: the group's, plus the backward's output when the group
+    holds it (its seed enters there even if another member uses it)."""
+    outs = set(outputs_of(graph, inside))
+    if trace.output in inside:
+        outs.add(trace.output)
+    return _ordered(graph, outs)
+
+
+def _arriving(trace: Trace, outs: Sequence[str], inside: set[str]) -> dict[str, np.ndarray]:
+    """The gradient arriving at each output from outside the group: the steps of
+    consumers outside it, plus the seed v at the backward's output. (An output's total
+    ``.grad`` also holds what other members send it, which the group's own Jacobian
+    already accounts for: using the total would count that path twice.)"""
+    arriving: dict[str, np.ndarray] = {}
+    for o in outs:
+        parts = [s.vjp for s in trace.steps if s.operand == o and s.consumer not in inside]
+        if o == trace.output:
+            parts.append(np.asarray(trace.gradient, dtype=np.float64))
+        if parts:
+            total = parts[0]
+            for p in parts[1:]:
+                total = total + p
+            arriving[o] = total
+    return arriving
 
 
 def _feeds(step: PlayStep, outs: set[str], inside: set[str]) -> bool:

@@ -103,6 +103,14 @@ def _swapped(ndim: int, attrs: Attrs) -> tuple[int, int]:
 
 def _transpose_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     s = list(shapes[0])
+    if len(s) >= 3 and (attrs.get("dim0", 0), attrs.get("dim1", -1)) == (0, -1):
+        # The default is a matrix's .T; on more dims a PyTorch user means x.mT (the last
+        # two) as often as the first and last: ask, rather than guess either.
+        raise OpShapeError(
+            f"transpose's default (dims 0 and -1) is a matrix's .T; for this {len(s)}-D "
+            f"tensor write dim0=-2, dim1=-1 for each matrix's transpose (x.mT), or "
+            f"dim0=0, dim1={len(s) - 1} to swap the first and last dims"
+        )
     d0, d1 = _swapped(len(s), attrs)
     if s:
         s[d0], s[d1] = s[d1], s[d0]

@@ -29,13 +29,15 @@ def _mse_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
 
 def _mse_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
     d = xs[0] - xs[1]
-    grad = (2.0 / d.size) * d * g
+    grad = (2.0 / max(d.size, 1)) * d * g  # an empty input's gradient is empty
     return unbroadcast(grad if i == 0 else -grad, xs[i].shape)
 
 
 def _mse_jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: Attrs) -> Array:
     d = xs[0] - xs[1]
     t0, t1 = tangents(ts, xs)
+    if not d.size:  # the mean of nothing: NaN, as the loss
+        return np.asarray(np.nan)
     return np.asarray(np.sum((2.0 / d.size) * d * (t0 - t1)))
 
 
@@ -47,7 +49,7 @@ def _bce_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
     p, y = xs
     _same_shape_check([p.shape, y.shape], attrs)
     for name, v in (("input", p), ("target", y)):
-        if ((v < 0.0) | (v > 1.0)).any():
+        if not ((v >= 0.0) & (v <= 1.0)).all():  # NaN too, as torch refuses it
             raise ValueError(f"binary_cross_entropy needs {name} values between 0 and 1")
     log_p = np.maximum(np.log(p), -100.0)  # PyTorch clamps each log at -100
     log_q = np.maximum(np.log1p(-p), -100.0)

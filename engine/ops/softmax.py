@@ -16,14 +16,14 @@ def _one_dim_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
 
 
 def softmax(x: Array, dim: int) -> Array:
-    if x.ndim == 0:
-        return np.where(np.isnan(x), x, 1.0)
+    if x.ndim == 0 or x.size == 0:  # exp(x - x) / itself, as torch: NaN at ±inf, empty stays
+        return x - x + 1.0
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
     return e / np.sum(e, axis=dim, keepdims=True)
 
 
 def log_softmax(x: Array, dim: int) -> Array:
-    if x.ndim == 0:
+    if x.ndim == 0 or x.size == 0:  # no max to shift by over a zero-size dim: torch's empty
         return x - x
     shifted = x - np.max(x, axis=dim, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))

@@ -103,7 +103,10 @@ class GroupFrames:
         except Exception:  # a member without a value: say so instead of a matrix
             jac = None
         jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
-        return f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
+        text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
+        carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
+        frozen = [x for x in ins if x not in carrying]
+        return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
 
     def show_frame(self, frame: Frame) -> None:
         """Follow the player: outline the group whose one step is shown."""

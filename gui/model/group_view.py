@@ -7,7 +7,7 @@ import numpy as np
 
 from engine.autodiff import Forward
 from engine.graph import Graph
-from engine.groups import GroupStep, local_jacobian
+from engine.groups import GroupStep, local_jacobian, no_grad_inputs
 
 from . import colours, labels
 
@@ -23,9 +23,12 @@ def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int)
             size="115%",
         )
     ]
-    jac = local_jacobian(graph, fwd, g, limit=labels.LABEL_MAX_ENTRIES * 4)
+    jac = local_jacobian(graph, fwd, g, labels.LABEL_MAX_ENTRIES * 4, step.outputs)
     jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
     body.append(labels.h_para(labels.esc(f"J = ∂({outs})/∂({ins}) = {jtext}"), colours.JACOBIAN))
+    if frozen := no_grad_inputs(graph, fwd, g):
+        note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"
+        body.append(labels.h_para(labels.esc(note), colours.JACOBIAN))
     upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
     row = np.concatenate(upstream) if upstream else np.zeros(0)
     vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]

@@ -34,6 +34,9 @@ def status_color(status: Status) -> QColor:
         Status.MISMATCH: THEME.check_bad,
         Status.KINK: THEME.check_kink,
         Status.UNDEFINED: THEME.check_undefined,
+        Status.UNRESOLVED: THEME.check_undefined,  # "cannot tell": neither pass nor fail
+        Status.CANCELLED: THEME.check_undefined,
+        Status.CURVATURE: THEME.check_kink,
     }[status]
 
 

@@ -116,7 +116,7 @@ def _cases() -> list[Any]:
         ((3,), {}),
         ((), {}),
         ((2, 3, 4), {"dim0": -2, "dim1": -1}),
-        ((2, 3, 4), {}),
+        ((2, 3, 4), {"dim0": 0, "dim1": 2}),
         ((2, 1, 3, 2), {"dim0": 1, "dim1": 3}),
     ]:
         cases.append(_case("transpose", [shape], attrs, ["any"]))

@@ -266,3 +266,24 @@ def test_a_collapsed_group_plays_as_one_step(window) -> None:  # noqa: ANN001
     )
     window.doc.undo_stack.undo()
     assert player.frame.n == 4
+
+
+def test_cannot_tell_and_curvature_verdicts_are_shown(window, artifacts_dir) -> None:  # noqa: ANN001
+    g = Graph()
+    g.add_node("x", "input", value=[0.3, 1.0])
+    g.add_node("k", "const", value=[1e5, 1.0])
+    g.add_node("c", "const", value=[0.0, 1e10])
+    g.add_node("m", "mul", ["x", "k"])  # x0: sin(1e5·x) has a sharp curvature
+    g.add_node("a", "add", ["m", "c"])
+    g.add_node("d", "sub", ["a", "c"])  # x1: (x + 1e10) - 1e10 cancels
+    g.add_node("y", "sin", ["d"])
+    g.add_node("s", "sum", ["y"])
+    window.doc.load(GraphFile(graph=g, output="s"), None)
+    window.teaching.check(None)
+    panel = window.teaching.gradcheck_panel
+    verdicts = [panel.table.item(r, 4).text() for r in range(2)]
+    assert "step too large for this curvature" in verdicts[0]
+    assert verdicts[1].startswith("cannot tell")
+    assert panel.row_colors()[1] == status_color(Status.CANCELLED).name()
+    QApplication.processEvents()
+    assert window.grab().save(os.path.join(artifacts_dir, "gradcheck_cannot_tell.png"))
