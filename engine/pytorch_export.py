@@ -82,9 +82,7 @@ def comment_text(text: str) -> str:
 def id_comment(nid: str) -> str:
     """The ``# id: "..."`` comment the importer reads back (JSON, unprintables escaped)."""
     text = json.dumps(nid, ensure_ascii=False)
-    return "  # id: " + "".join(
-        ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in text
-    )
+    return "  # id: " + "".join(ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in text)
 
 
 def export_order(graph: Graph) -> list[str]:
@@ -269,4 +267,12 @@ def export_script(
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["HEADER", "RESERVED", "comment_text", "export_order", "export_script", "python_names", "requires_grad"]
+__all__ = [
+    "HEADER",
+    "RESERVED",
+    "comment_text",
+    "export_order",
+    "export_script",
+    "python_names",
+    "requires_grad",
+]
