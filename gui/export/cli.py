@@ -19,6 +19,7 @@ from typing import NoReturn
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
+from engine.atomic_write import output_is_input
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
@@ -163,6 +164,9 @@ def main(argv: list[str]) -> int:
             if not out.parent.exists():
                 raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
         size = parse_size(args.size)
+        problem = output_is_input(out, args.file)
+        if problem:
+            raise ExportError(problem)
     except ExportError as exc:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
         return 2
