@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .atomic_write import output_is_input, write_atomic
 from .cli import OneLineParser, parse_args
+from .errors import printable
 from .fileformat import FileFormatError, dumps, load, save
 from .pytorch_export import export_script
 from .pytorch_import import MAX_SOURCE_CHARS, CodeError, import_code
@@ -45,7 +46,7 @@ def import_main(argv: list[str]) -> int:
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
-    name = args.snippet.replace("\n", "\\n")
+    name = printable(args.snippet)
     if args.out and (problem := output_is_input(args.out, args.snippet)):
         print(f"error: {name}: {problem}", file=sys.stderr)
         return 2
@@ -79,7 +80,7 @@ def export_main(argv: list[str]) -> int:
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
-    name = args.file.replace("\n", "\\n")
+    name = printable(args.file)
     if args.out and (problem := output_is_input(args.out, args.file)):
         print(f"error: {name}: {problem}", file=sys.stderr)
         return 2

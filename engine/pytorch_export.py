@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import printable
 from .graph import Graph, Node
 from .ops import LEAF_OPS, OPS
 
@@ -67,15 +68,6 @@ def _usable(name: str) -> bool:
         and name.isidentifier()
         and not keyword.iskeyword(name)
         and name not in RESERVED
-    )
-
-
-def comment_text(text: str) -> str:
-    """``text`` made safe for one comment line: every character that is not printable
-    (controls, NUL, line and paragraph separators, bidi overrides, surrogates) is
-    written as its ``\\uXXXX`` escape, so nothing can end the line or hide code."""
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
     )
 
 
@@ -234,7 +226,7 @@ def export_script(
     if title:
         lines += HEADER
         for text in title.splitlines()[:3]:
-            lines.append(f"# {comment_text(text)}".rstrip())
+            lines.append(f"# {printable(text)}".rstrip())
     lines += ["import torch", ""]
     retained = []
     for nid in export_order(graph):
@@ -270,7 +262,6 @@ def export_script(
 __all__ = [
     "HEADER",
     "RESERVED",
-    "comment_text",
     "export_order",
     "export_script",
     "python_names",

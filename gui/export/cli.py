@@ -20,6 +20,7 @@ from typing import NoReturn
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
 from engine.atomic_write import output_is_input
+from engine.errors import printable
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
@@ -224,7 +225,7 @@ def _quiet_messages(kind: QtMsgType, _context: object, message: str) -> None:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))
 
 
 def _load(file: str) -> GraphDocument:
