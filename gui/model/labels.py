@@ -553,7 +553,11 @@ def end_to_end_html(
         else []
     )
     if jac is None or jac.size > PANEL_MAX_ENTRIES or max(jac.shape) > PANEL_MAX_VECTOR:
-        size = "too large to print" if jac is None else f"{jac.shape[0]}×{jac.shape[1]}"
+        if jac is None:  # not computed (too many entries or too much work): its shape
+            columns = sum(int(np.size(g)) for g in vjp)
+            size = f"{int(np.size(gradient))}×{columns}, too big to show"
+        else:
+            size = f"{jac.shape[0]}×{jac.shape[1]}"
         parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
         return "".join(parts)
     flat = np.concatenate([np.ravel(g) for g in vjp]) if len(vjp) == len(leaves) and vjp else None
