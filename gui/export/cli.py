@@ -25,7 +25,7 @@ from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
 from ..model.timeline import Timeline
-from .atomic import interrupt_on_terminate
+from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
 from .options import (
     FRAME_SUFFIXES,
@@ -262,11 +262,15 @@ def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool)
     # --help and a refused argument should not wait for.
     from .writers import write_lesson
 
-    interrupt_on_terminate()
-    doc = _load(file)
+    defer_interrupts()
 
     def report(done: int, total: int) -> None:
-        print(f"progress: {done}/{total}", flush=True)
+        checkpoint()
+        if progress:
+            print(f"progress: {done}/{total}", flush=True)
 
-    write_lesson(doc, out, options, report if progress else None)
+    try:
+        write_lesson(_load(file), out, options, report)
+    finally:
+        ignore_interrupts()
     return 0
