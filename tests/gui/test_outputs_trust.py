@@ -5,6 +5,7 @@ that leaves the old file as it was."""
 
 from __future__ import annotations
 
+import json
 import resource
 import shutil
 import signal
@@ -76,9 +77,21 @@ def test_a_full_disk_fails_in_one_line_and_keeps_the_old_file(
     old.write_bytes(b"the old file " * 3000)  # over the limit: a truncation would show
     before = old.read_bytes()
     if command == ["export-torch"]:
-        # a script over the 20 KB limit: a long title is written as comment lines
-        big = graph.read_text().replace('"title": "', '"title": "' + "t" * 30_000, 1)
-        graph.write_text(big)
+        # a script over the 20 KB limit: 5,000 numbers in the input's literal
+        nodes = [
+            {"id": "x", "op": "input", "value": [0.125] * 5000, "requires_grad": True},
+            {"id": "s", "op": "sum", "inputs": ["x"]},
+        ]
+        graph.write_text(
+            json.dumps(
+                {
+                    "format": "backprop-studio-graph",
+                    "version": 1,
+                    "nodes": nodes,
+                    "backward": {"output": "s"},
+                }
+            )
+        )
     # -B: the size limit must not cut a .pyc short (it would break later imports)
     args = [
         sys.executable,
