@@ -51,12 +51,14 @@ def _strings(doc: dict[str, Any]) -> Iterator[tuple[str, str, int]]:
         elif isinstance(value, dict):
             for key, item in value.items():
                 yield f"a key in {where}", key, MAX_TEXT_LENGTH
-                stack.append((f"{where} > {key}", item))
+                if key not in _TENSORS or not isinstance(item, list):  # parse_tensor checks
+                    stack.append((f"{where} > {key}", item))
         elif isinstance(value, list) and not _NUMBERS.issuperset(map(type, value)):
             stack.extend((f"{where}[{i}]", x) for i, x in enumerate(value))
 
 
 _NUMBERS = frozenset((int, float))
+_TENSORS = frozenset(("value", "gradient"))
 
 
 class ElementBudget:
