@@ -73,6 +73,23 @@ def remove_stale_temps(target: Path) -> list[Path]:
     return removed
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file (after links, and for hard links too)."""
+    try:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def output_is_input(out: str | os.PathLike[str], source: str | os.PathLike[str]) -> str | None:
+    """The one-line refusal when a command's ``--out`` would overwrite its own input."""
+    if not same_file(out, source):
+        return None
+    return "--out is the input file itself; writing it would destroy the source"
+
+
 def write_atomic(target: Path, data: bytes) -> None:
     """Replace ``target`` (or, for a link, the file it points to) with ``data``.
 
@@ -115,4 +132,12 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["is_read_only", "pid_alive", "remove_stale_temps", "temp_name", "write_atomic"]
+__all__ = [
+    "is_read_only",
+    "output_is_input",
+    "same_file",
+    "pid_alive",
+    "remove_stale_temps",
+    "temp_name",
+    "write_atomic",
+]

@@ -326,16 +326,24 @@ def backward(
     return trace
 
 
+#: Elements the end-to-end Jacobian's backward passes may touch in all (about a second).
+E2E_WORK_LIMIT = 50_000_000
+
+
 def end_to_end_jacobian(
     graph: Graph,
     fwd: Forward,
     output: str,
     wrt: list[str],
     limit: int = JACOBIAN_LIMIT,
+    work_limit: int = E2E_WORK_LIMIT,
 ) -> np.ndarray | None:
     """d(output)/d(wrt leaves): rows are output elements, columns the leaves' elements
     side by side (row-major). Built by pulling back each basis vector, so it is the
-    composition of the edge Jacobians; None above ``limit`` entries."""
+    composition of the edge Jacobians; None above ``limit`` entries, or when its
+    backward passes (one per output element) would touch more than ``work_limit``
+    elements in all: a 4,096-element output over 10^7-element intermediates is
+    small as a Jacobian but hours of work."""
     if output not in graph:
         raise GraphError(f"no node named {output!r} to differentiate")
     error = _first_error(graph, fwd, output)
@@ -351,6 +359,8 @@ def end_to_end_jacobian(
     m = int(np.prod(out_shape))
     sizes = [int(fwd.values[w].size) for w in wrt]
     if m * sum(sizes) > limit:
+        return None
+    if m * sum(int(v.size) for v in fwd.values.values() if v is not None) > work_limit:
         return None
     jac = np.zeros((m, sum(sizes)))
     basis = np.zeros(m)

@@ -22,7 +22,7 @@ from typing import Any, NoReturn, TextIO
 import numpy as np
 
 from .autodiff import Forward, backward, forward
-from .errors import GraphError
+from .errors import GraphError, printable
 from .examples import example_path
 from .fileformat import FileFormatError, GraphFile, load
 from .graph import Graph
@@ -223,7 +223,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(_parser(), argv)
     if isinstance(args, int):
         return args
-    name = (args.file if args.example is None else args.example).replace("\n", "\\n")
+    name = printable(args.file if args.example is None else args.example)
     try:
         gf = load(args.file if args.example is None else example_path(args.example))
         with warnings.catch_warnings():
@@ -395,7 +395,8 @@ def _print_text(run: _Run, steps: bool, name: str, out: TextIO) -> None:
         shown = "None" if grad is None else _indent(torch_repr(grad), len(label))
         note = "" if node.requires_grad else "  (requires_grad=False)"
         lines.append(f"{label}{shown}{note}")
-    out.write("\n".join(lines) + "\n")
+    # ids and titles are user text: no escape sequence reaches the terminal
+    out.write("\n".join(printable(line) for line in "\n".join(lines).split("\n")) + "\n")
 
 
 def _step_lines(run: _Run) -> list[str]:

@@ -19,6 +19,18 @@ def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
     return r if len(r) <= limit else r[: limit - 2] + "…" + r[0]
 
 
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (controls such as ESC, which
+    set a terminal's title or clear it, line breaks, bidi overrides, surrogates) written
+    as its backslash escape: user text as it may reach a terminal, a log or a comment."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode()
+        for ch in text
+    )
+
+
 def brief(value: Any, limit: int = 40) -> str:
     """A short JSON rendering of any value for a message, cut with an ellipsis."""
     try:

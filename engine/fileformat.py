@@ -39,6 +39,7 @@ from . import APP_NAME
 from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
 from .errors import GraphError, brief, quoted, shape_text
+from .file_limits import ElementBudget, string_problem
 from .graph import (
     MAX_ID_LENGTH,
     MAX_NODES,
@@ -170,8 +171,29 @@ def loads(text: str, *, partial: bool = False) -> GraphFile:
     _check_header(doc)
     _check_text_and_depth(doc)
     _check_limits(doc)
+    problem = string_problem(doc)
+    if problem is not None:
+        raise FileFormatError(problem)
+    _decode_number_attrs(doc)
     _check_schema(doc)
     return _build(doc, partial)
+
+
+_NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def _decode_number_attrs(doc: dict[str, Any]) -> None:
+    """Saving writes a non-finite number attribute (a clamp bound of NaN) as "NaN",
+    "Infinity" or "-Infinity", as it does tensors: read those back, so that what the
+    app saves, it opens."""
+    nodes = doc.get("nodes")
+    for node in nodes if isinstance(nodes, list) else ():
+        attrs = node.get("attrs") if isinstance(node, dict) else None
+        op = OPS.get(node.get("op")) if isinstance(attrs, dict) else None
+        for spec in op.attrs if op is not None else ():
+            value = attrs.get(spec.name)
+            if spec.kind == "number-or-null" and isinstance(value, str) and value in _NONFINITE:
+                attrs[spec.name] = _NONFINITE[value]
 
 
 def _parse_json(text: str) -> Any:
@@ -569,6 +591,13 @@ def _topological(
     )
 
 
+def _spend(budget: ElementBudget, nid: str, count: int) -> None:
+    try:
+        budget.add(nid, count)
+    except GraphError as exc:
+        raise FileFormatError(str(exc)) from None
+
+
 def _infer(
     graph: Graph, order: list[str], partial: bool
 ) -> tuple[dict[str, tuple[int, ...]], set[str]]:
@@ -576,11 +605,13 @@ def _infer(
     are refused before a forward pass could try to allocate them."""
     shapes: dict[str, tuple[int, ...]] = {}
     needs_grad: set[str] = set()
+    budget = ElementBudget()
     for nid in order:
         node = graph.nodes[nid]
         if node.is_leaf:
             assert node.value is not None
             shapes[nid] = node.value.shape
+            _spend(budget, nid, node.value.size)
             if node.wants_grad:
                 needs_grad.add(nid)
             continue
@@ -610,6 +641,7 @@ def _infer(
                 f"node {quoted(nid)}: its result would have shape {shape_text(shape)}; its "
                 f"dimensions may multiply to at most {MAX_ELEMENTS:,} even when one is 0"
             )
+        _spend(budget, nid, count)
         shapes[nid] = shape
         if any(s in needs_grad for s in node.inputs):
             needs_grad.add(nid)

@@ -66,6 +66,12 @@ def id_problem(id: Any) -> str | None:
         return "a node id must be a non-empty string"
     if len(id) > MAX_ID_LENGTH:
         return f"an id may have at most {MAX_ID_LENGTH} characters, not {len(id):,}"
+    if not id.isascii():
+        try:
+            id.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # what the loader refuses too: such an id could never be saved
+            return f"the id holds a lone surrogate ({id[exc.start]!a}), which is not a character"
     return None
 
 

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,25 +67,30 @@ def run_with_torch(
     """Each node's ``.grad`` as PyTorch computes it (leaves, and retained non-leaves)."""
     script = checking_script(graph, output, gradient)
     try:
-        proc = subprocess.run(
-            [sys.executable, "-"],
-            input=script,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        # -I (isolated): no current folder on sys.path, no PYTHON* variables, no user
+        # site, so a torch.py beside the graph is never what "import torch" finds.
+        with tempfile.TemporaryDirectory(prefix="backprop-check-") as folder:
+            proc = subprocess.run(
+                [sys.executable, "-I", "-"],
+                input=script.encode("utf-8"),
+                capture_output=True,
+                cwd=folder,
+                timeout=timeout,
+                check=False,
+            )
     except subprocess.TimeoutExpired:
         raise TorchCheckError(f"PyTorch did not finish within {timeout:g} s") from None
     except OSError as exc:
         raise TorchCheckError(f"cannot start Python: {exc.strerror or exc}") from None
-    for line in proc.stdout.splitlines():
+    stdout = proc.stdout.decode("utf-8", "replace")
+    stderr = proc.stderr.decode("utf-8", "replace")
+    for line in stdout.splitlines():
         if line.startswith(MARKER):
             raw = json.loads(line[len(MARKER) :])
             return {
                 k: None if v is None else np.asarray(v, dtype=np.float64) for k, v in raw.items()
             }
-    lines = [s for s in proc.stderr.strip().splitlines() if s.strip()]
+    lines = [s for s in stderr.strip().splitlines() if s.strip()]
     raise TorchCheckError(lines[-1] if lines else f"PyTorch exited with status {proc.returncode}")
 
 

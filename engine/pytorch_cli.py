@@ -13,7 +13,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .atomic_write import output_is_input, write_atomic
 from .cli import OneLineParser, parse_args
+from .errors import printable
 from .fileformat import FileFormatError, dumps, load, save
 from .pytorch_export import export_script
 from .pytorch_import import MAX_SOURCE_CHARS, CodeError, import_code
@@ -44,7 +46,10 @@ def import_main(argv: list[str]) -> int:
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
-    name = args.snippet.replace("\n", "\\n")
+    name = printable(args.snippet)
+    if args.out and (problem := output_is_input(args.out, args.snippet)):
+        print(f"error: {name}: {problem}", file=sys.stderr)
+        return 2
     try:
         imported = import_code(read_source(args.snippet))
         gf = imported.to_graph_file(title=Path(args.snippet).stem)
@@ -75,14 +80,17 @@ def export_main(argv: list[str]) -> int:
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
-    name = args.file.replace("\n", "\\n")
+    name = printable(args.file)
+    if args.out and (problem := output_is_input(args.out, args.file)):
+        print(f"error: {name}: {problem}", file=sys.stderr)
+        return 2
     try:
         gf = load(args.file)
         script = export_script(
             gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title
         )
         if args.out:
-            Path(args.out).write_text(script, encoding="utf-8")
+            write_atomic(Path(args.out), script.encode("utf-8"))
         else:
             sys.stdout.write(script)
     except FileFormatError as exc:

@@ -13,29 +13,41 @@ import json
 import keyword
 import math
 import re
+import unicodedata
 from typing import Any
 
 import numpy as np
 
+from .errors import printable
 from .graph import Graph, Node, topological_sort
 from .ops import LEAF_OPS, OPS
 
-#: Names the script itself uses, so no node may take them.
-RESERVED = frozenset({"torch", "print", "float"})
+#: Names the script itself uses (and the Check with PyTorch footer's ``json``), so no
+#: node may take them.
+RESERVED = frozenset({"torch", "print", "float", "list", "tuple", "range", "json", "None"})
+
+#: The script's first two lines, fixed: Python reads an encoding cookie there
+#: (``# coding: utf-7`` in a title would make it decode the rest differently).
+HEADER = ("# -*- coding: utf-8 -*-", "# PyTorch script exported by Backprop Studio")
 
 _INFIX = ("+", "-", "*", "/", "**", "@")
 _FLOAT64 = "dtype=torch.float64"
 
 
 def python_names(graph: Graph) -> dict[str, str]:
-    """Each node id -> the variable that holds it in the script (the id itself when it can)."""
+    """Each node id -> the variable that holds it in the script (the id itself when it can).
+
+    Only ASCII names are written: Python folds identifiers with NFKC, so ``ｘ`` (U+FF58)
+    would be the same variable as ``x`` and ``ｔｏｒｃｈ`` would rebind ``torch``.
+    """
     names: dict[str, str] = {}
     taken = {nid for nid in graph.nodes if _usable(nid)}
     for nid in graph.nodes:
         if _usable(nid):
             names[nid] = nid
             continue
-        base = re.sub(r"\W", "_", nid)
+        folded = unicodedata.normalize("NFKD", nid)
+        base = re.sub(r"[^A-Za-z0-9_]", "_", folded)
         if not base or base[0].isdigit():
             base = "n_" + base
         if not _usable(base):
@@ -50,7 +62,18 @@ def python_names(graph: Graph) -> dict[str, str]:
 
 
 def _usable(name: str) -> bool:
-    return name.isidentifier() and not keyword.iskeyword(name) and name not in RESERVED
+    return (
+        name.isascii()
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+        and name not in RESERVED
+    )
+
+
+def id_comment(nid: str) -> str:
+    """The ``# id: "..."`` comment the importer reads back (JSON, unprintables escaped)."""
+    text = json.dumps(nid, ensure_ascii=False)
+    return "  # id: " + "".join(ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in text)
 
 
 def export_order(graph: Graph) -> list[str]:
@@ -120,7 +143,7 @@ def _op_expression(node: Node, args: list[str]) -> str:
         # PyTorch's logsumexp has no "all dims" value; these two spellings read back as null / []
         whole = "list" if attrs["dim"] == [] else "tuple"
         attrs["dim"] = _Source(f"{whole}(range({args[0]}.ndim))")
-    keywords = "".join(f", {k}={v!r}" for k, v in attrs.items())
+    keywords = "".join(f", {k}={_literal(v)}" for k, v in attrs.items())
     function = next((s for s in spellings if s.startswith("torch.")), None)
     if function is None:
         method = next(s for s in spellings if s.startswith("Tensor."))
@@ -130,6 +153,19 @@ def _op_expression(node: Node, args: list[str]) -> str:
     if node.op in ("max", "min") and node.attrs.get("dim") is not None:
         return call + ".values"  # over a dim PyTorch returns (values, indices)
     return call
+
+
+def _literal(value: Any) -> str:
+    """An attribute as Python source: ``repr``, but a non-finite float as ``float("nan")``
+    (``repr`` gives ``nan``, a NameError in the script)."""
+    if isinstance(value, float):
+        return tensor_literal(value)
+    if isinstance(value, list | tuple):
+        items = [_literal(v) for v in value]
+        if isinstance(value, tuple):
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
+    return repr(value)
 
 
 class _Source(str):
@@ -170,14 +206,16 @@ def export_script(
     names = python_names(graph)
     needs_grad = requires_grad(graph)
     lines = []
-    for text in (title or "").splitlines()[:3]:
-        lines.append(f"# {text}".rstrip())
+    if title:
+        lines += HEADER
+        for text in title.splitlines()[:3]:
+            lines.append(f"# {printable(text)}".rstrip())
     lines += ["import torch", ""]
     retained = []
     for nid in export_order(graph):
         node = graph.nodes[nid]
         name = names[nid]
-        comment = "" if name == nid else f"  # id: {json.dumps(nid, ensure_ascii=False)}"
+        comment = "" if name == nid else id_comment(nid)
         if node.op in LEAF_OPS:
             lines.append(f"{name} = {_leaf_line(node)}{comment}")
             continue
@@ -204,4 +242,11 @@ def export_script(
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["RESERVED", "export_order", "export_script", "python_names", "requires_grad"]
+__all__ = [
+    "HEADER",
+    "RESERVED",
+    "export_order",
+    "export_script",
+    "python_names",
+    "requires_grad",
+]

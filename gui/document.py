@@ -370,6 +370,10 @@ class GraphDocument(QObject):
                 )
             except GraphError as exc:
                 results.backward_error = exc
+            except Exception as exc:  # an engine bug: shown like any other, never escaping
+                # (it would leave a half-loaded document behind File > Open)
+                text = f"backward failed inside the engine: {type(exc).__name__}: {exc}"
+                results.backward_error = GraphError(text.splitlines()[0], self.output)
         self.results = results
 
     def _structure_edited(self) -> None:

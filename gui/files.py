@@ -51,6 +51,29 @@ class Answer(StrEnum):
     CANCEL = "cancel"
 
 
+class DiskChange(StrEnum):
+    """What to do when the file changed on disk since this window opened or saved it."""
+
+    OVERWRITE = "overwrite"
+    SAVE_AS = "save_as"
+    RELOAD = "reload"
+    CANCEL = "cancel"
+
+
+#: A file's identity on disk: (mtime in ns, size, SHA-256 of its bytes).
+Stamp = tuple[int, int, str]
+
+
+def disk_stamp(path: Path) -> Stamp | None:
+    """What :meth:`FileController.save_to` compares to see another program's save."""
+    try:
+        info = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, digest)
+
+
 class FileHost(Protocol):
     """What the controller asks of its window (each a dialog in the app, a stub in tests)."""
 
@@ -66,6 +89,10 @@ class FileHost(Protocol):
 
     def ask_replace_read_only(self, name: str) -> bool:
         """Whether saving may replace ``name``, a read-only file."""
+        ...
+
+    def ask_changed_on_disk(self, name: str) -> DiskChange:
+        """``name`` changed on disk since it was opened or saved here: what now?"""
         ...
 
     def ask_open_path(self) -> str | None: ...
@@ -97,6 +124,8 @@ class FileController(QObject):
         self._session = f"{os.getpid()}-{FileController._serial}"
         self._dirty = False
         self._written: Path | None = None  # the autosave file this session last wrote
+        #: The document's file as this window last read or wrote it (two-instance check).
+        self._stamp: tuple[Path, Stamp] | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(AUTOSAVE_INTERVAL_MS)
         self._timer.timeout.connect(self.autosave_if_dirty)
@@ -175,6 +204,7 @@ class FileController(QObject):
         view = gf.extra.get("view")
         with collector_paused():  # thousands of boxes and edges arrive, none leave
             self.doc.load(gf, None if example else p.resolve())
+        self._remember_disk(None if example else p.resolve())
         self.host.apply_view_state(view if isinstance(view, dict) else None)
         if not example:
             self.add_recent(p)
@@ -198,7 +228,27 @@ class FileController(QObject):
             p = p.with_suffix(SUFFIX)
         return self.save_to(p)
 
+    def _remember_disk(self, path: Path | None) -> None:
+        stamp = None if path is None else disk_stamp(path)
+        self._stamp = None if path is None or stamp is None else (path, stamp)
+
+    def _changed_on_disk(self, path: Path) -> bool:
+        """True when ``path`` is the file this window read or wrote last and someone
+        else (another window, another program) has written it since."""
+        if self._stamp is None or self._stamp[0] != path.resolve():
+            return False
+        now = disk_stamp(path)
+        return now is not None and now != self._stamp[1]
+
     def save_to(self, path: Path) -> bool:
+        if self._changed_on_disk(path):
+            answer = self.host.ask_changed_on_disk(path.name)
+            if answer == DiskChange.SAVE_AS:
+                return self.save_as()
+            if answer == DiskChange.RELOAD:
+                return self.load_path(path)
+            if answer != DiskChange.OVERWRITE:
+                return False
         gf = self.doc.to_file()
         view = self.host.view_state()
         if view:
@@ -215,6 +265,7 @@ class FileController(QObject):
             return False
         self.remove_autosave()
         self.doc.mark_saved(path.resolve())
+        self._remember_disk(path.resolve())
         self.add_recent(path)
         self.message.emit(f"Saved {path.name}")
         return True
@@ -330,13 +381,28 @@ class FileController(QObject):
                 stamp = file.stat().st_mtime
             except Exception:
                 continue  # unreadable: leave it for a human, never crash on it
-            pid = info.get("pid")
-            if isinstance(pid, int) and pid_alive(pid):
+            pid, source = self._record(info)
+            if pid is not None and pid_alive(pid):
                 continue  # a running window's own copy
-            source = Path(info["source"]) if info.get("source") else None
             found.append((stamp, file, source))
         found.sort(key=lambda t: t[0], reverse=True)
         return [(file, source) for _stamp, file, source in found]
+
+    def _record(self, info: Any) -> tuple[int | None, Path | None]:
+        """An autosave record checked like a graph file: (its process id or None, its
+        source or None). The source counts only when it is a file this user opened or
+        saved (a recent file): a record saying ``"/etc/passwd"`` is offered as untitled
+        work, never as that file."""
+        if not isinstance(info, dict):
+            return None, None
+        pid = info.get("pid")
+        if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid < 2**31:
+            pid = None
+        raw = info.get("source")
+        if not isinstance(raw, str) or not raw or "\0" in raw:
+            return pid, None
+        opened = {str(r) for r in self.recent_files()}
+        return pid, Path(raw) if raw in opened else None
 
     def offer_recovery(self) -> bool:
         """Ask about each leftover autosave; load the first accepted one (as modified)."""

@@ -49,7 +49,7 @@ from engine.tracefile import SUFFIX as TRACE_SUFFIX
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
 from .document import GraphDocument
-from .files import Answer, FileController
+from .files import Answer, DiskChange, FileController
 from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
@@ -634,6 +634,23 @@ class MainWindow(QMainWindow):
         text = f"{name} is read-only. Replace it anyway?"
         return self._plain_box(QMessageBox.Icon.Question, APP_NAME, text, SB.Yes | SB.No,
                                SB.No) == SB.Yes
+
+    def ask_changed_on_disk(self, name: str) -> DiskChange:
+        box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME,
+                          f"{name} was changed on disk since you opened or saved it here "
+                          "(another window or program). Saving now would replace those "
+                          "changes.", QMessageBox.StandardButton.NoButton, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        Role = QMessageBox.ButtonRole
+        answers = {
+            box.addButton("Overwrite", Role.DestructiveRole): DiskChange.OVERWRITE,
+            box.addButton("Save As…", Role.AcceptRole): DiskChange.SAVE_AS,
+            box.addButton("Reload from Disk", Role.ResetRole): DiskChange.RELOAD,
+        }
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        return answers.get(box.clickedButton(), DiskChange.CANCEL)
 
     def _plain_box(self, icon: QMessageBox.Icon, title: str, text: str,
                    buttons: QMessageBox.StandardButton,

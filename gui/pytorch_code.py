@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.errors import GraphError
 from engine.pytorch_check import Comparison, TorchCheckError, compare_with_torch, torch_available
 from engine.pytorch_cli import read_source
 from engine.pytorch_export import export_script
@@ -155,10 +156,10 @@ class ImportCodeDialog(QDialog):
             return
         try:
             self.imported = import_code(text)
-        except CodeError as exc:
+        except (CodeError, GraphError) as exc:
             self.preview.setText(str(exc))
             self.preview.setStyleSheet(f"color: {THEME.error_text.name()};")
-            self.editor.mark_error(exc.line)
+            self.editor.mark_error(getattr(exc, "line", None))
             ok.setEnabled(False)
             return
         self.preview.setStyleSheet("")
@@ -264,8 +265,8 @@ class CodeDock(QDockWidget):
         (marked at its line, the graph untouched)."""
         try:
             imported = import_code(self.editor.toPlainText())
-        except CodeError as exc:
-            self.editor.mark_error(exc.line)
+        except (CodeError, GraphError) as exc:  # GraphError: a node the graph refuses (an id)
+            self.editor.mark_error(getattr(exc, "line", None))
             self.status.setText(str(exc))
             self.status.setStyleSheet(f"color: {THEME.error_text.name()};")
             return False

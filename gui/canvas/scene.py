@@ -87,6 +87,7 @@ class RectGrid(Generic[K]):
         self.cell = cell  # results never depend on it: only how many cells a put touches
         self._cells: dict[tuple[int, int], set[K]] = {}
         self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
+        self._long: set[K] = set()  # rectangles over MAX_CELLS cells, kept out of the cells
         self.rects: dict[K, QRectF] = {}
         self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
         self._array: np.ndarray | None = None  # every bounds, as rows (made when asked)
@@ -109,6 +110,11 @@ class RectGrid(Generic[K]):
         if old is not None:
             self._uncell(key, old)
         self._spans[key] = span
+        if _cell_count(span) > MAX_CELLS:
+            # an edge between far-apart boxes (±1e5): its bounding box covers tens of
+            # thousands of cells; it is kept aside and tested directly instead
+            self._long.add(key)
+            return
         cells = self._cells
         for x in range(span[0], span[1] + 1):
             for y in range(span[2], span[3] + 1):
@@ -126,6 +132,9 @@ class RectGrid(Generic[K]):
             self._uncell(key, span)
 
     def _uncell(self, key: K, span: tuple[int, int, int, int]) -> None:
+        if key in self._long:
+            self._long.discard(key)
+            return
         cells = self._cells
         for x in range(span[0], span[1] + 1):
             for y in range(span[2], span[3] + 1):
@@ -134,6 +143,21 @@ class RectGrid(Generic[K]):
                     bucket.discard(key)
                     if not bucket:
                         del cells[(x, y)]
+
+    def _near(self, left: float, top: float, right: float, bottom: float) -> Iterable[K]:
+        """Keys that may overlap the area: those in its cells and the long ones, or
+        every key when the area itself covers more than :data:`MAX_CELLS` cells."""
+        span = self._span((left, top, right, bottom))
+        if _cell_count(span) > MAX_CELLS:
+            return list(self.bounds)
+        cells = self._cells
+        found: set[K] = set(self._long)
+        for x in range(span[0], span[1] + 1):
+            for y in range(span[2], span[3] + 1):
+                bucket = cells.get((x, y))
+                if bucket:
+                    found |= bucket
+        return found
 
     def bounds_array(self) -> np.ndarray:
         """Every rectangle's (left, top, right, bottom) as an N x 4 array (cached until a
@@ -150,16 +174,9 @@ class RectGrid(Generic[K]):
         """The keys whose rectangle overlaps ``left <= x <= right, top <= y <= bottom``."""
         if left >= right or top >= bottom:
             return []
-        found: set[K] = set()
-        cells = self._cells
-        x0, x1, y0, y1 = self._span((left, top, right, bottom))
-        for x in range(x0, x1 + 1):
-            for y in range(y0, y1 + 1):
-                bucket = cells.get((x, y))
-                if bucket:
-                    found |= bucket
         bounds = self.bounds
-        return [k for k in found if overlaps(bounds[k], left, top, right, bottom)]
+        near = self._near(left, top, right, bottom)
+        return [k for k in near if overlaps(bounds[k], left, top, right, bottom)]
 
     def any_except(
         self, left: float, top: float, right: float, bottom: float, exclude: tuple[K, ...]
@@ -169,14 +186,20 @@ class RectGrid(Generic[K]):
         every edge, and most edges have a box between their ends or none near."""
         if left >= right or top >= bottom:
             return False
-        cells, bounds = self._cells, self.bounds
-        x0, x1, y0, y1 = self._span((left, top, right, bottom))
-        for x in range(x0, x1 + 1):
-            for y in range(y0, y1 + 1):
-                for k in cells.get((x, y), ()):
-                    if k not in exclude and overlaps(bounds[k], left, top, right, bottom):
-                        return True
+        bounds = self.bounds
+        for k in self._near(left, top, right, bottom):
+            if k not in exclude and overlaps(bounds[k], left, top, right, bottom):
+                return True
         return False
+
+
+#: Cells one rectangle may be filed under (or one query may visit); beyond, a
+#: rectangle is tested directly and a query tests every rectangle.
+MAX_CELLS = 256
+
+
+def _cell_count(span: tuple[int, int, int, int]) -> int:
+    return (span[1] - span[0] + 1) * (span[3] - span[2] + 1)
 
 
 def overlaps(b: tuple[float, float, float, float], left: float, top: float, right: float,

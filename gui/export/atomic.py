@@ -61,11 +61,32 @@ def _umask() -> int:
     return mask
 
 
-def interrupt_on_terminate() -> None:
-    """Turn SIGTERM (a Cancel from the app) into KeyboardInterrupt, so the temporary
-    files above are removed on the way out."""
+_interrupted: list[int] = []
 
-    def _raise(_sig: int, _frame: object) -> None:
+
+def defer_interrupts() -> None:
+    """SIGINT (Ctrl+C) and SIGTERM (a Cancel from the app) only take note; the export
+    stops at its next :func:`checkpoint`, between frames. Raised at once, the
+    interrupt could land inside Qt's painting (a C++ call back into Python) or in the
+    middle of removing the temporary files, and crash instead of cancelling."""
+
+    def _note(sig: int, _frame: object) -> None:
+        _interrupted.append(sig)
+
+    signal.signal(signal.SIGINT, _note)
+    signal.signal(signal.SIGTERM, _note)
+
+
+def checkpoint() -> None:
+    """Stop here (KeyboardInterrupt: the temporary files are removed on the way out)
+    if an interrupt came since :func:`defer_interrupts`."""
+    if _interrupted:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, _raise)
+
+def ignore_interrupts() -> None:
+    """The export is over (done or cancelled): further Ctrl+C presses change nothing.
+    Ignored rather than left to Python, which restores the default handler as it
+    exits, and a late press then killed the process with no message."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

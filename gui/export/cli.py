@@ -19,11 +19,13 @@ from typing import NoReturn
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
+from engine.atomic_write import output_is_input
+from engine.errors import printable
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
 from ..model.timeline import Timeline
-from .atomic import interrupt_on_terminate
+from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
 from .options import (
     FRAME_SUFFIXES,
@@ -163,6 +165,9 @@ def main(argv: list[str]) -> int:
             if not out.parent.exists():
                 raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
         size = parse_size(args.size)
+        problem = output_is_input(out, args.file)
+        if problem:
+            raise ExportError(problem)
     except ExportError as exc:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
         return 2
@@ -220,7 +225,7 @@ def _quiet_messages(kind: QtMsgType, _context: object, message: str) -> None:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))
 
 
 def _load(file: str) -> GraphDocument:
@@ -257,11 +262,15 @@ def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool)
     # --help and a refused argument should not wait for.
     from .writers import write_lesson
 
-    interrupt_on_terminate()
-    doc = _load(file)
+    defer_interrupts()
 
     def report(done: int, total: int) -> None:
-        print(f"progress: {done}/{total}", flush=True)
+        checkpoint()
+        if progress:
+            print(f"progress: {done}/{total}", flush=True)
 
-    write_lesson(doc, out, options, report if progress else None)
+    try:
+        write_lesson(_load(file), out, options, report)
+    finally:
+        ignore_interrupts()
     return 0

@@ -16,6 +16,7 @@ alone.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -238,7 +239,19 @@ class FrameSheet(QWidget):
             raise ExportError("cannot start the SVG writer")
         self.paint_into(painter)
         buffer.close()
-        return bytes(data.data())
+        return xml_safe(bytes(data.data()))
+
+
+#: Characters XML 1.0 forbids (controls but tab, newline, return; U+FFFE, U+FFFF): a
+#: title or id holding one made the SVG not well-formed. Control bytes never occur
+#: inside a UTF-8 sequence, so the bytes are searched directly.
+_NOT_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
+
+
+def xml_safe(svg: bytes) -> bytes:
+    """``svg`` with every character XML forbids shown as U+FFFD (QSvgGenerator writes
+    them as they are)."""
+    return _NOT_XML.sub("\ufffd".encode(), svg)
 
 
 @contextmanager

@@ -17,16 +17,16 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QRectF
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF
 from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
 
 from engine import app_signature
+from engine.atomic_write import write_atomic
 
 from ..model import labels, worksheet
 from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
 from .animation import Progress
-from .atomic import atomic_file
 from .render import LessonRenderer
 
 #: Picture size the canvas is laid out at (its aspect ratio is the picture's).
@@ -40,8 +40,12 @@ GAP = 14.0  # between blocks, in page units (1/96 inch)
 class _Pages:
     """A QPdfWriter with a painter, in units of 1/96 inch inside the margins."""
 
-    def __init__(self, path: Path, title: str) -> None:
-        self.writer = QPdfWriter(str(path))
+    def __init__(self, title: str) -> None:
+        # Into memory: QPdfWriter ignores a failed write (a full disk gave a truncated
+        # PDF and status 0); write_atomic reports it and keeps the old file.
+        self.buffer = QBuffer()
+        self.buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        self.writer = QPdfWriter(self.buffer)
         self.writer.setTitle(title)
         self.writer.setCreator(app_signature())
         self.writer.setResolution(96)
@@ -55,7 +59,7 @@ class _Pages:
         )
         self.painter = QPainter()
         if not self.painter.begin(self.writer):
-            raise OSError(f"cannot write {path.name}")
+            raise OSError("cannot start the PDF")
         self.painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = self.writer.pageLayout().paintRectPixels(96)
         self.width, self.height = float(rect.width()), float(rect.height())
@@ -102,12 +106,12 @@ class _Pages:
 
 def write_handout(renderer: LessonRenderer, out: Path, progress: Progress | None = None) -> None:
     """Write the renderer's lesson as a PDF handout (or worksheet) to ``out``."""
-    with atomic_file(out) as tmp:
-        pages = _Pages(tmp, renderer.sheet.title)
-        try:
-            _write(renderer, pages, progress)
-        finally:
-            pages.close()
+    pages = _Pages(renderer.sheet.title)
+    try:
+        _write(renderer, pages, progress)
+    finally:
+        pages.close()
+    write_atomic(out, bytes(pages.buffer.data()))
 
 
 def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -> None:

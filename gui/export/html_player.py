@@ -11,6 +11,7 @@ step K (0: forward done) and follows the player as it moves.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 import re
@@ -30,8 +31,18 @@ from .render import LessonRenderer
 #: Points of the write-up text (the page scales with the browser's zoom).
 TEXT_PT = 12.0
 
-#: The page may load nothing at all: only its own inline style and script run.
-CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+
+def content_security_policy(script: str) -> str:
+    """The page may load nothing and go nowhere: only its own inline style runs, and of
+    scripts only the player's (by its hash: no inline handler such as ``onerror``, no
+    other ``<script>``), no form is sent and no link followed (``navigate-to`` where a
+    browser knows it)."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return (
+        f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
+        "img-src data:; form-action 'none'; base-uri 'none'; navigate-to 'none'"
+    )
 
 STYLE = Template("""
 body{margin:0;font-family:'DejaVu Sans',Verdana,sans-serif;color:$text;background:$page}
@@ -129,10 +140,12 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
     shots = [s for s in renderer.shots if s.kind is not ShotKind.FRAME or s.held]
     title = html.escape(sheet.title)
     hold_ms = max(400, int(renderer.options.timing.hold * 1000))
+    script = f"var HOLD={json.dumps(hold_ms)};{SCRIPT}"
     with atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write(
             f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<meta http-equiv="Content-Security-Policy" '
+            f'content="{content_security_policy(script)}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta name="generator" content="{html.escape(app_signature())}">'
             f'<link rel="icon" href="{icon_data_uri()}">'
@@ -163,7 +176,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
                 f.write(_slide("card-slide", status, f'<div class="card">{card}</div>'))
             if progress is not None:
                 progress(i, len(shots))
-        f.write(f"</main>\n<script>var HOLD={json.dumps(hold_ms)};{SCRIPT}</script>\n")
+        f.write(f"</main>\n<script>{script}</script>\n")
         f.write("</body></html>\n")
 
 

@@ -356,7 +356,7 @@ def step_html(
     on the Jacobian after the operation: two lines less (a short, wide panel:
     presentation mode on a projector).
     """
-    c, o, A = step.consumer, step.operand, objective
+    c, o, A = step.consumer, step.operand, h_name(objective)  # an id: user text
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
     i_idx = "i" if m_o > 1 else None
     j_idx = "j" if m_c > 1 else None
@@ -386,7 +386,7 @@ def step_html(
     lead = (sym if compact else []) + ["&nbsp;" * 6]  # the numbers line's start: an indent
 
     # Numbers: upstream . J = vjp
-    up_known = "(the v you gave)" if c == output and A != c else ""
+    up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
     up_html = h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True)
     vjp_html = h_numbers(step.vjp, colours.GRAD_TEXT)
@@ -455,9 +455,9 @@ def step_html(
 
 def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str:
     """Forward done, nothing propagated yet: what backward is about to do."""
-    A, y = objective, output
+    A, y = h_name(objective), output  # the objective may be the output's id: user text
     parts = [h_para("Forward done. Backward starts at the output.", bold=True, size="115%")]
-    if A == y:
+    if objective == y:
         parts.append(
             h_para(
                 f"{h_name(y)} is a scalar, so {h_name(y)}.backward() starts from "
@@ -544,7 +544,7 @@ def end_to_end_html(
     ``jac`` is the end-to-end Jacobian (columns grouped by leaf, as the engine returns
     it), ``vjp`` the leaves' gradients from this one backward call (zeros where none flows).
     """
-    A, y = objective, output
+    A, y = h_name(objective), output
     lhs_cells = [h_frac(f"∂{A}", f"∂{h_name(x)}") for x in leaves]
     lhs = h_matrix([lhs_cells]) if len(leaves) > 1 else lhs_cells[0] if lhs_cells else ""
     parts = (
@@ -553,7 +553,11 @@ def end_to_end_html(
         else []
     )
     if jac is None or jac.size > PANEL_MAX_ENTRIES or max(jac.shape) > PANEL_MAX_VECTOR:
-        size = "too large to print" if jac is None else f"{jac.shape[0]}×{jac.shape[1]}"
+        if jac is None:  # not computed (too many entries or too much work): its shape
+            columns = sum(int(np.size(g)) for g in vjp)
+            size = f"{int(np.size(gradient))}×{columns}, too big to show"
+        else:
+            size = f"{jac.shape[0]}×{jac.shape[1]}"
         parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
         return "".join(parts)
     flat = np.concatenate([np.ravel(g) for g in vjp]) if len(vjp) == len(leaves) and vjp else None

@@ -128,3 +128,22 @@ def test_check_with_pytorch_shows_every_node_agreeing(window, qtbot) -> None:  #
     assert dialog.table.rowCount() == len(window.doc.graph.nodes)
     assert {dialog.table.item(k, 3).text() for k in range(len(rows))} == {"yes"}
     dialog.close()
+
+
+def test_code_dock_refuses_an_id_with_a_lone_surrogate_and_the_doc_still_saves(
+    window, qtbot, tmp_path
+) -> None:  # noqa: ANN001
+    dock = window.pytorch.dock
+    dock.show()
+    qtbot.waitUntil(lambda: dock.editor.toPlainText() != "", timeout=3000)
+    steps = window.doc.undo_stack.index()
+    text = dock.code().replace(
+        "x1 = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)",
+        'x1 = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)  # id: "\\ud800"',
+    )
+    assert text != dock.code()
+    dock.editor.setPlainText(text)
+    assert dock.apply() is False
+    assert "lone surrogate" in dock.status.text()
+    assert window.doc.undo_stack.index() == steps and "x1" in window.doc.graph.nodes
+    assert window.files.save_to(tmp_path / "still.bpgraph")
