@@ -18,7 +18,7 @@ see docs/graph-format.md). Readers of minor version 0 ignore the key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from .autodiff import Forward
 from .errors import GraphError
-from .graph import Graph
+from .graph import CAPTURED_OP, Graph
 from .ops import OPS
 from .trace import JACOBIAN_LIMIT, Step, Trace
 
@@ -89,11 +89,8 @@ def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = 
         if graph.nodes[m].is_leaf:
             raise GraphError("is a leaf: groups hold op nodes (their inputs stay outside)", m)
     inside = set(members)
-    below: set[str] = set()
-    above: set[str] = set()
-    for m in inside:
-        below |= _descendants(graph, m)
-        above |= graph.ancestors(m)
+    below = _reach(inside, graph.consumers)
+    above = _reach(inside, lambda n: [s for s in graph.nodes[n].inputs if s is not None])
     detour = _ordered(graph, (below & above) - inside)
     if detour:
         raise GraphError(
@@ -111,11 +108,13 @@ def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = 
             raise GraphError(f"group {other.id!r} already holds exactly these nodes")
 
 
-def _descendants(graph: Graph, nid: str) -> set[str]:
+def _reach(starts: set[str], step: Callable[[str], Iterable[str]]) -> set[str]:
+    """Every node one or more ``step`` moves from any of ``starts`` (one walk for all of
+    them: a captured model's module holds hundreds of nodes)."""
     out: set[str] = set()
-    todo = [nid]
+    todo = list(starts)
     while todo:
-        for c in graph.consumers(todo.pop()):
+        for c in step(todo.pop()):
             if c not in out:
                 out.add(c)
                 todo.append(c)
@@ -152,7 +151,10 @@ def local_jacobian(
     graph: Graph, fwd: Forward, group: Group, limit: int = JACOBIAN_LIMIT
 ) -> np.ndarray | None:
     """``∂(outputs)/∂(inputs)`` of the group: rows are the outputs' elements side by side,
-    columns the inputs' elements (node order, row-major); None above ``limit`` entries."""
+    columns the inputs' elements (node order, row-major); None above ``limit`` entries,
+    or for a captured PyTorch module (its members have no op record to pull back through)."""
+    if any(graph.nodes[m].op == CAPTURED_OP for m in group.members):
+        return None
     ins, outs = inputs_of(graph, group.members), outputs_of(graph, group.members)
     for n in ins + outs:
         if n not in fwd.values:
@@ -213,9 +215,7 @@ def collapsed_roots(groups: Iterable[Group]) -> list[Group]:
     return roots
 
 
-def playback_steps(
-    graph: Graph, fwd: Forward, trace: Trace, groups: Iterable[Group]
-) -> list[PlayStep]:
+def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[PlayStep]:
     """The trace's steps with each outermost collapsed group replaced by one step.
 
     The group's step goes where its members' first step was, or after the last step
@@ -232,7 +232,7 @@ def playback_steps(
         feeding = [i for i, s in enumerate(steps) if _feeds(s, set(outs), inside)]
         at = max(dropped[0], feeding[-1] + 1 if feeding else 0)
         upstream = {o: trace.grads[o] for o in outs if trace.grads.get(o) is not None}
-        vjps = _pull_back(graph, fwd, g.members, upstream)
+        vjps = _sent_out(trace.steps, inside)
         step = GroupStep(g, ins, outs, upstream, {x: vjps[x] for x in ins if x in vjps})
         skip = set(dropped)
         rebuilt: list[PlayStep] = []
@@ -245,6 +245,16 @@ def playback_steps(
             rebuilt.append(step)
         steps = rebuilt
     return _accumulate(steps, trace) if len(steps) != len(trace.steps) else steps
+
+
+def _sent_out(steps: Iterable[Step], inside: set[str]) -> dict[str, np.ndarray]:
+    """What the members' own steps send to nodes outside the group, summed in step order:
+    the group's vjps, from the very steps it stands for (an engine pass or a captured one)."""
+    out: dict[str, np.ndarray] = {}
+    for s in steps:
+        if s.consumer in inside and s.operand not in inside:
+            out[s.operand] = s.vjp if s.operand not in out else out[s.operand] + s.vjp
+    return out
 
 
 def _feeds(step: PlayStep, outs: set[str], inside: set[str]) -> bool:

@@ -29,7 +29,7 @@ def create_window(path: str | Path | None = None) -> MainWindow:
     so the app is never left without a window.
     """
     ensure_app()
-    # Lazy: a trace (FILE.bptrace) or a missing display never loads the editor.
+    # Lazy: a missing display never loads the editor.
     from .main_window import MainWindow
 
     window = MainWindow()
@@ -43,7 +43,7 @@ def parse_args(args: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="main.py", description=f"{APP_NAME}: reverse-mode autodiff, made visible."
     )
-    parser.add_argument("file", nargs="?", help="a .bpgraph file to open (or a .bptrace to view)")
+    parser.add_argument("file", nargs="?", help="a .bpgraph file to open (or a captured .bptrace, read-only)")
     return parser.parse_args(args)
 
 
@@ -71,10 +71,6 @@ def main(args: list[str]) -> int:
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     app = ensure_app()
-    if options.file and options.file.lower().endswith(".bptrace"):
-        from .trace_viewer import run_viewer  # lazy: the editor never loads the viewer
-
-        return run_viewer(app, options.file)
     window = create_window(options.file)
     window.show()
     # After the first paint: offer any autosave a crashed session left behind.

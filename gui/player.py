@@ -196,7 +196,7 @@ class Player(QObject):
         self._built_for = (doc.results, [g for g in groups if g.collapsed])
         if trace is None or not self._built_for[1]:
             return Timeline(doc.results)
-        return Timeline(doc.results, playback_steps(doc.graph, doc.results.forward, trace, groups))
+        return Timeline(doc.results, playback_steps(doc.graph, trace, groups))
 
     def _filtered(self, frame: Frame) -> Frame:
         return frame if self.frame_filter is None else self.frame_filter(frame)

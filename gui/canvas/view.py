@@ -97,6 +97,8 @@ class CanvasView(QGraphicsView):
     gradientCheckRequested = Signal(str)
     #: Follow step was switched on or off (the window's checkable action follows it).
     followChanged = Signal(bool)
+    #: A file dropped from outside (its path): the window opens it.
+    fileDropped = Signal(str)
 
     def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -929,19 +931,30 @@ class CanvasView(QGraphicsView):
 
     # ------------------------------------------------------------------ drops from the palette
 
+    @staticmethod
+    def _dropped_file(event: QDragEnterEvent | QDragMoveEvent | QDropEvent) -> str | None:
+        """The one local file a drag carries (a graph or a trace to open), if any."""
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        return urls[0].toLocalFile() or None if len(urls) == 1 else None
+
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt API
-        if event.mimeData().hasFormat(MIME_OP):
+        if event.mimeData().hasFormat(MIME_OP) or self._dropped_file(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt API
-        if event.mimeData().hasFormat(MIME_OP):
+        if event.mimeData().hasFormat(MIME_OP) or self._dropped_file(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt API
+        path = self._dropped_file(event)
+        if path is not None and not event.mimeData().hasFormat(MIME_OP):
+            event.acceptProposedAction()
+            self.fileDropped.emit(path)
+            return
         if not event.mimeData().hasFormat(MIME_OP):
             event.ignore()
             return
