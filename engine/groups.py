@@ -196,6 +196,8 @@ class GroupStep:
     vjps: dict[str, np.ndarray]
     before: dict[str, np.ndarray | None] = field(default_factory=dict)
     accumulated: dict[str, np.ndarray] = field(default_factory=dict)
+    #: How many of the trace's edge steps this one step stands for.
+    edges: int = 0
 
 
 PlayStep = Step | GroupStep
@@ -234,6 +236,7 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
         upstream = {o: trace.grads[o] for o in outs if trace.grads.get(o) is not None}
         vjps = _sent_out(trace.steps, inside)
         step = GroupStep(g, ins, outs, upstream, {x: vjps[x] for x in ins if x in vjps})
+        step.edges = sum(1 for s in trace.steps if s.consumer in inside)
         skip = set(dropped)
         rebuilt: list[PlayStep] = []
         for i, s in enumerate(steps):

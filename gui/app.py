@@ -43,7 +43,7 @@ def parse_args(args: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="main.py", description=f"{APP_NAME}: reverse-mode autodiff, made visible."
     )
-    parser.add_argument("file", nargs="?", help="a .bpgraph file to open (or a captured .bptrace, read-only)")
+    parser.add_argument("file", nargs="?", help="a .bpgraph, or a captured .bptrace (read-only)")
     return parser.parse_args(args)
 
 

@@ -22,7 +22,7 @@ from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
-from ..model.timeline import Timeline
+from ..model.timeline import timeline_of
 from .atomic import interrupt_on_terminate
 from .frame_sheet import save_frame
 from .options import (
@@ -232,7 +232,7 @@ def _load(file: str) -> GraphDocument:
 
 def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: View) -> int:
     doc = _load(file)
-    timeline = Timeline(doc.results)
+    timeline = timeline_of(doc.graph, doc.results, doc.live_groups())
     n = len(timeline.steps)
     if step is None:
         position = timeline.end
