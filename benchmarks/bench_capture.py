@@ -91,8 +91,9 @@ def trace_5000(folder: Path) -> Path:
 
 
 def viewer_figures(repeats: int) -> dict[str, float]:
-    from gui.application import ensure_app
     from gui.trace_viewer import open_trace
+
+    from gui.application import ensure_app
 
     app = ensure_app()
     with tempfile.TemporaryDirectory() as folder:
