@@ -15,8 +15,8 @@ from engine.groups import GroupStep
 from engine.trace import Step
 from gui.commands import READ_ONLY, MoveNodes, push
 from gui.group_commands import set_collapsed
-from gui.model.formatting import fmt_num
 from gui.model.chain_rule import chain_rule_html
+from gui.model.formatting import fmt_num
 from support import captured_cnn, captured_mlp, torch
 
 pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
