@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -51,10 +52,25 @@ class Group:
         return out
 
 
+#: Per graph (and its version): each node's place in the file order and in a topological
+#: order. Kept, not recomputed per group: a captured model has a thousand groups.
+_INDEX: WeakKeyDictionary[Graph, tuple[int, dict[str, int], dict[str, int]]] = (
+    WeakKeyDictionary()
+)
+
+
+def _index(graph: Graph) -> tuple[int, dict[str, int], dict[str, int]]:
+    cached = _INDEX.get(graph)
+    if cached is None or cached[0] != graph.version:
+        file_order = {n: i for i, n in enumerate(graph.nodes)}
+        topo = {n: i for i, n in enumerate(graph.topological_order())}
+        cached = _INDEX[graph] = (graph.version, file_order, topo)
+    return cached
+
+
 def _ordered(graph: Graph, ids: Iterable[str]) -> list[str]:
     """``ids`` in the graph's own node order (the file's order), so results are stable."""
-    wanted = set(ids)
-    return [n for n in graph.nodes if n in wanted]
+    return sorted(set(ids), key=_index(graph)[1].__getitem__)
 
 
 def inputs_of(graph: Graph, members: Iterable[str]) -> list[str]:
@@ -67,15 +83,12 @@ def inputs_of(graph: Graph, members: Iterable[str]) -> list[str]:
 def outputs_of(graph: Graph, members: Iterable[str]) -> list[str]:
     """The members used outside the group, or by nothing at all, in node order."""
     inside = set(members)
-    used_outside: set[str] = set()
-    used: set[str] = set()
-    for nid, node in graph.nodes.items():
-        for s in node.inputs:
-            if s in inside:
-                used.add(s)
-                if nid not in inside:
-                    used_outside.add(s)
-    return _ordered(graph, used_outside | (inside - used))
+    out = set()
+    for m in inside:
+        consumers = graph.consumers(m)
+        if not consumers or any(c not in inside for c in consumers):
+            out.add(m)
+    return _ordered(graph, out)
 
 
 def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = ()) -> None:
@@ -89,8 +102,15 @@ def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = 
         if graph.nodes[m].is_leaf:
             raise GraphError("is a leaf: groups hold op nodes (their inputs stay outside)", m)
     inside = set(members)
-    below = _reach(inside, graph.consumers)
-    above = _reach(inside, lambda n: [s for s in graph.nodes[n].inputs if s is not None])
+    # A detour node lies between the members in any topological order: the walks stop
+    # beyond them (a small module deep in a long model is checked in its own time).
+    topo = _index(graph)[2]
+    hi = max(topo[m] for m in inside)
+    below = _reach(inside, lambda n: [c for c in graph.consumers(n) if topo[c] < hi])
+    # every node on a path from a descendant back to a member is a descendant too
+    above = _reach(
+        inside, lambda n: [s for s in graph.nodes[n].inputs if s in below]
+    )
     detour = _ordered(graph, (below & above) - inside)
     if detour:
         raise GraphError(
@@ -205,13 +225,17 @@ PlayStep = Step | GroupStep
 
 def collapsed_roots(groups: Iterable[Group]) -> list[Group]:
     """The collapsed groups not inside another collapsed group (these play as one step)."""
-    groups = list(groups)
+    collapsed = [(g, frozenset(g.members)) for g in groups if g.collapsed]
+    # Groups nest or stay apart: one holding a member of g holds all of g.
+    holder: dict[str, list[int]] = {}
+    for i, (_g, mine) in enumerate(collapsed):
+        for m in mine:
+            holder.setdefault(m, []).append(i)
     roots = []
-    for g in groups:
-        if not g.collapsed:
-            continue
-        mine = set(g.members)
-        if any(o is not g and o.collapsed and mine < set(o.members) for o in groups):
+    for i, (g, mine) in enumerate(collapsed):
+        first = next(iter(mine), None)
+        others = holder.get(first, []) if first is not None else []
+        if any(j != i and mine < collapsed[j][1] for j in others):
             continue
         roots.append(g)
     return roots
@@ -221,50 +245,87 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
     """The trace's steps with each outermost collapsed group replaced by one step.
 
     The group's step goes where its members' first step was, or after the last step
-    that feeds one of its outputs from outside if that comes later; the leaf
-    gradients it delivers are the same sums the expanded steps would make.
+    that feeds one of its outputs from outside (an edge, or another group's step) if
+    that comes later; the gradients it delivers are its members' own steps' sums. One
+    pass over the steps for all the groups: a captured model has a thousand.
     """
-    steps: list[PlayStep] = list(trace.steps)
-    for g in collapsed_roots(groups):
-        inside = set(g.members)
-        ins, outs = inputs_of(graph, inside), outputs_of(graph, inside)
-        dropped = [i for i, s in enumerate(steps) if isinstance(s, Step) and s.consumer in inside]
-        if not dropped:
-            continue  # no gradient flows through this group
-        feeding = [i for i, s in enumerate(steps) if _feeds(s, set(outs), inside)]
-        at = max(dropped[0], feeding[-1] + 1 if feeding else 0)
-        upstream = {o: trace.grads[o] for o in outs if trace.grads.get(o) is not None}
-        vjps = _sent_out(trace.steps, inside)
-        step = GroupStep(g, ins, outs, upstream, {x: vjps[x] for x in ins if x in vjps})
-        step.edges = sum(1 for s in trace.steps if s.consumer in inside)
-        skip = set(dropped)
-        rebuilt: list[PlayStep] = []
-        for i, s in enumerate(steps):
-            if i == at:
-                rebuilt.append(step)
-            if i not in skip:
-                rebuilt.append(s)
-        if at >= len(steps):
-            rebuilt.append(step)
-        steps = rebuilt
-    return _accumulate(steps, trace) if len(steps) != len(trace.steps) else steps
+    steps = trace.steps
+    roots = collapsed_roots(groups)
+    root_of = {m: k for k, g in enumerate(roots) for m in g.members}
+    outs = [outputs_of(graph, g.members) for g in roots]
+    owners: dict[str, list[int]] = {}  # node -> the groups it is an output of
+    for k, names in enumerate(outs):
+        for o in names:
+            owners.setdefault(o, []).append(k)
+    first: dict[int, int] = {}
+    fed: dict[int, int] = {}  # group -> the last edge step feeding one of its outputs
+    edges = [0] * len(roots)
+    sent: list[dict[str, np.ndarray]] = [{} for _ in roots]
+    for i, st in enumerate(steps):
+        k = root_of.get(st.consumer)
+        if k is not None:
+            first.setdefault(k, i)
+            edges[k] += 1
+            if root_of.get(st.operand) != k:
+                out = sent[k]
+                out[st.operand] = st.vjp if st.operand not in out else out[st.operand] + st.vjp
+        for j in owners.get(st.operand, ()):
+            if j != k:
+                fed[j] = i
+    if not first:
+        return list(steps)
+    at = {k: max(i, fed.get(k, -1) + 1) for k, i in first.items()}
+    made: dict[int, GroupStep] = {}
+    for k in _feeding_order(graph, roots, owners, at):
+        g, names = roots[k], outs[k]
+        ins = inputs_of(graph, g.members)
+        upstream = {o: trace.grads[o] for o in names if trace.grads.get(o) is not None}
+        vjps = {x: sent[k][x] for x in ins if x in sent[k]}
+        made[k] = GroupStep(g, ins, names, upstream, vjps, edges=edges[k])
+        for x in ins:  # a group fed by this one's step plays after it
+            for j in owners.get(x, ()):
+                if j in at and j != k:
+                    at[j] = max(at[j], at[k])
+    placed: dict[int, list[GroupStep]] = {}
+    for k, step in made.items():  # in feeding order: ties keep it
+        placed.setdefault(min(at[k], len(steps)), []).append(step)
+    rebuilt: list[PlayStep] = []
+    for i, st in enumerate(steps):
+        rebuilt.extend(placed.get(i, ()))
+        if st.consumer not in root_of:
+            rebuilt.append(st)
+    rebuilt.extend(placed.get(len(steps), ()))
+    return _accumulate(rebuilt, trace)
 
 
-def _sent_out(steps: Iterable[Step], inside: set[str]) -> dict[str, np.ndarray]:
-    """What the members' own steps send to nodes outside the group, summed in step order:
-    the group's vjps, from the very steps it stands for (an engine pass or a captured one)."""
-    out: dict[str, np.ndarray] = {}
-    for s in steps:
-        if s.consumer in inside and s.operand not in inside:
-            out[s.operand] = s.vjp if s.operand not in out else out[s.operand] + s.vjp
-    return out
-
-
-def _feeds(step: PlayStep, outs: set[str], inside: set[str]) -> bool:
-    """Does ``step`` deliver a gradient into one of a group's outputs from outside it?"""
-    if isinstance(step, Step):
-        return step.operand in outs and step.consumer not in inside
-    return bool(set(step.inputs) & outs)
+def _feeding_order(
+    graph: Graph, roots: list[Group], owners: dict[str, list[int]], at: dict[int, int]
+) -> list[int]:
+    """The groups with a step to play, each after every group whose step feeds one of
+    its outputs (gradients run from the output back: a downstream group goes first)."""
+    feeds: dict[int, set[int]] = {k: set() for k in at}
+    for k in at:
+        for x in inputs_of(graph, roots[k].members):
+            for j in owners.get(x, ()):
+                if j in at and j != k:
+                    feeds[j].add(k)  # k's step delivers into j's output x
+    order: list[int] = []
+    done: set[int] = set()
+    for k in sorted(at, key=at.__getitem__):
+        todo = [k]
+        while todo:
+            n = todo[-1]
+            if n in done:
+                todo.pop()
+                continue
+            waiting = [j for j in feeds[n] if j not in done and j not in todo]
+            if waiting:
+                todo.extend(waiting)
+            else:
+                done.add(n)
+                order.append(n)
+                todo.pop()
+    return order
 
 
 def _accumulate(steps: list[PlayStep], trace: Trace) -> list[PlayStep]:

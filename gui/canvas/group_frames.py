@@ -85,10 +85,6 @@ class GroupFrames:
         doc.positionsChanged.connect(lambda _ids: self.refresh())
         doc.structureChanged.connect(self.refresh)
 
-    def _depth(self, group: Group) -> int:
-        mine = set(group.members)
-        return sum(1 for g in self.doc.groups if g is not group and mine < set(g.members))
-
     def caption(self, group: Group) -> str:
         """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
         doc = self.doc
@@ -106,17 +102,26 @@ class GroupFrames:
         return f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
 
     def show_frame(self, frame: Frame) -> None:
-        """Follow the player: outline the group whose one step is shown."""
+        """Follow the player: outline the group whose one step is shown (only the frames
+        whose outline changes are redrawn: a captured model has a thousand groups)."""
         gid = frame.active_group.group.id if frame.active_group is not None else None
         if gid != self.active:
+            changed = {self.active, gid}
             self.active = gid
-            self.refresh()
+            self.refresh(only=changed)
 
-    def refresh(self, *_args: object) -> None:
+    def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
+        """Place every group's frame (or those in ``only``) around its member boxes."""
+        groups = self.doc.groups
+        sets = {g.id: frozenset(g.members) for g in groups}
         seen = set()
-        for group in self.doc.groups:
+        for group in groups:
+            seen.add(group.id)
+            if only is not None and group.id not in only:
+                continue
             rects = [self.boxes[m].sceneBoundingRect() for m in group.members if m in self.boxes]
             if not rects:
+                seen.discard(group.id)
                 continue
             rect = rects[0]
             for r in rects[1:]:
@@ -125,14 +130,12 @@ class GroupFrames:
             if frame is None:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
+            mine = sets[group.id]
+            depth = sum(1 for gid, theirs in sets.items() if gid != group.id and mine < theirs)
             frame.show_group(
-                rect,
-                self.caption(group),
-                group.collapsed,
-                self._depth(group),
-                group.id == self.active,
+                rect, self.caption(group), group.collapsed, depth, group.id == self.active
             )
-            seen.add(group.id)
-        for gid in list(self.frames):
-            if gid not in seen:
-                self.scene.removeItem(self.frames.pop(gid))
+        if only is None:
+            for gid in list(self.frames):
+                if gid not in seen:
+                    self.scene.removeItem(self.frames.pop(gid))
