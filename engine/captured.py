@@ -185,8 +185,8 @@ def module_groups(trace: CapturedTrace, graph: Graph) -> list[Group]:
         key = frozenset(members[path])
         if key in held:
             continue
-        try:
-            check_group(graph, members[path], groups)
+        try:  # paths nest, so modules never partly overlap: only the detour is checked
+            check_group(graph, members[path])
         except GraphError:
             continue
         held.add(key)
