@@ -102,3 +102,25 @@ def test_quit_closes_every_window_and_ends_the_app(qtbot, monkeypatch, window) -
     monkeypatch.setattr(QApplication, "quit", lambda: quits.append(True))
     window.actions["quit"].trigger()
     assert quits == [True] and not window.isVisible() and not other.isVisible()
+
+
+def test_double_click_expands_a_module_in_place_and_collapses_it_again(qtbot, window) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    doc, canvas = window.doc, window.canvas
+    frames = window.teaching.group_frames.frames
+    group = doc.groups[-1]
+    canvas.centerOn(frames[group.id].sceneBoundingRect().center())
+
+    def click_on(gid: str) -> None:
+        rect = frames[gid].sceneBoundingRect()
+        at = canvas.mapFromScene(rect.center().x(), rect.top() + 4)  # its caption strip
+        qtbot.mouseDClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=at)
+
+    steps = len(window.player.timeline.steps)
+    click_on(group.id)
+    assert not next(g for g in doc.groups if g.id == group.id).collapsed
+    assert len(window.player.timeline.steps) > steps
+    click_on(group.id)
+    assert next(g for g in doc.groups if g.id == group.id).collapsed
+    assert len(window.player.timeline.steps) == steps
