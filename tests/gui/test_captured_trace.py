@@ -73,7 +73,11 @@ def test_an_expanded_module_plays_its_edges(window) -> None:  # noqa: ANN001
     before = len(player.timeline.steps)
     edges = next(s.edges for s in player.timeline.steps if isinstance(s, GroupStep)
                  and s.group.id == group.id)
+    rebuilt: list[bool] = []
+    player.timelineChanged.connect(lambda: rebuilt.append(True))
+    runs = doc.recompute_count
     assert push(doc, set_collapsed(doc, group.id, False)) is None
+    assert rebuilt == [True] and doc.recompute_count == runs  # one new timeline, no recompute
     assert len(player.timeline.steps) == before + edges - 1
     assert not doc.modified or not window.isWindowModified()  # nothing to save
     assert push(doc, set_collapsed(doc, group.id, True)) is None
