@@ -13,6 +13,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
+from engine.graph import CAPTURED_OP
 from engine.groups import Group, inputs_of, local_jacobian, outputs_of
 
 from ..document import GraphDocument
@@ -98,6 +99,8 @@ class GroupFrames:
             jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
         except Exception:  # a member without a value: say so instead of a matrix
             jac = None
+        if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
+            return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
         jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
         return f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
 
