@@ -181,6 +181,8 @@ class GraphDocument(QObject):
     def live_groups(self) -> list[Group]:
         """The groups as they stand after edits: deleted members dropped, and a group
         an edit broke (emptied, no longer convex, overlapping) left out."""
+        if self.read_only:  # nothing edits a captured graph: its modules were checked
+            return [Group(g.id, list(g.members), g.title, g.collapsed) for g in self.groups]
         out: list[Group] = []
         for g in self.groups:
             members = [m for m in g.members if m in self.graph.nodes]

@@ -117,6 +117,10 @@ class GroupFrames:
         """Place every group's frame (or those in ``only``) around its member boxes."""
         groups = self.doc.groups
         sets = {g.id: frozenset(g.members) for g in groups}
+        holders: dict[str, list[str]] = {}  # member -> the groups holding it
+        for gid, mine in sets.items():
+            for m in mine:
+                holders.setdefault(m, []).append(gid)
         seen = set()
         for group in groups:
             seen.add(group.id)
@@ -134,7 +138,9 @@ class GroupFrames:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
             mine = sets[group.id]
-            depth = sum(1 for gid, theirs in sets.items() if gid != group.id and mine < theirs)
+            # groups nest or stay apart: those around this one hold its first member
+            around = holders.get(next(iter(mine)), []) if mine else []
+            depth = sum(1 for gid in around if gid != group.id and mine < sets[gid])
             frame.show_group(
                 rect, self.caption(group), group.collapsed, depth, group.id == self.active
             )
