@@ -128,3 +128,18 @@ def test_double_click_expands_a_module_in_place_and_collapses_it_again(qtbot, wi
     click_on(group.id)
     assert next(g for g in doc.groups if g.id == group.id).collapsed
     assert len(window.player.timeline.steps) == steps
+
+
+def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
+    """Each tab below the canvas renders every step (pytest-qt fails on an exception in
+    a Qt handler); forward mode, which needs the engine's ops, says so in one line."""
+    from gui.panels.forward_mode import CAPTURED_NO_JVP
+
+    tl, tabs = window.player.timeline, window.tabs
+    for i in range(tabs.count()):
+        tabs.setCurrentIndex(i)
+        for k in range(len(tl.steps) + 1):
+            window.player.seek(tl.position_of_step(k))
+    forward = tabs.widget(tabs.count() - 1)
+    messages = [w.text() for w in forward.findChildren(type(window.player_status))]
+    assert CAPTURED_NO_JVP in messages
