@@ -1,9 +1,9 @@
 """Backprop Studio: no arguments or FILE opens the app; ``run`` and ``export`` work headless.
 
     python main.py                      the app, with seed example 2 open
-    python main.py FILE                 the app, with FILE open
+    python main.py FILE                 the app, with FILE open (a .bptrace: read-only)
     python main.py run FILE [--json] [--steps]
-    python main.py export FILE --step K --out frame.png [--size 1280x720]
+    python main.py export FILE --step K --out frame.png [--size 1280x720]  (or FILE.bptrace)
     python main.py import SNIPPET.py --out FILE.bpgraph
     python main.py export-torch FILE [--out script.py] [--retain-grads]
 """
