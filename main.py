@@ -1,9 +1,9 @@
 """Backprop Studio: no arguments or FILE opens the app; the subcommands work headless.
 
     backprop-studio                      the app, with seed example 2 open
-    backprop-studio FILE...              the app, with each FILE in a window
+    backprop-studio FILE...              the app, with each FILE in a window (a .bptrace: read-only)
     backprop-studio run FILE [--json] [--steps]   (or --example NAME)
-    backprop-studio export FILE --step K --out frame.png [--size 1280x720]
+    backprop-studio export FILE --step K --out frame.png [--size 1280x720]  (or FILE.bptrace)
     backprop-studio import SNIPPET.py --out FILE.bpgraph
     backprop-studio export-torch FILE [--out script.py] [--retain-grads]
     backprop-studio --version | --help | --install-desktop | --uninstall-desktop

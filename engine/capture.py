@@ -153,6 +153,13 @@ def _parameter_names(names: Any) -> dict[int, str]:
     raise CaptureError("names must be an nn.Module or a {name: tensor} mapping")
 
 
+def _module_classes(names: Any) -> dict[str, str]:
+    """Module path -> class name (``"layers.0": "Linear"``), from an ``nn.Module``."""
+    if not hasattr(names, "named_modules"):
+        return {}
+    return {path: type(m).__name__ for path, m in names.named_modules() if path}
+
+
 def _walk(root: Any) -> list[Any]:
     """Every node reachable from ``root`` over ``next_functions``, without recursion."""
     seen = {root}
@@ -246,6 +253,7 @@ class _Recorder:
         self.nodes = _forward_order(_walk(root))
         self.root = root
         self.ids = _name_nodes(self.nodes, _parameter_names(names))
+        self.classes = _module_classes(names)
         self.records: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
         self.prior = {
             n: _numpy(n.variable.grad)
@@ -300,6 +308,7 @@ class _Recorder:
             _modules(infos, list(infos))
         root_id = ids[self.root]
         trace = TorchTrace(output=root_id, gradient=gradient, nodes=infos)
+        trace.module_classes = self.classes
         sums: dict[tuple[str, int], np.ndarray] = {(ids[n], 0): g for n, g in self.prior.items()}
         for node, grad_inputs, grad_outputs in self.records:
             info = infos[ids[node]]

@@ -6,6 +6,11 @@
 captured pass exactly like one our engine computed. Only the context differs:
 a live capture pulls back through PyTorch's node, a loaded one answers from the
 Jacobians the file kept (those up to the display limit).
+
+:func:`as_graph` gives the pass the shape every view already draws: a graph (leaves
+as inputs, every other node a :data:`~engine.graph.CAPTURED_OP` node), the forward
+values that were recorded, and one collapsed :class:`~engine.groups.Group` per module,
+checked and played by the same code as a user's groups.
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import shape_text
-from .trace import Trace
+from .autodiff import Forward
+from .errors import GraphError, shape_text
+from .graph import Graph
+from .groups import Group, check_group
+from .trace import JACOBIAN_LIMIT, Trace
 
 Shape = tuple[int, ...]
 
@@ -81,7 +89,97 @@ class CapturedTrace(Trace):
     """
 
     nodes: dict[str, CapturedNode] = field(default_factory=dict)
+    #: Each module path's class name (``"layers.0": "Linear"``), where it is known.
+    module_classes: dict[str, str] = field(default_factory=dict)
 
     def modules(self) -> list[str]:
         """The module paths that hold nodes, in forward order."""
         return list(dict.fromkeys(n.module for n in self.nodes.values() if n.module))
+
+
+def leaf_shape(trace: CapturedTrace, leaf: str) -> Shape:
+    return trace.nodes[leaf].shapes[0]
+
+
+def end_to_end_jacobian(trace: CapturedTrace, limit: int = JACOBIAN_LIMIT) -> np.ndarray | None:
+    """``∂output/∂leaves`` (columns leaf by leaf, row-major): each output basis vector
+    pulled back through the steps' own contexts in the order they ran. None above
+    ``limit`` entries, or when a loaded step kept no Jacobian to pull back through."""
+    out_shape = trace.gradient.shape
+    m = math.prod(out_shape)
+    sizes = [math.prod(leaf_shape(trace, x)) for x in trace.leaves]
+    if m * sum(sizes) > limit:
+        return None
+    rows = []
+    for r in range(m):
+        basis = np.zeros(m)
+        basis[r] = 1.0
+        grads = {trace.output: basis.reshape(out_shape)}
+        try:
+            for s in trace.steps:
+                if s.consumer in grads:
+                    v = np.asarray(s.context.pullback(s.operand_index, grads[s.consumer]))
+                    grads[s.operand] = v if s.operand not in grads else grads[s.operand] + v
+        except ValueError:
+            return None
+        pairs = zip(trace.leaves, sizes, strict=True)
+        rows.append(np.concatenate([np.ravel(grads.get(x, np.zeros(n))) for x, n in pairs]))
+    return np.array(rows).reshape(m, -1)
+
+
+@dataclass
+class CapturedGraph:
+    """A captured pass as the player shows it: ``graph`` and ``forward`` stand in for
+    a graph the engine ran (nothing here runs again), ``groups`` are its modules."""
+
+    graph: Graph
+    forward: Forward
+    groups: list[Group]
+
+
+def as_graph(trace: CapturedTrace) -> CapturedGraph:
+    """The trace's nodes as a graph, its recorded values and its modules as groups."""
+    graph = Graph(max_nodes=None)
+    fwd = Forward(order=list(trace.nodes), requires_grad=set(trace.nodes))
+    for nid, info in trace.nodes.items():
+        if info.is_leaf:
+            graph.add_node(nid, "input", value=info.value)
+        else:
+            graph.add_captured(nid, info.kind, [p[0] if p else None for p in info.inputs])
+        if info.value is not None:
+            fwd.values[nid] = np.asarray(info.value)
+    return CapturedGraph(graph, fwd, module_groups(trace, graph))
+
+
+def module_title(trace: CapturedTrace, path: str) -> str:
+    """``layers.0 · Linear``: the path, and the class when the capture knew it."""
+    cls = trace.module_classes.get(path)
+    return f"{path} · {cls}" if cls else path
+
+
+def module_groups(trace: CapturedTrace, graph: Graph) -> list[Group]:
+    """One collapsed group per module path (outer modules hold their inner ones) of the
+    nodes it computed; its parameters stay outside as the group's inputs. A module whose
+    nodes cannot play as one step (a path leaves it and comes back) stays ungrouped, and
+    a module holding exactly what its only child holds is that child's group."""
+    members: dict[str, list[str]] = {}
+    for nid, info in trace.nodes.items():
+        if info.is_leaf or not info.module:
+            continue
+        parts = info.module.split(".")
+        for i in range(1, len(parts) + 1):
+            members.setdefault(".".join(parts[:i]), []).append(nid)
+    groups: list[Group] = []
+    held: set[frozenset[str]] = set()
+    for path in sorted(members, key=lambda p: -p.count(".")):  # inner modules first
+        key = frozenset(members[path])
+        if key in held:
+            continue
+        try:  # paths nest, so modules never partly overlap: only the detour is checked
+            check_group(graph, members[path])
+        except GraphError:
+            continue
+        held.add(key)
+        groups.append(Group(path, members[path], module_title(trace, path)))
+    order = {p: i for i, p in enumerate(members)}
+    return sorted(groups, key=lambda g: order[g.id])

@@ -113,6 +113,11 @@ def fresh_id(base: str, taken: Container[str]) -> str:
 #: An unplugged input port in an op's title (``y = a * ?``).
 EMPTY_PORT = "?"
 
+#: The op of a node PyTorch computed in a captured trace (``attrs["kind"]``: its autograd
+#: class, ``Addmm``): drawn and played back from the trace's steps, never run here, so it
+#: has no record in the op table and no graph file holds one.
+CAPTURED_OP = "captured"
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
@@ -145,6 +150,8 @@ class Node:
         operand's id (the chain-rule HTML escapes and styles them).
         """
         names = [EMPTY_PORT if s is None else name(s) for s in self.inputs]
+        if self.op == CAPTURED_OP:
+            return f"{self.attrs['kind']}({', '.join(names)})"
         return OPS[self.op].title(names, self.attrs)
 
     def copy(self) -> Node:
@@ -434,6 +441,17 @@ class Graph:
             raise
         return node
 
+    def add_captured(self, id: str, kind: str, inputs: list[str | None]) -> Node:
+        """Add a node of a captured PyTorch pass (:data:`CAPTURED_OP`); its operands first."""
+        node = Node(id=id, op=CAPTURED_OP, inputs=[None] * len(inputs), attrs={"kind": kind})
+        self.nodes[id] = node
+        self._dag.add_node(id)
+        self.version += 1
+        for index, src in enumerate(inputs):
+            if src is not None:
+                self.connect(src, id, index)
+        return node
+
     def remove_node(self, id: str) -> Removed:
         """Remove a node and every edge touching it; return what an undo needs."""
         return self.remove_nodes([id])[0]
@@ -505,7 +523,7 @@ class Graph:
         node = self._get(dst)
         if node.is_leaf:
             raise GraphError(f"{node.op} takes no operands", dst)
-        arity = OPS[node.op].arity
+        arity = OPS[node.op].arity if node.op in OPS else None
         if index < 0 or (arity is not None and index >= arity):
             raise GraphError(f"{node.op} has no operand port {index}", dst)
         if index >= MAX_OPERANDS:

@@ -18,15 +18,16 @@ see docs/graph-format.md). Readers of minor version 0 ignore the key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
 from .autodiff import Forward
 from .errors import GraphError
-from .graph import Graph
+from .graph import CAPTURED_OP, Graph
 from .ops import OPS
 from .trace import JACOBIAN_LIMIT, Step, Trace
 
@@ -51,10 +52,25 @@ class Group:
         return out
 
 
+#: Per graph (and its version): each node's place in the file order and in a topological
+#: order. Kept, not recomputed per group: a captured model has a thousand groups.
+_INDEX: WeakKeyDictionary[Graph, tuple[int, dict[str, int], dict[str, int]]] = (
+    WeakKeyDictionary()
+)
+
+
+def _index(graph: Graph) -> tuple[int, dict[str, int], dict[str, int]]:
+    cached = _INDEX.get(graph)
+    if cached is None or cached[0] != graph.version:
+        file_order = {n: i for i, n in enumerate(graph.nodes)}
+        topo = {n: i for i, n in enumerate(graph.topological_order())}
+        cached = _INDEX[graph] = (graph.version, file_order, topo)
+    return cached
+
+
 def _ordered(graph: Graph, ids: Iterable[str]) -> list[str]:
     """``ids`` in the graph's own node order (the file's order), so results are stable."""
-    wanted = set(ids)
-    return [n for n in graph.nodes if n in wanted]
+    return sorted(set(ids), key=_index(graph)[1].__getitem__)
 
 
 def inputs_of(graph: Graph, members: Iterable[str]) -> list[str]:
@@ -67,15 +83,12 @@ def inputs_of(graph: Graph, members: Iterable[str]) -> list[str]:
 def outputs_of(graph: Graph, members: Iterable[str]) -> list[str]:
     """The members used outside the group, or by nothing at all, in node order."""
     inside = set(members)
-    used_outside: set[str] = set()
-    used: set[str] = set()
-    for nid, node in graph.nodes.items():
-        for s in node.inputs:
-            if s in inside:
-                used.add(s)
-                if nid not in inside:
-                    used_outside.add(s)
-    return _ordered(graph, used_outside | (inside - used))
+    out = set()
+    for m in inside:
+        consumers = graph.consumers(m)
+        if not consumers or any(c not in inside for c in consumers):
+            out.add(m)
+    return _ordered(graph, out)
 
 
 def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = ()) -> None:
@@ -89,11 +102,15 @@ def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = 
         if graph.nodes[m].is_leaf:
             raise GraphError("is a leaf: groups hold op nodes (their inputs stay outside)", m)
     inside = set(members)
-    below: set[str] = set()
-    above: set[str] = set()
-    for m in inside:
-        below |= _descendants(graph, m)
-        above |= graph.ancestors(m)
+    # A detour node lies between the members in any topological order: the walks stop
+    # beyond them (a small module deep in a long model is checked in its own time).
+    topo = _index(graph)[2]
+    hi = max(topo[m] for m in inside)
+    below = _reach(inside, lambda n: [c for c in graph.consumers(n) if topo[c] < hi])
+    # every node on a path from a descendant back to a member is a descendant too
+    above = _reach(
+        inside, lambda n: [s for s in graph.nodes[n].inputs if s in below]
+    )
     detour = _ordered(graph, (below & above) - inside)
     if detour:
         raise GraphError(
@@ -111,11 +128,13 @@ def check_group(graph: Graph, members: Sequence[str], others: Iterable[Group] = 
             raise GraphError(f"group {other.id!r} already holds exactly these nodes")
 
 
-def _descendants(graph: Graph, nid: str) -> set[str]:
+def _reach(starts: set[str], step: Callable[[str], Iterable[str]]) -> set[str]:
+    """Every node one or more ``step`` moves from any of ``starts`` (one walk for all of
+    them: a captured model's module holds hundreds of nodes)."""
     out: set[str] = set()
-    todo = [nid]
+    todo = list(starts)
     while todo:
-        for c in graph.consumers(todo.pop()):
+        for c in step(todo.pop()):
             if c not in out:
                 out.add(c)
                 todo.append(c)
@@ -168,7 +187,11 @@ def local_jacobian(
 
     ``outputs`` defaults to :func:`outputs_of`; a group step passes its own (which adds
     the backward's output when the group holds it). Columns of inputs that carry no
-    gradient (see :func:`no_grad_inputs`) hold their true partials, never a false 0."""
+    gradient (see :func:`no_grad_inputs`) hold their true partials, never a false 0.
+    None too for a captured PyTorch module (its members have no op record to pull back
+    through)."""
+    if any(graph.nodes[m].op == CAPTURED_OP for m in group.members):
+        return None
     ins = inputs_of(graph, group.members)
     outs = list(outputs) if outputs is not None else outputs_of(graph, group.members)
     for n in ins + outs:
@@ -217,6 +240,8 @@ class GroupStep:
     vjps: dict[str, np.ndarray]
     before: dict[str, np.ndarray | None] = field(default_factory=dict)
     accumulated: dict[str, np.ndarray] = field(default_factory=dict)
+    #: How many of the trace's edge steps this one step stands for.
+    edges: int = 0
 
 
 PlayStep = Step | GroupStep
@@ -224,52 +249,89 @@ PlayStep = Step | GroupStep
 
 def collapsed_roots(groups: Iterable[Group]) -> list[Group]:
     """The collapsed groups not inside another collapsed group (these play as one step)."""
-    groups = list(groups)
+    collapsed = [(g, frozenset(g.members)) for g in groups if g.collapsed]
+    # Groups nest or stay apart: one holding a member of g holds all of g.
+    holder: dict[str, list[int]] = {}
+    for i, (_g, mine) in enumerate(collapsed):
+        for m in mine:
+            holder.setdefault(m, []).append(i)
     roots = []
-    for g in groups:
-        if not g.collapsed:
-            continue
-        mine = set(g.members)
-        if any(o is not g and o.collapsed and mine < set(o.members) for o in groups):
+    for i, (g, mine) in enumerate(collapsed):
+        first = next(iter(mine), None)
+        others = holder.get(first, []) if first is not None else []
+        if any(j != i and mine < collapsed[j][1] for j in others):
             continue
         roots.append(g)
     return roots
 
 
-def playback_steps(
-    graph: Graph, fwd: Forward, trace: Trace, groups: Iterable[Group]
-) -> list[PlayStep]:
+def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[PlayStep]:
     """The trace's steps with each outermost collapsed group replaced by one step.
 
     The group's step goes where its members' first step was, or after the last step
-    that feeds one of its outputs from outside if that comes later; the leaf
-    gradients it delivers are the same sums the expanded steps would make.
+    that feeds one of its outputs from outside (an edge, or another group's step) if
+    that comes later; the gradients it delivers are its members' own steps' sums. One
+    pass over the steps for all the groups: a captured model has a thousand.
     """
-    steps: list[PlayStep] = list(trace.steps)
-    replaced = False
-    for g in collapsed_roots(groups):
-        inside = set(g.members)
-        ins, outs = inputs_of(graph, inside), _step_outputs(graph, trace, inside)
-        dropped = [i for i, s in enumerate(steps) if isinstance(s, Step) and s.consumer in inside]
-        if not dropped:
-            continue  # no gradient flows through this group
-        feeding = [i for i, s in enumerate(steps) if _feeds(s, set(outs), inside)]
-        at = max(dropped[0], feeding[-1] + 1 if feeding else 0)
-        upstream = _arriving(trace, outs, inside)
-        vjps = _pull_back(graph, fwd, g.members, upstream)
-        step = GroupStep(g, ins, outs, upstream, {x: vjps[x] for x in ins if x in vjps})
-        skip = set(dropped)
-        rebuilt: list[PlayStep] = []
-        for i, s in enumerate(steps):
-            if i == at:
-                rebuilt.append(step)
-            if i not in skip:
-                rebuilt.append(s)
-        if at >= len(steps):
-            rebuilt.append(step)
-        steps = rebuilt
-        replaced = True
-    return _accumulate(steps, trace) if replaced else steps
+    steps = trace.steps
+    roots = collapsed_roots(groups)
+    root_of = {m: k for k, g in enumerate(roots) for m in g.members}
+    outs = [_step_outputs(graph, trace, set(g.members)) for g in roots]
+    owners: dict[str, list[int]] = {}  # node -> the groups it is an output of
+    for k, names in enumerate(outs):
+        for o in names:
+            owners.setdefault(o, []).append(k)
+    first: dict[int, int] = {}
+    fed: dict[int, int] = {}  # group -> the last edge step feeding one of its outputs
+    edges = [0] * len(roots)
+    sent: list[dict[str, np.ndarray]] = [{} for _ in roots]
+    # The gradient arriving at each output from outside its group: the steps of consumers
+    # outside it, plus the seed v at the backward's output. (An output's total .grad also
+    # holds what other members send it, which the group's Jacobian already accounts for:
+    # using the total would count that path twice.)
+    arriving: list[dict[str, np.ndarray]] = [{} for _ in roots]
+    for j in owners.get(trace.output, ()):
+        arriving[j][trace.output] = np.asarray(trace.gradient, dtype=np.float64)
+    for i, st in enumerate(steps):
+        k = root_of.get(st.consumer)
+        if k is not None:
+            first.setdefault(k, i)
+            edges[k] += 1
+            if root_of.get(st.operand) != k:
+                _add(sent[k], st.operand, st.vjp)
+        for j in owners.get(st.operand, ()):
+            if j != k:
+                fed[j] = i
+                _add(arriving[j], st.operand, st.vjp)
+    if not first:
+        return list(steps)
+    at = {k: max(i, fed.get(k, -1) + 1) for k, i in first.items()}
+    made: dict[int, GroupStep] = {}
+    for k in _feeding_order(graph, roots, owners, at):
+        g, names = roots[k], outs[k]
+        ins = inputs_of(graph, g.members)
+        upstream = arriving[k]
+        vjps = {x: sent[k][x] for x in ins if x in sent[k]}
+        made[k] = GroupStep(g, ins, names, upstream, vjps, edges=edges[k])
+        for x in ins:  # a group fed by this one's step plays after it
+            for j in owners.get(x, ()):
+                if j in at and j != k:
+                    at[j] = max(at[j], at[k])
+    placed: dict[int, list[GroupStep]] = {}
+    for k, step in made.items():  # in feeding order: ties keep it
+        placed.setdefault(min(at[k], len(steps)), []).append(step)
+    rebuilt: list[PlayStep] = []
+    for i, st in enumerate(steps):
+        rebuilt.extend(placed.get(i, ()))
+        if st.consumer not in root_of:
+            rebuilt.append(st)
+    rebuilt.extend(placed.get(len(steps), ()))
+    return _accumulate(rebuilt, trace)
+
+
+def _add(sums: dict[str, np.ndarray], node: str, vjp: np.ndarray) -> None:
+    """Add ``vjp`` into ``sums[node]`` (a new array: the steps keep theirs)."""
+    sums[node] = vjp if node not in sums else sums[node] + vjp
 
 
 def _step_outputs(graph: Graph, trace: Trace, inside: set[str]) -> list[str]:
@@ -281,29 +343,34 @@ def _step_outputs(graph: Graph, trace: Trace, inside: set[str]) -> list[str]:
     return _ordered(graph, outs)
 
 
-def _arriving(trace: Trace, outs: Sequence[str], inside: set[str]) -> dict[str, np.ndarray]:
-    """The gradient arriving at each output from outside the group: the steps of
-    consumers outside it, plus the seed v at the backward's output. (An output's total
-    ``.grad`` also holds what other members send it, which the group's own Jacobian
-    already accounts for: using the total would count that path twice.)"""
-    arriving: dict[str, np.ndarray] = {}
-    for o in outs:
-        parts = [s.vjp for s in trace.steps if s.operand == o and s.consumer not in inside]
-        if o == trace.output:
-            parts.append(np.asarray(trace.gradient, dtype=np.float64))
-        if parts:
-            total = parts[0]
-            for p in parts[1:]:
-                total = total + p
-            arriving[o] = total
-    return arriving
-
-
-def _feeds(step: PlayStep, outs: set[str], inside: set[str]) -> bool:
-    """Does ``step`` deliver a gradient into one of a group's outputs from outside it?"""
-    if isinstance(step, Step):
-        return step.operand in outs and step.consumer not in inside
-    return bool(set(step.inputs) & outs)
+def _feeding_order(
+    graph: Graph, roots: list[Group], owners: dict[str, list[int]], at: dict[int, int]
+) -> list[int]:
+    """The groups with a step to play, each after every group whose step feeds one of
+    its outputs (gradients run from the output back: a downstream group goes first)."""
+    feeds: dict[int, set[int]] = {k: set() for k in at}
+    for k in at:
+        for x in inputs_of(graph, roots[k].members):
+            for j in owners.get(x, ()):
+                if j in at and j != k:
+                    feeds[j].add(k)  # k's step delivers into j's output x
+    order: list[int] = []
+    done: set[int] = set()
+    for k in sorted(at, key=at.__getitem__):
+        todo = [k]
+        while todo:
+            n = todo[-1]
+            if n in done:
+                todo.pop()
+                continue
+            waiting = [j for j in feeds[n] if j not in done and j not in todo]
+            if waiting:
+                todo.extend(waiting)
+            else:
+                done.add(n)
+                order.append(n)
+                todo.pop()
+    return order
 
 
 def _accumulate(steps: list[PlayStep], trace: Trace) -> list[PlayStep]:

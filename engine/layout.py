@@ -22,7 +22,7 @@ from bisect import bisect_right
 from collections.abc import Hashable, Iterable, Mapping
 from typing import cast
 
-from .graph import Graph, Links
+from .graph import CAPTURED_OP, Graph, Links
 
 Size = tuple[float, float]
 Point = tuple[float, float]
@@ -72,7 +72,7 @@ def layered_layout(
     top = 0.0
     for comp in components:
         sub = dag if len(components) == 1 else _component_links(dag, comp)
-        consts = {n for n in comp if graph.nodes[n].op == "const"}
+        consts = _beside_consumers(graph, sub.topological_order())
         placed = _layout_component(sub, order, consts, sizes, ports, layer_gap, node_gap)
         ys = [y for _, y in placed.values()]
         bottom = max(y + _size(sizes, n)[1] for n, (_, y) in placed.items())
@@ -105,12 +105,36 @@ def _size(sizes: Mapping[str, Size], nid: Hashable) -> Size:
     return (0.0, VIRTUAL_HEIGHT)
 
 
-def _layers(dag: Links, consts: set[str]) -> dict[Hashable, int]:
-    """Longest-path layering; a constant moves to just before its first consumer."""
+def _beside_consumers(graph: Graph, order: list[str]) -> list[str]:
+    """The nodes drawn just before their first consumer, in topological order: constants,
+    and in a captured model its parameters and every node computed from them alone (the
+    weights of a 1,000-layer model, and their transposes, in the first columns would each
+    draw an edge across the whole model)."""
+    out: list[str] = []
+    chosen: set[str] = set()
+    for n in order:
+        node = graph.nodes[n]
+        if node.op == "const":
+            pulled = True
+        elif node.is_leaf:
+            pulled = any(graph.nodes[c].op == CAPTURED_OP for c in graph.consumers(n))
+        else:
+            ins = [s for s in node.inputs if s is not None]
+            pulled = node.op == CAPTURED_OP and bool(ins) and all(s in chosen for s in ins)
+        if pulled:
+            chosen.add(n)
+            out.append(n)
+    return out
+
+
+def _layers(dag: Links, consts: list[str]) -> dict[Hashable, int]:
+    """Longest-path layering; a constant (a node of ``consts``, in topological order, whose
+    operands are all in it too) moves to just before its first consumer."""
     layer: dict[Hashable, int] = {n: k for k, gen in enumerate(dag.generations()) for n in gen}
-    for n in consts:
+    pulled = set(consts)
+    for n in reversed(consts):  # consumers first: a chain of them moves as one
         succ = [layer[s] for s in dag.succ[n]]
-        if succ and not dag.pred[n]:
+        if succ and all(p in pulled for p in dag.pred[n]):
             layer[n] = min(succ) - 1
     return layer
 
@@ -118,7 +142,7 @@ def _layers(dag: Links, consts: set[str]) -> dict[Hashable, int]:
 def _layout_component(
     dag: Links,
     order: Mapping[str, int],
-    consts: set[str],
+    consts: list[str],
     sizes: Mapping[str, Size],
     ports: Mapping[tuple[str, str], float],
     layer_gap: float,

@@ -109,6 +109,7 @@ def to_document(trace: CapturedTrace, limit: int = JACOBIAN_LIMIT) -> dict[str, 
         "gradient": encode(trace.gradient),
         "nodes": nodes,
         "steps": steps,
+        "modules": dict(trace.module_classes),
     }
 
 
@@ -292,7 +293,11 @@ def _build(doc: dict[str, Any]) -> CapturedTrace:
             f"the gradient has shape {shape_text(gradient.shape)}, the output "
             f"{shape_text(nodes[output].shapes[0])}"
         )
+    classes = doc.get("modules", {})
+    if not isinstance(classes, dict) or not all(type(c) is str for c in classes.values()):
+        raise TypeError("modules")
     trace = CapturedTrace(output=output, gradient=gradient, nodes=nodes, grads=grads)
+    trace.module_classes = dict(classes)
     trace.leaves = [n for n, info in nodes.items() if info.is_leaf]
     sums: dict[tuple[str, int], np.ndarray] = {(n, 0): g for n, g in earlier.items()}
     for k, raw in enumerate(doc["steps"]):

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QWidget
 
-from engine import APP_NAME
+from engine import APP_NAME, tracefile
+from engine.fileformat import FileFormatError
 
 from .application import ensure_app
+from .files import is_trace_path
 from .single_instance import FileOpenFilter, InstanceServer, hand_over
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def create_window(path: str | Path | None = None) -> MainWindow:
     so the app is never left without a window.
     """
     ensure_app()
-    # Lazy: a trace (FILE.bptrace) or a missing display never loads the editor.
+    # Lazy: a missing display never loads the editor.
     from .main_window import MainWindow
 
     window = MainWindow()
@@ -46,7 +47,7 @@ def parse_args(args: list[str]) -> argparse.Namespace:
         prog="main.py", description=f"{APP_NAME}: reverse-mode autodiff, made visible."
     )
     parser.add_argument(
-        "files", nargs="*", metavar="FILE", help="a .bpgraph file to open (or a .bptrace to view)"
+        "files", nargs="*", metavar="FILE", help="a .bpgraph, or a captured .bptrace (read-only)"
     )
     return parser.parse_args(args)
 
@@ -73,30 +74,29 @@ class Windows:
     from the Finder) gets a new one; the others are never touched."""
 
     def __init__(self) -> None:
-        self.open: list[QWidget] = []
+        self.open: list[MainWindow] = []
 
     def open_files(self, paths: list[str]) -> list[str]:
         """A window per path (none: one with the example); the one-line errors of the
         traces that could not be read (a graph's error shows in its window)."""
         errors = []
         for path in paths or [None]:
-            if path is not None and path.lower().endswith(".bptrace"):
-                # Lazy: the editor never loads the viewer, a trace never loads the editor.
-                from engine.fileformat import FileFormatError
-
-                from .trace_viewer import open_trace
-
+            if path is not None and is_trace_path(path):
+                # Read here, so a broken trace is reported to the launch that sent it
+                # (a graph's error shows in its window, which opens with the example).
                 try:
-                    window: QWidget = open_trace(path)
+                    trace = tracefile.load(path)
                 except FileFormatError as exc:
                     errors.append(f"error: {path}: {exc}")
                     continue
+                window = create_window()
+                window.files.open_loaded(trace, path)
             else:
                 window = create_window(path)
             self._keep(window)
         return errors
 
-    def _keep(self, window: QWidget) -> None:
+    def _keep(self, window: MainWindow) -> None:
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.open.append(window)
         window.destroyed.connect(lambda _o=None, w=window: self.open.remove(w))
@@ -122,9 +122,8 @@ def main(args: list[str]) -> int:
         app.installEventFilter(file_open)
         errors = windows.open_files(options.files)
         if windows.open:
-            first = windows.open[0]
-            if hasattr(first, "files"):  # an editor: after the first paint, offer any
-                QTimer.singleShot(0, first.files.offer_recovery)  # autosave left behind
+            # After the first paint: offer any autosave a crashed session left behind.
+            QTimer.singleShot(0, windows.open[0].files.offer_recovery)
             status = int(app.exec())
         else:
             status = 2

@@ -18,9 +18,20 @@ from engine.ops import validate_attrs
 
 from .document import GraphDocument, NodeSnapshot, Point
 
+#: Why a captured trace refuses an edit (the banner and the status bar say it).
+READ_ONLY = (
+    "a captured PyTorch trace is read-only: PyTorch computed it, so it cannot be edited "
+    "(build or import a graph to edit)"
+)
+
 
 class EditCommand(QUndoCommand):
-    """Base: ``check()`` raises GraphError for an edit that must be refused."""
+    """Base: ``check()`` raises GraphError for an edit that must be refused.
+
+    ``view_only``: the command changes how the graph is shown (places, groups), not
+    the mathematics, so a read-only captured trace takes it too."""
+
+    view_only = False
 
     def __init__(self, doc: GraphDocument, text: str) -> None:
         super().__init__(text)
@@ -32,6 +43,8 @@ class EditCommand(QUndoCommand):
 
 def push(doc: GraphDocument, cmd: EditCommand) -> GraphError | None:
     """Apply ``cmd`` through the undo stack, or return why it is refused."""
+    if doc.read_only and not cmd.view_only:
+        return GraphError(READ_ONLY)
     try:
         cmd.check()
     except GraphError as exc:
@@ -319,6 +332,8 @@ class SetRequiresGrad(EditCommand):
 
 class MoveNodes(EditCommand):
     """One drag (of one node or a selection) is one undo step."""
+
+    view_only = True
 
     def __init__(self, doc: GraphDocument, old: dict[str, Point], new: dict[str, Point],
                  text: str = "Move") -> None:

@@ -18,7 +18,8 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from engine.autodiff import backward, forward
+from engine.autodiff import Forward, backward, forward
+from engine.captured import CapturedTrace, as_graph
 from engine.collector import collector_paused
 from engine.errors import GraphError
 from engine.fileformat import GraphFile
@@ -83,6 +84,8 @@ class GraphDocument(QObject):
         self.path: Path | None = None
         self.prior_grads: dict[str, np.ndarray] = {}  # .grad from earlier calls
         self.groups: list[Group] = []  # engine.groups; edited by gui.group_commands
+        #: A captured PyTorch pass, shown read-only: its results are the trace, never rerun.
+        self.captured: tuple[CapturedTrace, Forward] | None = None
         self._depth = 0
         self._pending = _Pending()
         self.recompute_count = 0  # how often the engine ran (one per command)
@@ -112,17 +115,41 @@ class GraphDocument(QObject):
             for nid, extra in node_extra.items()
             if "position" in extra
         }
-        self.undo_stack.clear()
-        self.graph = gf.graph
+        self._replace(gf.graph, positions, gf.output, gf.gradient, list(gf.groups), path)
         self.node_extra = node_extra
-        self.positions = positions
-        self.output = gf.output
-        self.gradient = gf.gradient
         self.title, self.description = gf.title, gf.description
         self.extra = dict(gf.extra)
-        self.path = path
+        self._announce_load()
+
+    def load_trace(self, trace: CapturedTrace, path: Path | None) -> None:
+        """Show a captured PyTorch pass, read-only: its modules are collapsed groups."""
+        shown = as_graph(trace)
+        self._replace(shown.graph, {}, trace.output, trace.gradient, shown.groups, path)
+        self.captured = (trace, shown.forward)
+        self._announce_load()
+
+    @property
+    def read_only(self) -> bool:
+        """A captured trace: nothing edits it (the engine did not compute it)."""
+        return self.captured is not None
+
+    def _replace(
+        self,
+        graph: Graph,
+        positions: dict[str, Point],
+        output: str | None,
+        gradient: np.ndarray | None,
+        groups: list[Group],
+        path: Path | None,
+    ) -> None:
+        self.undo_stack.clear()
+        self.graph, self.positions, self.groups, self.path = graph, positions, groups, path
+        self.output, self.gradient = output, gradient
+        self.node_extra, self.title, self.description, self.extra = {}, "", "", {}
         self.prior_grads = {}
-        self.groups = list(gf.groups)
+        self.captured = None
+
+    def _announce_load(self) -> None:
         self.undo_stack.setClean()
         self.fileChanged.emit()
         self._pending.structure = self._pending.backward = True
@@ -154,6 +181,8 @@ class GraphDocument(QObject):
     def live_groups(self) -> list[Group]:
         """The groups as they stand after edits: deleted members dropped, and a group
         an edit broke (emptied, no longer convex, overlapping) left out."""
+        if self.read_only:  # nothing edits a captured graph: its modules were checked
+            return [Group(g.id, list(g.members), g.title, g.collapsed) for g in self.groups]
         out: list[Group] = []
         for g in self.groups:
             members = [m for m in g.members if m in self.graph.nodes]
@@ -359,6 +388,10 @@ class GraphDocument(QObject):
         """Forward, then backward from the chosen output; results replace the old ones
         (``resultsChanged`` follows once the other changes are announced)."""
         self.recompute_count += 1
+        if self.captured is not None:
+            trace, fwd = self.captured
+            self.results = Results(fwd, trace)
+            return
         fwd = forward(self.graph)
         results = Results(fwd)
         if self.output is None:

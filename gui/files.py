@@ -21,8 +21,9 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
-from engine import APP_NAME
+from engine import APP_NAME, tracefile
 from engine.atomic_write import pid_alive
+from engine.captured import CapturedTrace
 from engine.collector import collector_paused
 from engine.examples import EXAMPLES_DIR
 from engine.fileformat import (
@@ -41,6 +42,11 @@ MAX_RECENT = 8
 #: Periodic autosave while there are unsaved edits, and the quiet time after an edit.
 AUTOSAVE_INTERVAL_MS = 30_000
 AUTOSAVE_DEBOUNCE_MS = 3_000
+
+
+def is_trace_path(path: str | os.PathLike[str]) -> bool:
+    """A captured PyTorch pass (``.bptrace``), shown read-only, rather than a graph."""
+    return str(path).lower().endswith(tracefile.SUFFIX)
 
 
 class Answer(StrEnum):
@@ -141,7 +147,7 @@ class FileController(QObject):
 
     def maybe_save(self) -> bool:
         """True when it is fine to replace the document (saved, discarded or unmodified)."""
-        if not self.doc.modified:
+        if not self.doc.modified or self.doc.read_only:  # a trace's groups are no edit
             return True
         answer = self.host.confirm_discard()
         if answer == Answer.SAVE:
@@ -183,10 +189,17 @@ class FileController(QObject):
         self._apply(gf, Path(path), example)
         return True
 
-    def _read(self, p: Path) -> GraphFile | None:
-        """The file, validated, or None after telling the user (one line) what is wrong."""
+    def open_loaded(self, gf: GraphFile | CapturedTrace, path: str | os.PathLike[str]) -> None:
+        """Show a file already read (and so already checked) from ``path``."""
+        self._apply(gf, Path(path), False)
+
+    def _read(self, p: Path) -> GraphFile | CapturedTrace | None:
+        """The file (a graph, or a captured ``.bptrace`` pass), validated, or None after
+        telling the user (one line) what is wrong."""
         try:
             with collector_paused():  # parsing allocates, frees nothing: no GC passes
+                if is_trace_path(p):
+                    return tracefile.load(p)
                 return load(p, partial=True)
         except FileFormatError as exc:
             self.host.show_error(f"Cannot open {p.name}: {exc}")
@@ -196,10 +209,17 @@ class FileController(QObject):
             self.host.show_error(f"Cannot open {p.name}: {exc}".splitlines()[0])
         return None
 
-    def _apply(self, gf: GraphFile, p: Path, example: bool) -> None:
+    def _apply(self, gf: GraphFile | CapturedTrace, p: Path, example: bool) -> None:
         # A shipped example always opens as a copy, so Save never overwrites it.
         example = example or p.resolve().parent == Path(EXAMPLES_DIR).resolve()
         self.remove_autosave()
+        if isinstance(gf, CapturedTrace):
+            with collector_paused():
+                self.doc.load_trace(gf, p.resolve())
+            self.host.apply_view_state(None)
+            self.add_recent(p)
+            self.message.emit(f"Opened {p.name} (a captured trace: read-only)")
+            return
         gf.extra.pop("autosave", None)
         view = gf.extra.get("view")
         with collector_paused():  # thousands of boxes and edges arrive, none leave
@@ -312,6 +332,8 @@ class FileController(QObject):
         return autosave_dir() / (name + SUFFIX)
 
     def _edited(self, _index: int) -> None:
+        if self.doc.read_only:  # expanding a module changes nothing worth keeping
+            return
         self._dirty = True
         self._debounce.start()
 

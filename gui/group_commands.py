@@ -19,6 +19,8 @@ from .document import GraphDocument
 class SetGroups(EditCommand):
     """Replace the document's groups (the base of every group edit)."""
 
+    view_only = True
+
     def __init__(self, doc: GraphDocument, groups: list[Group], text: str) -> None:
         super().__init__(doc, text)
         self.before = copy.deepcopy(doc.groups)

@@ -25,6 +25,7 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QInputDialog,
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QTabBar,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -42,12 +44,13 @@ from PySide6.QtWidgets import (
 from engine import APP_NAME
 from engine.errors import GraphError
 from engine.examples import EXAMPLES_DIR, list_examples
-from engine.fileformat import SUFFIX, FileFormatError
+from engine.fileformat import SUFFIX
 from engine.layout_keys import clamp
 from engine.tracefile import SUFFIX as TRACE_SUFFIX
 
 from .canvas.view import CanvasView
 from .clipboard import Clipboard
+from .commands import READ_ONLY
 from .document import GraphDocument
 from .files import Answer, DiskChange, FileController
 from .paint_cache import PaintCache
@@ -151,7 +154,6 @@ class MainWindow(QMainWindow):
         self.clipboard = Clipboard()
         self.files = FileController(self.doc, self, self)
         self.presenting = False
-        self.trace_windows: list[QWidget] = []  # read-only .bptrace viewers opened from here
         self._refit_on_resize = False
         self._refit_after_state = False  # the size a maximise brings arrives later
         self._saved_state: QByteArray | None = None
@@ -159,6 +161,7 @@ class MainWindow(QMainWindow):
         self._shown_once = False
 
         self._build_player_bar()
+        self._build_read_only_banner()
         self._build_docks()
         self._build_status_bar()
         self._build_actions()
@@ -248,6 +251,18 @@ class MainWindow(QMainWindow):
         if isinstance(tab, LazyTab):
             tab.build()
 
+    def _build_read_only_banner(self) -> None:
+        self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        self.read_only_banner = QToolBar("Read-only", self)
+        self.read_only_banner.setObjectName("ReadOnlyBanner")
+        self.read_only_banner.setMovable(False)
+        label = QLabel(READ_ONLY[0].upper() + READ_ONLY[1:] + ".")
+        label.setContentsMargins(8, 2, 8, 2)
+        self.read_only_banner.addWidget(label)
+        self.read_only_banner.toggleViewAction().setVisible(False)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.read_only_banner)
+        self.read_only_banner.setVisible(False)
+
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.player_status = QLabel()
@@ -307,7 +322,7 @@ class MainWindow(QMainWindow):
                             "Copy the current frame as an image, for slides"),
             "export_animation": a("Export &Animation…", self.export_animation, "Ctrl+Shift+E",
                                   "The whole backward pass as GIF, video, PDF or web page"),
-            "quit": a("&Quit", self.close, SK.Quit, "Close the window"),
+            "quit": a("&Quit", self.quit, SK.Quit, "Close every window and quit"),
             "cut": a("Cu&t", self.cut, SK.Cut, "Cut the selected nodes", CANVAS_SCOPE),
             "copy": a("&Copy", self.copy, SK.Copy, "Copy the selected nodes", CANVAS_SCOPE),
             "paste": a("&Paste", self.paste, SK.Paste, "Paste nodes", CANVAS_SCOPE),
@@ -428,6 +443,7 @@ class MainWindow(QMainWindow):
         self.canvas.statusMessage.connect(self.show_status)
         self.canvas.statusMessage.connect(self.canvas.show_note)  # where the user looks
         self.canvas.spaceTapped.connect(self.player.toggle_play)
+        self.canvas.fileDropped.connect(self.files.open_path)
         self.inspector.message.connect(self.show_status)
         self.inspector.renamed.connect(lambda new: self.canvas.select_ids([new]))
         self.files.message.connect(self.show_status)
@@ -443,8 +459,20 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         doc = self.doc
         name = doc.path.name if doc.path else (doc.title or "Untitled")
-        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
-        self.setWindowModified(doc.modified)
+        shown = " (captured trace, read-only)" if doc.read_only else ""
+        self.setWindowTitle(f"{name}[*]{shown} — {APP_NAME}")
+        self.setWindowModified(doc.modified and not doc.read_only)
+        self._update_read_only()
+
+    def _update_read_only(self) -> None:
+        """A captured trace: the banner says why nothing edits it, and the editing
+        actions and panels are off; playing, presenting and exporting stay on."""
+        ro = self.doc.read_only
+        self.read_only_banner.setVisible(ro)
+        for name in ("save", "save_as", "cut", "paste", "duplicate", "delete"):
+            self.actions[name].setEnabled(not ro)
+        self.palette_dock.setEnabled(not ro)
+        self.inspector_dock.widget().setEnabled(not ro)
 
     def show_status(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -526,23 +554,16 @@ class MainWindow(QMainWindow):
         self.files.new_document()
 
     def open_dialog(self) -> None:
+        """A graph, or a captured ``.bptrace`` pass (shown read-only in this window)."""
         path = self.ask_open_path()
-        if path and path.lower().endswith(".bptrace"):
-            self.open_trace(path)
-        elif path:
+        if path:
             self.files.open_path(path)
 
-    def open_trace(self, path: str) -> None:
-        """A captured trace opens read-only in a viewer window beside this one."""
-        from .trace_viewer import open_trace  # lazy: startup need not load the trace viewer
-
-        try:
-            viewer = open_trace(path)
-        except FileFormatError as exc:
-            self.show_error(f"Cannot open {Path(path).name}: {exc}")
-            return
-        self.trace_windows.append(viewer)
-        viewer.show()
+    def quit(self) -> None:
+        """Close (asking about unsaved changes), then end the process: no window stays."""
+        if self.close():
+            QApplication.closeAllWindows()
+            QApplication.quit()
 
     def open_default_example(self) -> bool:
         """Seed example 2 (the stack of three scalars with v = [0.1, 0.2, 0.3])."""

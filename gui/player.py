@@ -35,12 +35,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.groups import playback_steps
-
 from .document import GraphDocument
 from .model import labels
 from .model.end_to_end import EndToEnd, end_to_end
-from .model.timeline import Frame, Timeline
+from .model.timeline import Frame, Timeline, timeline_of
 from .paint_cache import PaintCache
 from .theme import THEME
 
@@ -191,12 +189,9 @@ class Player(QObject):
     def _make_timeline(self) -> Timeline:
         """The document's timeline; each collapsed group plays as one step."""
         doc = self.doc
-        trace = doc.results.trace
         groups = doc.live_groups()
         self._built_for = (doc.results, [g for g in groups if g.collapsed])
-        if trace is None or not self._built_for[1]:
-            return Timeline(doc.results)
-        return Timeline(doc.results, playback_steps(doc.graph, doc.results.forward, trace, groups))
+        return timeline_of(doc.graph, doc.results, groups)
 
     def _filtered(self, frame: Frame) -> Frame:
         return frame if self.frame_filter is None else self.frame_filter(frame)

@@ -165,7 +165,7 @@ class Teaching(QObject):
         trace = doc.results.trace
         if trace is None:
             return (0, 0)
-        steps = playback_steps(doc.graph, doc.results.forward, trace, doc.live_groups())
+        steps = playback_steps(doc.graph, trace, doc.live_groups())
         return (len(steps), len(trace.steps))
 
     def _highlight_edge(self, key: tuple[str, str, int] | None) -> None:

@@ -141,3 +141,40 @@ def script(name: str) -> ModuleType:
         os.environ.clear()
         os.environ.update(saved)
     return module
+
+
+# --------------------------------------------------------------------------- captured models
+
+
+def captured_mlp(path: Path) -> Path:
+    """A two-layer MLP with cross-entropy, captured with its modules tracked, saved."""
+    from engine.capture import capture, tracking
+
+    torch.manual_seed(5)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 2)
+    ).double()
+    x = torch.randn(2, 4, dtype=torch.float64)
+    with tracking(model):
+        loss = torch.nn.functional.cross_entropy(model(x), torch.tensor([0, 1]))
+    capture(loss, names=model).save(path)
+    return path
+
+
+def captured_cnn(path: Path) -> Path:
+    """A small CNN (conv, batch norm, max-pool), captured and saved."""
+    from engine.capture import capture, tracking
+
+    torch.manual_seed(6)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 2, 3),
+        torch.nn.BatchNorm2d(2),
+        torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(),
+        torch.nn.Linear(2, 2),
+    ).double()
+    x = torch.randn(1, 1, 4, 4, dtype=torch.float64)
+    with tracking(model):
+        loss = model(x).pow(2).sum()
+    capture(loss, names=model).save(path)
+    return path

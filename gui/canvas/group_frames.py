@@ -13,6 +13,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
+from engine.graph import CAPTURED_OP
 from engine.groups import Group, inputs_of, local_jacobian, outputs_of
 
 from ..document import GraphDocument
@@ -85,10 +86,6 @@ class GroupFrames:
         doc.positionsChanged.connect(lambda _ids: self.refresh())
         doc.structureChanged.connect(self.refresh)
 
-    def _depth(self, group: Group) -> int:
-        mine = set(group.members)
-        return sum(1 for g in self.doc.groups if g is not group and mine < set(g.members))
-
     def caption(self, group: Group) -> str:
         """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
         doc = self.doc
@@ -102,6 +99,8 @@ class GroupFrames:
             jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
         except Exception:  # a member without a value: say so instead of a matrix
             jac = None
+        if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
+            return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
         jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
         text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
         carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
@@ -109,17 +108,30 @@ class GroupFrames:
         return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
 
     def show_frame(self, frame: Frame) -> None:
-        """Follow the player: outline the group whose one step is shown."""
+        """Follow the player: outline the group whose one step is shown (only the frames
+        whose outline changes are redrawn: a captured model has a thousand groups)."""
         gid = frame.active_group.group.id if frame.active_group is not None else None
         if gid != self.active:
+            changed = {self.active, gid}
             self.active = gid
-            self.refresh()
+            self.refresh(only=changed)
 
-    def refresh(self, *_args: object) -> None:
+    def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
+        """Place every group's frame (or those in ``only``) around its member boxes."""
+        groups = self.doc.groups
+        sets = {g.id: frozenset(g.members) for g in groups}
+        holders: dict[str, list[str]] = {}  # member -> the groups holding it
+        for gid, mine in sets.items():
+            for m in mine:
+                holders.setdefault(m, []).append(gid)
         seen = set()
-        for group in self.doc.groups:
+        for group in groups:
+            seen.add(group.id)
+            if only is not None and group.id not in only:
+                continue
             rects = [self.boxes[m].sceneBoundingRect() for m in group.members if m in self.boxes]
             if not rects:
+                seen.discard(group.id)
                 continue
             rect = rects[0]
             for r in rects[1:]:
@@ -128,14 +140,14 @@ class GroupFrames:
             if frame is None:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
+            mine = sets[group.id]
+            # groups nest or stay apart: those around this one hold its first member
+            around = holders.get(next(iter(mine)), []) if mine else []
+            depth = sum(1 for gid in around if gid != group.id and mine < sets[gid])
             frame.show_group(
-                rect,
-                self.caption(group),
-                group.collapsed,
-                self._depth(group),
-                group.id == self.active,
+                rect, self.caption(group), group.collapsed, depth, group.id == self.active
             )
-            seen.add(group.id)
-        for gid in list(self.frames):
-            if gid not in seen:
-                self.scene.removeItem(self.frames.pop(gid))
+        if only is None:
+            for gid in list(self.frames):
+                if gid not in seen:
+                    self.scene.removeItem(self.frames.pop(gid))

@@ -352,7 +352,7 @@ class CanvasScene(QGraphicsScene):
         reported: list[str] = []  # boxes whose ports moved
         for nid, node in graph.nodes.items():
             flags = [s is not None for s in node.inputs]
-            if not node.is_leaf and OPS[node.op].arity is None:
+            if not node.is_leaf and node.op in OPS and OPS[node.op].arity is None:
                 flags.append(False)  # variadic: one free port to plug the next operand in
             item = self.nodes.get(nid)
             if item is None:

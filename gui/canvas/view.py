@@ -61,6 +61,7 @@ from ..commands import (
     set_output,
 )
 from ..document import GraphDocument, Point
+from ..group_commands import set_collapsed
 from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
 from ..model.names import MIME_OP
 from ..model.placement import place_box
@@ -68,6 +69,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME
 from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
+from .group_frames import GroupFrame
 from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
@@ -97,6 +99,8 @@ class CanvasView(QGraphicsView):
     gradientCheckRequested = Signal(str)
     #: Follow step was switched on or off (the window's checkable action follows it).
     followChanged = Signal(bool)
+    #: A file dropped from outside (its path): the window opens it.
+    fileDropped = Signal(str)
 
     def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -840,8 +844,28 @@ class CanvasView(QGraphicsView):
             at, self._search_on_release = self._search_on_release, None
             self.open_quick_search(at)
 
+    def toggle_group_at(self, pos: QPoint) -> bool:
+        """Expand the collapsed group under ``pos`` (view coordinates), or collapse the
+        expanded one whose frame (not a box in it) is there; False: no group there."""
+        for item in self.items(pos):  # topmost first; a collapsed frame covers its boxes
+            if isinstance(item, NodeItem):
+                return False
+            frame = item if isinstance(item, GroupFrame) else item.parentItem()
+            if isinstance(frame, GroupFrame):
+                group = next((g for g in self.doc.groups if g.id == frame.group_id), None)
+                if group is None:
+                    return False
+                error = push(self.doc, set_collapsed(self.doc, group.id, not group.collapsed))
+                if error is not None:
+                    self.statusMessage.emit(str(error))
+                return True
+        return False
+
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
+        if event.button() == Qt.MouseButton.LeftButton and self.toggle_group_at(pos):
+            event.accept()
+            return
         if event.button() == Qt.MouseButton.LeftButton and self.itemAt(pos) is None:
             # open on the release that ends the double-click: a popup shown now
             # would take that release, and the view would think a button is held
@@ -929,19 +953,30 @@ class CanvasView(QGraphicsView):
 
     # ------------------------------------------------------------------ drops from the palette
 
+    @staticmethod
+    def _dropped_file(event: QDragEnterEvent | QDragMoveEvent | QDropEvent) -> str | None:
+        """The one local file a drag carries (a graph or a trace to open), if any."""
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        return urls[0].toLocalFile() or None if len(urls) == 1 else None
+
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt API
-        if event.mimeData().hasFormat(MIME_OP):
+        if event.mimeData().hasFormat(MIME_OP) or self._dropped_file(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt API
-        if event.mimeData().hasFormat(MIME_OP):
+        if event.mimeData().hasFormat(MIME_OP) or self._dropped_file(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt API
+        path = self._dropped_file(event)
+        if path is not None and not event.mimeData().hasFormat(MIME_OP):
+            event.acceptProposedAction()
+            self.fileDropped.emit(path)
+            return
         if not event.mimeData().hasFormat(MIME_OP):
             event.ignore()
             return

@@ -5,9 +5,11 @@
         [--size WxH] [--fps N] [--hold S] [--transition S] [--forward] [--worksheet]
         [--view slide|canvas]
 
-``K`` counts backward steps: 0 is "forward done, nothing propagated yet", ``end``
-is "backward done". Bad input exits with status 2 and one line on stderr,
-``error: FILE: ...``, never a traceback; a failed export leaves no file behind.
+FILE is a graph (``.bpgraph``) or a captured PyTorch pass (``.bptrace``, its modules
+collapsed). ``K`` counts the backward steps the player plays (a collapsed group is
+one): 0 is "forward done, nothing propagated yet", ``end`` is "backward done". Bad
+input exits with status 2 and one line on stderr, ``error: FILE: ...``, never a
+traceback; a failed export leaves no file behind.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from engine.errors import printable
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
-from ..model.timeline import Timeline
+from ..model.timeline import timeline_of
 from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
 from .options import (
@@ -61,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         add_help=True,
-        description="Render a graph file's backward pass: one frame, or the whole "
+        description="Render a graph's or a captured trace's backward pass: one frame, or the whole "
         "lesson as an animation, a PNG folder, a PDF or a web page.",
     )
     parser.add_argument("file", metavar="FILE")
@@ -237,7 +239,7 @@ def _load(file: str) -> GraphDocument:
 
 def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: View) -> int:
     doc = _load(file)
-    timeline = Timeline(doc.results)
+    timeline = timeline_of(doc.graph, doc.results, doc.live_groups())
     n = len(timeline.steps)
     if step is None:
         position = timeline.end

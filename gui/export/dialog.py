@@ -42,7 +42,7 @@ from engine.atomic_write import remove_stale_temps
 from engine.fileformat import SUFFIX, save
 
 from ..document import GraphDocument
-from ..model.timeline import Timeline
+from ..model.timeline import timeline_of
 from .frame_sheet import render_frame
 from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Timing, View
 
@@ -192,7 +192,7 @@ class ExportAnimationDialog(QDialog):
     def update_preview(self) -> None:
         """The first step (forward done, backward about to start) at the chosen size."""
         size = (self.width_box.value(), self.height_box.value())
-        start = Timeline(self.doc.results).forward_length
+        start = timeline_of(self.doc.graph, self.doc.results, self.doc.live_groups()).forward_length
         image = render_frame(self.doc, start, size, View(self.view_box.currentText()))
         pixmap = QPixmap.fromImage(image).scaledToWidth(
             PREVIEW_WIDTH, Qt.TransformationMode.SmoothTransformation

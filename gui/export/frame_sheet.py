@@ -29,6 +29,7 @@ from engine import APP_NAME, app_signature
 from engine.atomic_write import write_atomic
 
 from .. import application
+from ..canvas.group_frames import GroupFrames
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
@@ -85,6 +86,10 @@ class FrameSheet(QWidget):
         camera.follow(self.canvas)
         self._came_from: CameraTarget | None = None  # the last held step's view
         connect_canvas(self.player, self.canvas)
+        scene = self.canvas.canvas  # groups (a captured model's modules) look as on screen
+        self.group_frames = GroupFrames(scene, doc, scene.nodes)
+        self.group_frames.refresh()
+        self.player.frameChanged.connect(self.group_frames.show_frame)
         self.panel = ChainRulePanel(self.player)
         self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.panel.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -14,6 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter, QTextDocument
 
+from engine import tracefile
+from engine.captured import CapturedTrace
 from engine.fileformat import load
 
 from ..document import GraphDocument
@@ -29,11 +31,23 @@ CARD_MARGIN = 0.07  # of the width, each side
 
 
 def load_document(file: str | Path) -> GraphDocument:
-    """A document for a graph file, as the app would open it (raises FileFormatError)."""
+    """A document for a graph file or a captured ``.bptrace``, as the app would open it
+    (raises FileFormatError)."""
+    if str(file).lower().endswith(tracefile.SUFFIX):
+        return trace_document(tracefile.load(file), Path(file))
     ensure_app()
     gf = load(file, partial=True)
     doc = GraphDocument()
     doc.load(gf, Path(file))
+    return doc
+
+
+def trace_document(trace: CapturedTrace, path: Path | None = None) -> GraphDocument:
+    """A read-only document showing a captured pass, headless: hand it to
+    :func:`gui.export.writers.write_lesson` (any format) or :func:`save_frame`."""
+    ensure_app()
+    doc = GraphDocument()
+    doc.load_trace(trace, path)
     return doc
 
 

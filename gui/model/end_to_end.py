@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine import captured
 from engine.autodiff import backward, end_to_end_jacobian
 from engine.errors import GraphError
 from engine.graph import Graph
@@ -45,17 +46,27 @@ def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | 
         return None
     fwd = results.forward
     leaves = tuple(trace.leaves)
-    sizes = tuple(int(fwd.values[x].size) for x in leaves)
-    try:
-        jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves))
-    except GraphError:
-        jac = None
-    grads = trace.leaf_grads
-    if accumulated:
-        grads = backward(graph, fwd, trace.output, trace.gradient).leaf_grads
+    if isinstance(trace, captured.CapturedTrace):  # PyTorch ran it: only its steps replay
+        shapes = [captured.leaf_shape(trace, x) for x in leaves]
+        jac = captured.end_to_end_jacobian(trace)
+        grads: dict[str, np.ndarray | None] = {}
+        for s in trace.steps:  # this call's share: the sum of what its steps delivered
+            if s.operand in leaves:
+                held = grads.get(s.operand)
+                grads[s.operand] = s.vjp if held is None else held + s.vjp
+    else:
+        shapes = [fwd.values[x].shape for x in leaves]
+        try:
+            jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves))
+        except GraphError:
+            jac = None
+        grads = trace.leaf_grads
+        if accumulated:
+            grads = backward(graph, fwd, trace.output, trace.gradient).leaf_grads
+    sizes = tuple(int(np.prod(shape)) for shape in shapes)
     vjp = tuple(
-        np.zeros(fwd.values[x].shape) if grads.get(x) is None else np.asarray(grads[x])
-        for x in leaves
+        np.zeros(shape) if grads.get(x) is None else np.asarray(grads[x])
+        for x, shape in zip(leaves, shapes, strict=True)
     )
     return EndToEnd(
         output=trace.output,

@@ -18,13 +18,14 @@ def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int)
     outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
     body = [
         labels.h_para(
-            f"Step {k} of {n}: group {labels.esc(g.title or g.id)} as one step",
+            f"Step {k} of {n}: group {labels.esc(g.title or g.id)} as one step "
+            f"({step.edges} edge{'s' if step.edges != 1 else ''} inside; expand it to play them)",
             bold=True,
             size="115%",
         )
     ]
     jac = local_jacobian(graph, fwd, g, labels.LABEL_MAX_ENTRIES * 4, step.outputs)
-    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
+    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print, or captured)"
     body.append(labels.h_para(labels.esc(f"J = ∂({outs})/∂({ins}) = {jtext}"), colours.JACOBIAN))
     if frozen := no_grad_inputs(graph, fwd, g):
         note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"

@@ -140,9 +140,9 @@ class NodeBoxes:
             else:
                 style, marker = BoxStyle.CONST, "const" if node.op == "const" else "no grad"
         else:
-            op = OPS[node.op]
             title = f"{nid} = {node.computes()}"
-            style, marker, tooltip = BoxStyle.OP, "", f"{node.op}: {op.doc}"
+            doc = OPS[node.op].doc if node.op in OPS else "computed by PyTorch (captured)"
+            style, marker, tooltip = BoxStyle.OP, "", f"{node.op}: {doc}"
         if frame is None or nid in frame.shown_values:
             v = fwd.values.get(nid)
             if v is None:

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.groups import GroupStep, PlayStep
+from engine.graph import Graph
+from engine.groups import Group, GroupStep, PlayStep, playback_steps
 from engine.trace import Step
 
 from .results import Results
@@ -124,7 +125,7 @@ class _GradsAt(Mapping[str, np.ndarray]):
 def _step_words(step: PlayStep) -> str:
     if isinstance(step, Step):
         return f"{step.consumer} → {step.operand}"
-    return f"group {step.group.id} → {', '.join(step.inputs)}"
+    return f"{step.group.title or step.group.id} ({step.edges} edges) → {', '.join(step.inputs)}"
 
 
 def _receivers(step: PlayStep) -> list[str]:
@@ -286,3 +287,12 @@ class Timeline:
             if f.active_group is not None:
                 nodes.update(f.active_group.inputs)
         return Changes(frozenset(nodes), frozenset(edges))
+
+
+def timeline_of(graph: Graph, results: Results, groups: list[Group]) -> Timeline:
+    """What plays for a document: its trace, each outermost collapsed group as one step
+    (the player, every export and the CLI's ``--step K`` count the same steps)."""
+    trace = results.trace
+    if trace is None or not any(g.collapsed for g in groups):
+        return Timeline(results)
+    return Timeline(results, playback_steps(graph, trace, groups))

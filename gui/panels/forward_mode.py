@@ -37,6 +37,13 @@ from .follow import WhenVisible
 EdgeKey = tuple[str, str, int]
 
 
+#: Why a captured trace has no forward mode here.
+CAPTURED_NO_JVP = (
+    "forward mode needs the engine's own ops: a captured trace holds PyTorch's backward "
+    "steps only"
+)
+
+
 class ForwardModePanel(QWidget):
     """Tangent editor, step controls, the step's write-up, tangents and the pass counts."""
 
@@ -160,12 +167,14 @@ class ForwardModePanel(QWidget):
         fwd = doc.results.forward
         self.message.clear()
         try:
+            if doc.read_only:
+                raise GraphError(CAPTURED_NO_JVP)
             self.trace = jvp(doc.graph, fwd, self.tangents_typed())
         except GraphError as exc:
             self.trace = None
             self.message.setText(str(exc))
         self.comparison.clear()
-        if doc.output is not None and doc.output in fwd.values:
+        if doc.output is not None and doc.output in fwd.values and not doc.read_only:
             self.comparison.setText(
                 forward_view.comparison_text(pass_counts(doc.graph, fwd, doc.output))
             )

@@ -41,9 +41,9 @@ def test_group_around_the_stack_operands_has_the_seeds_jacobian():
 def test_collapse_and_expand_change_steps_never_leaf_grads():
     g, fwd, trace = seed2()
     group = Group("g", SEED2_OPERANDS)
-    collapsed = playback_steps(g, fwd, trace, [group])
+    collapsed = playback_steps(g, trace, [group])
     group.collapsed = False
-    expanded = playback_steps(g, fwd, trace, [group])
+    expanded = playback_steps(g, trace, [group])
     assert len(expanded) == len(trace) == 15
     assert len(collapsed) == 4  # y -> y1, y2, y3, then the group as one step
     step = collapsed[-1]
@@ -63,9 +63,9 @@ def test_nested_groups_play_as_the_outermost_collapsed_one():
     inner = Group("inner", ["a", "y1"])
     outer = Group("outer", SEED2_OPERANDS)
     check_group(g, inner.members, [outer])
-    assert len(playback_steps(g, fwd, trace, [inner, outer])) == 4
+    assert len(playback_steps(g, trace, [inner, outer])) == 4
     outer.collapsed = False
-    steps = playback_steps(g, fwd, trace, [inner, outer])
+    steps = playback_steps(g, trace, [inner, outer])
     assert len(steps) == 15 - 4 + 1  # a's and y1's four steps become one
     inner_step = next(s for s in steps if isinstance(s, GroupStep))
     close(local_jacobian(g, fwd, inner), [[6, 3, 2]])

@@ -44,7 +44,7 @@ def _issue_graph() -> Graph:
 def _play(g: Graph, output: str, members: list[str], v=None):  # noqa: ANN001, ANN202
     fwd = forward(g)
     trace = backward(g, fwd, output, v)
-    return fwd, trace, playback_steps(g, fwd, trace, [Group("g", members)])
+    return fwd, trace, playback_steps(g, trace, [Group("g", members)])
 
 
 def test_an_output_that_feeds_another_member_is_not_counted_twice():
@@ -111,7 +111,7 @@ def test_grouped_playback_and_group_jacobians_match_torch(tref, case):
     graph, specs, output, v, groups = case
     fwd = forward(graph)
     trace = backward(graph, fwd, output, v)
-    steps = playback_steps(graph, fwd, trace, groups)
+    steps = playback_steps(graph, trace, groups)
     assume(all(np.all(np.isfinite(s.vjp)) for s in trace.steps))
 
     leaves = _leaf_tensors(tref, specs)

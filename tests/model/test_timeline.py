@@ -5,18 +5,34 @@ Headless (no Qt): gui.model is the Qt-free view model.
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from engine import tracefile
 from engine.autodiff import backward, forward
+from engine.captured import as_graph
 from gui.model.results import Results
 from gui.model.timeline import Phase, Timeline
-from support import seed2_graph
+from support import captured_mlp, seed2_graph, torch
 
 
 def seed2_timeline() -> Timeline:
     g = seed2_graph()
     fwd = forward(g)
     return Timeline(Results(fwd, backward(g, fwd, "y", np.array([0.1, 0.2, 0.3]))))
+
+
+@pytest.fixture(scope="module", params=["seed2", "captured"])
+def timeline(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Timeline:
+    """Seed 2, and a captured PyTorch MLP (its edges, modules expanded): one timeline."""
+    if request.param == "seed2":
+        return seed2_timeline()
+    if torch is None:
+        pytest.skip("torch is not installed")
+    trace = tracefile.load(captured_mlp(Path(tmp_path_factory.mktemp("tl")) / "mlp.bptrace"))
+    return Timeline(Results(as_graph(trace).forward, trace))
 
 
 def naive_frame(tl: Timeline, k: int) -> tuple[dict[str, np.ndarray], set]:
@@ -29,8 +45,8 @@ def naive_frame(tl: Timeline, k: int) -> tuple[dict[str, np.ndarray], set]:
     return grads, done
 
 
-def test_every_frame_matches_replaying_the_steps() -> None:
-    tl = seed2_timeline()
+def test_every_frame_matches_replaying_the_steps(timeline: Timeline) -> None:
+    tl = timeline
     F = tl.forward_length
     for p in range(tl.length):
         f = tl.frame(p)
@@ -48,8 +64,8 @@ def test_every_frame_matches_replaying_the_steps() -> None:
     assert tl.frame(tl.end).phase is Phase.BACKWARD_DONE
 
 
-def test_a_step_changes_only_the_nodes_and_edges_it_touches() -> None:
-    tl = seed2_timeline()
+def test_a_step_changes_only_the_nodes_and_edges_it_touches(timeline: Timeline) -> None:
+    tl = timeline
     F = tl.forward_length
     for k in range(1, len(tl.steps)):
         a, b = tl.frame(F + k), tl.frame(F + k + 1)

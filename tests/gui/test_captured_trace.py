@@ -1,0 +1,145 @@
+"""A captured PyTorch pass in the main window: the one player, canvas, chain-rule panel
+and exporters show it; its modules are collapsed groups that play as one step."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import tracefile
+from engine.groups import GroupStep
+from engine.trace import Step
+from gui.commands import READ_ONLY, MoveNodes, push
+from gui.group_commands import set_collapsed
+from gui.model.chain_rule import chain_rule_html
+from gui.model.formatting import fmt_num
+from support import captured_cnn, captured_mlp, torch
+
+pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
+
+
+@pytest.fixture(scope="module", params=["mlp", "cnn"])
+def trace_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    make = {"mlp": captured_mlp, "cnn": captured_cnn}[request.param]
+    return make(tmp_path_factory.mktemp("captured") / f"{request.param}.bptrace")
+
+
+@pytest.fixture
+def window(qtbot, trace_path: Path):  # noqa: ANN001, ANN201
+    from gui.main_window import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    assert w.files.load_path(trace_path)
+    return w
+
+
+def _text(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_every_step_shows_its_vjp_and_the_leaves_end_as_the_trace(window, trace_path) -> None:  # noqa: ANN001
+    trace = tracefile.load(trace_path)
+    player, tl = window.player, window.player.timeline
+    assert window.doc.read_only and window.read_only_banner.isVisibleTo(window)
+    assert all(g.collapsed and " · " in g.title for g in window.doc.groups)
+    assert len(tl.steps) < len(trace.steps)  # each module is one step
+    for k in range(1, len(tl.steps) + 1):
+        player.seek(tl.position_of_step(k))
+        frame = player.frame
+        text = _text(chain_rule_html(window.doc.graph, tl, frame, player.end_to_end, 12))
+        step = tl.steps[k - 1]
+        if isinstance(step, Step):
+            assert f"{step.consumer}" in text and f"{step.operand}" in text
+            assert fmt_num(float(step.vjp.ravel()[0])) in text
+            np.testing.assert_array_equal(frame.grads[step.operand], step.accumulated)
+        else:
+            assert isinstance(step, GroupStep) and frame.active_group is step
+            assert f"{step.edges} edge" in text and step.group.title in text
+    player.to_end()
+    for leaf in trace.leaves:
+        np.testing.assert_allclose(player.frame.grads[leaf], trace.grads[leaf], rtol=1e-12)
+
+
+def test_an_expanded_module_plays_its_edges(window) -> None:  # noqa: ANN001
+    doc, player = window.doc, window.player
+    group = doc.groups[0]
+    before = len(player.timeline.steps)
+    edges = next(s.edges for s in player.timeline.steps if isinstance(s, GroupStep)
+                 and s.group.id == group.id)
+    rebuilt: list[bool] = []
+    player.timelineChanged.connect(lambda: rebuilt.append(True))
+    runs = doc.recompute_count
+    assert push(doc, set_collapsed(doc, group.id, False)) is None
+    assert rebuilt == [True] and doc.recompute_count == runs  # one new timeline, no recompute
+    assert len(player.timeline.steps) == before + edges - 1
+    assert not doc.modified or not window.isWindowModified()  # nothing to save
+    assert push(doc, set_collapsed(doc, group.id, True)) is None
+    assert len(player.timeline.steps) == before
+
+
+def test_edits_are_refused_in_one_line(window) -> None:  # noqa: ANN001
+    from gui.commands import Rename
+
+    doc = window.doc
+    nid = next(iter(doc.graph.nodes))
+    error = push(doc, Rename(doc, nid, "renamed"))
+    assert error is not None and str(error) == READ_ONLY and nid in doc.graph.nodes
+    assert not window.actions["save"].isEnabled() and not window.palette_dock.isEnabled()
+    x, y = doc.positions[nid]
+    assert push(doc, MoveNodes(doc, {nid: (x, y)}, {nid: (x + 10, y)})) is None  # a view change
+
+
+def test_quit_closes_every_window_and_ends_the_app(qtbot, monkeypatch, window) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    other = QWidget()
+    qtbot.addWidget(other)
+    other.show()
+    quits = []
+    monkeypatch.setattr(QApplication, "quit", lambda: quits.append(True))
+    window.actions["quit"].trigger()
+    assert quits == [True] and not window.isVisible() and not other.isVisible()
+
+
+def test_double_click_expands_a_module_in_place_and_collapses_it_again(qtbot, window) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    doc, canvas = window.doc, window.canvas
+    frames = window.teaching.group_frames.frames
+    group = doc.groups[-1]
+    canvas.centerOn(frames[group.id].sceneBoundingRect().center())
+
+    def click_on(gid: str) -> None:
+        rect = frames[gid].sceneBoundingRect()
+        at = canvas.mapFromScene(rect.center().x(), rect.top() + 4)  # its caption strip
+        qtbot.mouseDClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=at)
+
+    steps = len(window.player.timeline.steps)
+    click_on(group.id)
+    assert not next(g for g in doc.groups if g.id == group.id).collapsed
+    assert len(window.player.timeline.steps) > steps
+    click_on(group.id)
+    assert next(g for g in doc.groups if g.id == group.id).collapsed
+    assert len(window.player.timeline.steps) == steps
+
+
+def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
+    """Each tab below the canvas renders every step (pytest-qt fails on an exception in
+    a Qt handler); forward mode, which needs the engine's ops, says so in one line."""
+    from gui.panels.forward_mode import CAPTURED_NO_JVP
+
+    tl, tabs = window.player.timeline, window.tabs
+    for i in range(tabs.count()):
+        tabs.setCurrentIndex(i)
+        for k in range(len(tl.steps) + 1):
+            window.player.seek(tl.position_of_step(k))
+    forward = tabs.widget(tabs.count() - 1)
+    messages = [w.text() for w in forward.findChildren(type(window.player_status))]
+    assert CAPTURED_NO_JVP in messages
