@@ -173,7 +173,7 @@ class FileController(QObject):
         self.remove_autosave()
         gf.extra.pop("autosave", None)
         view = gf.extra.get("view")
-        with collector_paused():  # thousands of boxes and edges arrive, none leave
+        with collector_paused(freeze=True):  # thousands of boxes and edges arrive, none leave
             self.doc.load(gf, None if example else p.resolve())
         self.host.apply_view_state(view if isinstance(view, dict) else None)
         if not example:

@@ -266,6 +266,7 @@ class CanvasView(QGraphicsView):
         pt = CHAIN_RULE_PT * THEME.scale if self._follow else MIN_SCREEN_PT * THEME.scale
         if pt != self.canvas.min_text_pt:
             self.canvas.min_text_pt = pt
+            self.canvas.camera_boxes.mark_all()
             for item in self.canvas.nodes.values():
                 item.update()
 
@@ -292,8 +293,7 @@ class CanvasView(QGraphicsView):
         viewport (or one of ``viewport`` pixels): the pure
         :func:`gui.model.camera.camera_target` fed with the boxes."""
         frame = self.canvas.frame if frame is None else frame
-        boxes = {nid: rect_tuple(item.scene_rect()) for nid, item in self.canvas.nodes.items()}
-        edges = [(a, b) for a, b, _i in self.canvas.edges]
+        known = self.canvas.camera_boxes.refresh()
         active = frame.active_edge if frame is not None else None
         extra = []
         if active is not None and self.canvas.label.isVisible():
@@ -301,17 +301,13 @@ class CanvasView(QGraphicsView):
         if viewport is None:
             size = self.viewport().size()
             viewport = (size.width(), size.height())
-        zooms = {nid: item.compact_min_zooms() for nid, item in self.canvas.nodes.items()
-                 if item.content is not None}
 
         def label_fits(rect: tuple[float, float, float, float], zoom: float) -> bool:
             return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
 
-        return camera_target(boxes, edges, None if active is None else active[:2],
-                             viewport, self.readable_zoom(), extra,
-                             {nid: z.names for nid, z in zooms.items()},
-                             {nid: z.numbers for nid, z in zooms.items()},
-                             {nid: z.whole for nid, z in zooms.items()}, label_fits)
+        return camera_target(known.rects, known.pairs, None if active is None else active[:2],
+                             viewport, self.readable_zoom(), extra, known.names,
+                             known.numbers, known.whole, label_fits)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""
