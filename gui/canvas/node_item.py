@@ -246,7 +246,7 @@ _NO_PEN = QPen(Qt.PenStyle.NoPen)
 _BOX_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
 )
-_BOX_CACHE = QGraphicsItem.CacheMode.DeviceCoordinateCache
+BOX_CACHE = QGraphicsItem.CacheMode.DeviceCoordinateCache
 
 
 class NodeItem(QGraphicsRectItem):
@@ -272,7 +272,7 @@ class NodeItem(QGraphicsRectItem):
         # flag, child and selection change of thousands of items. The scene moves
         # boxes itself, and the view reports the boxes a mouse drag moved.
         self.setFlags(_BOX_FLAGS)
-        self.setCacheMode(_BOX_CACHE)
+        self.setCacheMode(BOX_CACHE)
         self.setZValue(1)
         self.in_ports: list[PortItem] = []
         self.out_port = PortItem(self, node_id, True, 0)

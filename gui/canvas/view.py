@@ -72,6 +72,7 @@ from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
 from .scene import CanvasScene
+from .zoom_gesture import ZoomGesture
 
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
@@ -122,6 +123,8 @@ class CanvasView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setMouseTracking(True)  # port hover without a button pressed
 
+        # Wheel steps reuse the boxes' pictures; the boxes render sharp once it ends.
+        self._zoom_gesture = ZoomGesture(self._boxes_in_reach, self.zoom, self)
         self._pulse_anim = QVariantAnimation(self)
         self._pulse_anim.setStartValue(0.0)
         self._pulse_anim.setEndValue(1.0)
@@ -406,6 +409,16 @@ class CanvasView(QGraphicsView):
 
     def zoom(self) -> float:
         return self.transform().m11()
+
+    def _boxes_in_reach(self) -> list[NodeItem]:
+        """The boxes a zoom gesture may show: in view, or in a view twice as wide and
+        high (zooming out); none from far away, where no box paints itself."""
+        if self.canvas.far:
+            return []
+        r = self.mapToScene(self.viewport().rect()).boundingRect()
+        r.adjust(-r.width() / 2, -r.height() / 2, r.width() / 2, r.height() / 2)
+        nodes = self.canvas.nodes
+        return [nodes[n] for n in self.canvas.grid.query(r) if n in nodes]
 
     def zoom_by(self, factor: float, view_pos: QPoint | None = None) -> None:
         """Zoom keeping the scene point under ``view_pos`` (default: centre) in place."""
@@ -864,6 +877,7 @@ class CanvasView(QGraphicsView):
         steps = event.angleDelta().y() / 120.0
         if steps:
             self._user_took_camera()
+            self._zoom_gesture.step()
             self.zoom_by(1.15 ** steps, event.position().toPoint())
         event.accept()
 
