@@ -18,15 +18,13 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
     """No cyclic collection inside the block (nested blocks are fine: the outermost
     one turns the collector back on, and only if it was on).
 
-    ``freeze``: what the block built is kept for long (an opened document), so it
-    leaves the collector's sight at the end (:func:`gc.freeze`); else the first
-    collection after the block walked every object it had allocated (7 % of opening
-    5,000 nodes). What an earlier freeze kept comes back into sight at the start: a
-    document replaced may leave cycles to free."""
+    ``freeze``: what the block built is kept for long (an opened document), so every
+    object alive at its end leaves the collector's sight (:func:`gc.freeze`): else the
+    first collections after the block walked every object it had allocated (7 % of
+    opening 5,000 nodes, before its first paint). Call :func:`thaw` once the wait is
+    over (the app does, at idle)."""
     enabled = gc.isenabled()
     gc.disable()
-    if freeze:
-        gc.unfreeze()
     try:
         yield
         if freeze:
@@ -34,3 +32,11 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def thaw() -> None:
+    """Frozen objects back in the collector's sight, and one collection over them: the
+    cycles of a document replaced, or of items since deleted, are freed (frozen, they
+    would stay for the rest of the session)."""
+    gc.unfreeze()
+    gc.collect()
