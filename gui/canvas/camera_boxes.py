@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from ..model.camera import union
 from .node_item import NodeItem
 
 EdgeKey = tuple[str, str, int]
@@ -32,6 +33,7 @@ class CameraBoxes:
         self.numbers: dict[str, float] = {}
         self.whole: dict[str, float] = {}
         self._stale: set[str] | None = None  # None: every box
+        self._bounds: Rect | None = None  # the union of the rects (None: not known)
 
     def mark(self, ids: Iterable[str]) -> None:
         """These boxes moved, resized or changed what they show."""
@@ -43,6 +45,13 @@ class CameraBoxes:
         text size)."""
         self._stale = None
 
+    @property
+    def bounds(self) -> Rect | None:
+        """The union of every box's rectangle (None: no boxes); after :meth:`refresh`."""
+        if self._bounds is None:
+            self._bounds = union(self.rects.values())
+        return self._bounds
+
     def refresh(self) -> CameraBoxes:
         """Ask the marked boxes again; returns self, current."""
         nodes = self._nodes
@@ -51,6 +60,7 @@ class CameraBoxes:
                 table.clear()
             self.pairs = [(a, b) for a, b, _i in self._edges]
             ids: Iterable[str] = nodes
+            self._bounds = None
         else:
             ids = self._stale
         for nid in ids:
@@ -58,9 +68,13 @@ class CameraBoxes:
             if item is None:
                 for table in (self.rects, self.names, self.numbers, self.whole):
                     table.pop(nid, None)
+                self._bounds = None
                 continue
             r = item.scene_rect()
-            self.rects[nid] = (r.x(), r.y(), r.width(), r.height())
+            rect = (r.x(), r.y(), r.width(), r.height())
+            if self.rects.get(nid) != rect:
+                self.rects[nid] = rect
+                self._bounds = None
             if item.content is None:
                 for table in (self.names, self.numbers, self.whole):
                     table.pop(nid, None)

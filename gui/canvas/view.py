@@ -310,7 +310,7 @@ class CanvasView(QGraphicsView):
 
         return camera_target(known.rects, known.pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
-                             known.numbers, known.whole, label_fits)
+                             known.numbers, known.whole, label_fits, known.bounds)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""

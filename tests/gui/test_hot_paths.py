@@ -44,6 +44,7 @@ def fresh(view: CanvasView) -> CameraBoxes:
 def assert_current(view: CanvasView) -> None:
     kept, long_way = view.canvas.camera_boxes.refresh(), fresh(view)
     assert kept.rects == long_way.rects
+    assert kept.bounds == long_way.bounds
     assert kept.pairs == long_way.pairs
     assert (kept.names, kept.numbers, kept.whole) == (
         long_way.names, long_way.numbers, long_way.whole)
