@@ -14,29 +14,13 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def collector_paused(freeze: bool = False) -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic collection inside the block (nested blocks are fine: the outermost
-    one turns the collector back on, and only if it was on).
-
-    ``freeze``: what the block built is kept for long (an opened document), so every
-    object alive at its end leaves the collector's sight (:func:`gc.freeze`): else the
-    first collections after the block walked every object it had allocated (7 % of
-    opening 5,000 nodes, before its first paint). Call :func:`thaw` once the wait is
-    over (the app does, at idle)."""
+    one turns the collector back on, and only if it was on)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
-        if freeze:
-            gc.freeze()
     finally:
         if enabled:
             gc.enable()
-
-
-def thaw() -> None:
-    """Frozen objects back in the collector's sight, and one collection over them: the
-    cycles of a document replaced, or of items since deleted, are freed (frozen, they
-    would stay for the rest of the session)."""
-    gc.unfreeze()
-    gc.collect()

@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
 from engine import APP_NAME
 from engine.atomic_write import pid_alive
-from engine.collector import collector_paused, thaw
+from engine.collector import collector_paused
 from engine.examples import EXAMPLES_DIR
 from engine.fileformat import (
     SUFFIX,
@@ -41,9 +41,6 @@ MAX_RECENT = 8
 #: Periodic autosave while there are unsaved edits, and the quiet time after an edit.
 AUTOSAVE_INTERVAL_MS = 30_000
 AUTOSAVE_DEBOUNCE_MS = 3_000
-#: An opened document is frozen out of the collector's sight until this long after
-#: (ms): the collection it would cost runs after the first paint, not before.
-THAW_MS = 1_500
 
 
 class Answer(StrEnum):
@@ -176,9 +173,8 @@ class FileController(QObject):
         self.remove_autosave()
         gf.extra.pop("autosave", None)
         view = gf.extra.get("view")
-        with collector_paused(freeze=True):  # thousands of boxes and edges arrive, none leave
+        with collector_paused():  # thousands of boxes and edges arrive, none leave
             self.doc.load(gf, None if example else p.resolve())
-        QTimer.singleShot(THAW_MS, thaw)  # the full collection, once the window is painted
         self.host.apply_view_state(view if isinstance(view, dict) else None)
         if not example:
             self.add_recent(p)
