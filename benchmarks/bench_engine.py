@@ -9,7 +9,12 @@ PyTorch replays the graph from a precompiled list of calls (its forward and
 ``backward``); the engine runs :func:`engine.autodiff.forward` and
 :func:`engine.autodiff.backward`, which records one step per edge (as tuples; the
 :class:`~engine.trace.Step` objects are made when ``Trace.steps`` is first read, as the
-player does once for all of them; no figure here reads them). The process
+player does once for all of them; only the ``*_steps_*`` figures read them). Each
+graph's ratios: ``*_ratio_vs_torch`` to plain ``backward()``; ``*_hooks_ratio_vs_torch``
+to PyTorch recording every edge's gradient and vjp with ``grad_fn`` hooks (the fair
+peer of a recording backward); ``*_steps_ratio_vs_torch``, with ``Trace.steps`` made,
+to that peer. ``scalar_dag_{engine,steps}_growth_1k_10k``: the exponent of N from 1k
+to 10k nodes (target <= 1.1). The process
 keeps freed memory for reuse as the app does (:mod:`engine.allocator`), for both sides.
 """
 
