@@ -9,7 +9,12 @@ PyTorch replays the graph from a precompiled list of calls (its forward and
 ``backward``); the engine runs :func:`engine.autodiff.forward` and
 :func:`engine.autodiff.backward`, which records one step per edge (as tuples; the
 :class:`~engine.trace.Step` objects are made when ``Trace.steps`` is first read, as the
-player does once for all of them; no figure here reads them). The process
+player does once for all of them; only the ``*_steps_*`` figures read them). Each
+graph's ratios: ``*_ratio_vs_torch`` to plain ``backward()``; ``*_hooks_ratio_vs_torch``
+to PyTorch recording every edge's gradient and vjp with ``grad_fn`` hooks (the fair
+peer of a recording backward); ``*_steps_ratio_vs_torch``, with ``Trace.steps`` made,
+to that peer. ``scalar_dag_{engine,steps}_growth_1k_10k``: the exponent of N from 1k
+to 10k nodes (target <= 1.1). The process
 keeps freed memory for reuse as the app does (:mod:`engine.allocator`), for both sides.
 """
 
@@ -205,11 +210,14 @@ def run_engine(g: Graph, out: str) -> Any:
     return backward(g, fwd, out)
 
 
-def torch_runner(g: Graph, out: str) -> Callable[[], dict[str, Any]]:
+def torch_runner(g: Graph, out: str, hooks: bool = False) -> Callable[[], dict[str, Any]]:
     """The same graph as a list of PyTorch calls: forward, then ``out.backward()``.
 
     The returned function hands back the leaf tensors (their ``.grad`` accumulates
-    over calls, as the engine's does not: one call gives the gradients to compare)."""
+    over calls, as the engine's does not: one call gives the gradients to compare).
+    With ``hooks`` every node's ``grad_fn`` records, as the engine's trace does per
+    edge, the gradient it received and the vjp it sent each operand (the fair peer of
+    a recording backward: plain ``backward()`` keeps nothing of the pass)."""
     assert torch is not None
     order = g.topological_order()
     leaves = {}
@@ -252,8 +260,13 @@ def torch_runner(g: Graph, out: str) -> Callable[[], dict[str, Any]]:
 
     def run() -> dict[str, Any]:
         vals = dict(leaves)
+        recorded: list[tuple[str, Any, Any]] = []
         for nid, fn, ins in program:
-            vals[nid] = fn(*[vals[i] for i in ins])
+            vals[nid] = value = fn(*[vals[i] for i in ins])
+            if hooks and value.grad_fn is not None:
+                value.grad_fn.register_hook(
+                    lambda sent, got, nid=nid: recorded.append((nid, sent, got))
+                )
         vals[out].backward()
         return leaves
 
@@ -266,21 +279,40 @@ def _time(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def compare(g: Graph, out: str, reps: int, with_torch: bool) -> tuple[float, float | None]:
-    """Median ms of the engine and of PyTorch, runs interleaved after a warm-up."""
-    engine = lambda: run_engine(g, out)  # noqa: E731
-    ref = torch_runner(g, out) if with_torch else None
+def compare(g: Graph, out: str, reps: int, with_torch: bool) -> dict[str, float]:
+    """Median ms of each side, runs interleaved after a warm-up: ``engine``; ``steps``,
+    the engine with :attr:`Trace.steps <engine.trace.Trace.steps>` made as the player
+    makes them; and with torch, ``torch`` (plain) and ``hooks`` (recording every edge)."""
+    runners: dict[str, Callable[[], Any]] = {
+        "engine": lambda: run_engine(g, out),
+        "steps": lambda: run_engine(g, out).steps,
+    }
+    if with_torch:
+        runners["torch"] = torch_runner(g, out)
+        runners["hooks"] = torch_runner(g, out, hooks=True)
     for _ in range(3):
-        engine()
-        if ref:
-            ref()
-    e_times, t_times = [], []
+        for fn in runners.values():
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in runners}
     gc.collect()
     for _ in range(reps):
-        e_times.append(_time(engine))
-        if ref:
-            t_times.append(_time(ref))
-    return statistics.median(e_times), (statistics.median(t_times) if ref else None)
+        for name, fn in runners.items():
+            times[name].append(_time(fn))
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def print_sides(label: str, sides: dict[str, float]) -> None:
+    """The engine's figures for one graph and, with torch, its ratios: to plain
+    ``backward()``, to torch recording every edge with hooks (``hooks_``), and with the
+    steps made as the player makes them (``steps_``)."""
+    print(f"{label}_engine_ms: {sides['engine']:.3f}")
+    print(f"{label}_steps_ms: {sides['steps']:.3f}")
+    if "torch" in sides:
+        print(f"{label}_torch_ms: {sides['torch']:.3f}")
+        print(f"{label}_torch_hooks_ms: {sides['hooks']:.3f}")
+        print(f"{label}_ratio_vs_torch: {sides['engine'] / sides['torch']:.3f}")
+        print(f"{label}_hooks_ratio_vs_torch: {sides['engine'] / sides['hooks']:.3f}")
+        print(f"{label}_steps_ratio_vs_torch: {sides['steps'] / sides['hooks']:.3f}")
 
 
 def peak_memory_mb(g: Graph, out: str) -> float:
@@ -318,31 +350,27 @@ def main(argv: list[str] | None = None) -> int:
     scalar, scalar_out = scalar_dag(n_scalar)
     matrix, matrix_out = matrix_graph(n_matrix, size)
 
-    t_ms, _ = compare(teach, teach_out, 1 if args.quick else max(reps, 50), False)
+    t_ms = compare(teach, teach_out, 1 if args.quick else max(reps, 50), False)["engine"]
     print(f"teaching_200_nodes: {len(teach)}")
     print(f"teaching_200_ms: {t_ms:.3f}")
 
-    s_engine, s_torch = compare(scalar, scalar_out, reps, with_torch)
-    m_engine, m_torch = compare(matrix, matrix_out, reps, with_torch)
+    s_sides = compare(scalar, scalar_out, reps, with_torch)
+    m_sides = compare(matrix, matrix_out, reps, with_torch)
     big = {}
     for label, n, n_reps in zip(("10k", "100k"), big_sizes, (max(1, reps // 3), 3), strict=True):
         graph, out = scalar_dag(n, seed=n)
-        big[label] = compare(graph, out, min(reps, n_reps), with_torch)
+        big[label] = (len(graph), compare(graph, out, min(reps, n_reps), with_torch))
     print(f"scalar_dag_1000_nodes: {len(scalar)}")
-    print(f"scalar_dag_1000_engine_ms: {s_engine:.3f}")
-    if s_torch is not None:
-        print(f"scalar_dag_1000_torch_ms: {s_torch:.3f}")
-        print(f"scalar_dag_1000_ratio_vs_torch: {s_engine / s_torch:.3f}")
+    print_sides("scalar_dag_1000", s_sides)
     print(f"matrix_100_nodes: {len(matrix)}")
-    print(f"matrix_100_engine_ms: {m_engine:.3f}")
-    if m_torch is not None:
-        print(f"matrix_100_torch_ms: {m_torch:.3f}")
-        print(f"matrix_100_ratio_vs_torch: {m_engine / m_torch:.3f}")
-    for label, (engine_ms, torch_ms) in big.items():
-        print(f"scalar_dag_{label}_engine_ms: {engine_ms:.3f}")
-        if torch_ms is not None:
-            print(f"scalar_dag_{label}_torch_ms: {torch_ms:.3f}")
-            print(f"scalar_dag_{label}_ratio_vs_torch: {engine_ms / torch_ms:.3f}")
+    print_sides("matrix_100", m_sides)
+    for label, (_n, sides) in big.items():
+        print_sides(f"scalar_dag_{label}", sides)
+    # Growth 1k -> 10k nodes as the exponent of N (target <= 1.1).
+    n_10k, sides_10k = big["10k"]
+    for side in ("engine", "steps"):
+        exponent = np.log(sides_10k[side] / s_sides[side]) / np.log(n_10k / len(scalar))
+        print(f"scalar_dag_{side}_growth_1k_10k: {exponent:.3f}")
     if not with_torch:
         why = "torch is not importable" if torch is None else "--no-torch"
         print(f"ratios_vs_torch: skipped ({why})")

@@ -5,33 +5,43 @@
 Every figure runs the real :class:`~gui.main_window.MainWindow` on a file written
 to a temporary folder: a random layered graph of the stated size (fixed seed, long
 edges included), saved with the positions the app's own auto-layout gives it, as a
-user's saved file has. Repaints are uncached: a zoom step invalidates every box's
-pixmap, and panning drops the cached background first. Targets (issue 10):
+user's saved file has. Beside a figure its floor, measured in the same run
+(``*_floor_ms``/``*_floor_s``): a bare ``QGraphicsView`` holding the same boxes (a
+rounded rectangle and its title) and edge paths, shown the same way, or a bare
+``QMainWindow``; ``add_node_200_ms`` also beside NodeGraphQt (when it is installed:
+``pip install NodeGraphQt``; not a dependency of the app). Targets (issues 10, 28):
 
-==========================  ======  ===========================================
-figure                      target  what is timed
-==========================  ======  ===========================================
-``startup_s``               < 0.8   process start to first painted window (seed 2)
-``open_1000_s``             < 0.5   open a 1,000-node file to its first paint
-``open_5000_s``             < 2     the same, 5,000 nodes
-``player_step_1000_ms``     < 16    one backward step, every view repainted
-``player_step_5000_ms``     < 33    the same, 5,000 nodes
-``zoom_repaint_1000_ms``    < 16    one zoom step and the canvas repaint
-``pan_repaint_5000_ms``     < 16    one pan step and the canvas repaint
-``duplicate_200_ms``        < 200   select all + duplicate, to the repaint
-``delete_200_ms``           < 200   select all + delete, to the repaint
-``undo_delete_200_ms``      < 200   undo that delete, to the repaint
-``auto_layout_5000_s``      < 1     auto-layout 5,000 nodes, to the repaint
-``idle_rss_mb``             < 100   resident memory, seed example 2 open, idle
-==========================  ======  ===========================================
+============================  =============  ======================================
+figure                        target         what is timed
+============================  =============  ======================================
+``startup_s``                 <= 1.5x floor  process start to the first painted frame
+                                             at the preferred size, bytecode compiled
+``open_1000_s``               < 0.5          open 1,000 nodes to the first paint
+``open_5000_s``               <= 2x floor    the same, 5,000 nodes
+``open_unplaced_5000_s``      < 3            the same, a file without positions
+``player_step_{100,1000,      <= 2x floor    one backward step, Follow step and the
+5000}_ms``                                   pulse on, every view repainted
+``pulse_fps_1000``            >= 50          frames a second while the pulse travels
+``zoom_repaint_1000_ms``      <= 2x floor    a wheel step at 100 % and the repaint
+``zoom_fit_repaint_1000_ms``  < 16           the same at fit
+``pan_repaint_5000_ms``       <= 2x floor    a drag step exposing boxes not painted
+``add_node_200_ms``           <= NodeGraphQt one node added, command to repaint
+``duplicate_200_ms``          < 200          select all + duplicate, to the repaint
+``delete_200_ms``             < 200          select all + delete, to the repaint
+``undo_delete_200_ms``        < 200          undo that delete, to the repaint
+``auto_layout_5000_s``        < 1            auto-layout 5,000 nodes, to the repaint
+``idle_rss_mb``               < 100          resident memory, seed example 2, idle
+============================  =============  ======================================
 
 Timed loops report the median of their repeats. One BLAS thread, as in the engine
-benchmark.
+benchmark. On the offscreen platform a child app gets a screen just big enough for
+its preferred size.
 """
 
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import statistics
@@ -53,12 +63,31 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import (  # noqa: E402
+    QAbstractAnimation,
+    QEvent,
+    QObject,
+    QPoint,
+    QPointF,
+    QRectF,
+    Qt,
+    QVariantAnimation,
+)
+from PySide6.QtGui import QPainterPath, QPen, QWheelEvent  # noqa: E402
+from PySide6.QtWidgets import (  # noqa: E402
+    QApplication,
+    QGraphicsPathItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+)
 
-from engine.fileformat import GraphFile, save  # noqa: E402
+from engine.fileformat import GraphFile, load, save  # noqa: E402
 from engine.graph import Graph  # noqa: E402
 from gui.application import ensure_app  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
+from gui.canvas.view import PULSE_MS  # noqa: E402
+from gui.main_window import PREFERRED_SIZE, MainWindow  # noqa: E402
+from gui.theme import THEME  # noqa: E402
 
 # --------------------------------------------------------------------------- graphs and files
 
@@ -112,13 +141,21 @@ def layered_graph(n_nodes: int, seed: int) -> tuple[Graph, str]:
 _FILES: dict[int, Path] = {}
 
 
+def unplaced_path(n_nodes: int) -> Path:
+    """A file of about ``n_nodes`` nodes without positions (as imported code or generated
+    JSON is): the app lays it out on open."""
+    path = Path(_SANDBOX) / f"unplaced_{n_nodes}.bpgraph"
+    if not path.exists():
+        graph, output = layered_graph(n_nodes, seed=n_nodes)
+        save(path, GraphFile(graph=graph, output=output))
+    return path
+
+
 def graph_path(n_nodes: int) -> Path:
     """A saved file of about ``n_nodes`` nodes, with the app's auto-layout positions."""
     if n_nodes not in _FILES:
-        graph, output = layered_graph(n_nodes, seed=n_nodes)
         path = Path(_SANDBOX) / f"layered_{n_nodes}.bpgraph"
-        save(path, GraphFile(graph=graph, output=output))
-        window = open_window(path)  # no positions yet: the app lays it out on open
+        window = open_window(unplaced_path(n_nodes))
         save(path, window.doc.to_file())
         close(window)
         _FILES[n_nodes] = path
@@ -161,99 +198,324 @@ def paint(window: MainWindow) -> None:
     window.repaint()
 
 
-def median_ms(fn: Callable[[], None], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000.0)
-    return statistics.median(times)
+def timed_ms(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def median_ms(fn: Callable[[], object], repeats: int) -> float:
+    return statistics.median(timed_ms(fn) for _ in range(repeats))
+
+
+def _running(window: MainWindow, pulse_only: bool = False) -> bool:
+    """The canvas's pulse (or any of its animations: the camera's glide too) runs."""
+    anims = window.canvas.findChildren(QVariantAnimation)
+    return any(a.state() == QAbstractAnimation.State.Running for a in anims
+               if not pulse_only or a.duration() == PULSE_MS)
+
+
+def settle(window: MainWindow) -> None:
+    """Let the camera glide and the pulse travel to their ends (untimed), as a user
+    waits between two steps, then paint."""
+    deadline = time.perf_counter() + 5.0
+    while _running(window) and time.perf_counter() < deadline:
+        app().processEvents()
+        time.sleep(0.002)
+    paint(window)
+
+
+# --------------------------------------------------------------------------- the floor
+
+
+class Snapshot:
+    """What a window's canvas shows: each box's scene rectangle and title, each edge's
+    path in scene coordinates and pen, and the view (size, transform, centre)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        view = window.canvas
+        scene = view.canvas
+        self.boxes = [(item.scene_rect(), item.content.title if item.content else nid)
+                      for nid, item in scene.nodes.items()]
+        self.edges = [(edge.mapToScene(edge.path()), edge.pen()) for edge in scene.edges.values()]
+        self.scene_rect = view.sceneRect()
+        self.hints = view.renderHints()
+        self.size = view.viewport().size()
+
+
+class Floor:
+    """A bare ``QGraphicsView`` holding the same boxes (a rounded rectangle and its
+    title) and edge paths as the window's canvas, at its size, shown in the same view:
+    what Qt itself costs for these items, measured in the same run as each figure."""
+
+    def __init__(self, shot: Snapshot) -> None:
+        self.scene = QGraphicsScene()
+        self.scene.setSceneRect(shot.scene_rect)
+        for rect, title in shot.boxes:
+            self.add_box(rect, title)
+        for path, pen in shot.edges:
+            self.scene.addPath(path, pen)
+        self.view = QGraphicsView(self.scene)
+        self.view.setRenderHints(shot.hints)
+        self.view.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.view.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        off = Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        self.view.setHorizontalScrollBarPolicy(off)
+        self.view.setVerticalScrollBarPolicy(off)
+        self.view.resize(shot.size)
+        self.view.show()
+        app().processEvents()
+
+    def add_box(self, rect: QRectF, title: str) -> QGraphicsPathItem:
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(0, 0, rect.width(), rect.height()), 8.0, 8.0)
+        box = self.scene.addPath(path, QPen(THEME.node_border, 1.2), THEME.node_fill)
+        box.setPos(rect.topLeft())
+        QGraphicsSimpleTextItem(title, box).setPos(8.0, 4.0)
+        return box
+
+    def match(self, window: MainWindow) -> None:
+        """Show what the window's canvas shows now (its zoom and centre)."""
+        canvas = window.canvas
+        self.view.setTransform(canvas.transform())
+        self.view.centerOn(canvas.mapToScene(canvas.viewport().rect().center()))
+        app().processEvents()
+
+    def repaint_ms(self) -> float:
+        return timed_ms(self.view.viewport().repaint)
+
+    def close(self) -> None:
+        self.view.close()
+        self.view.deleteLater()
+        app().processEvents()
 
 
 # --------------------------------------------------------------------------- figures
 
+Figures = dict[str, float | str]
 
-def _open_s(n_nodes: int, repeats: int = 3) -> float:
+
+def _open_s(n_nodes: int, repeats: int = 3) -> Figures:
+    """Open a saved file to its first paint; the floor reads the same file and builds
+    and paints the bare view of the same items."""
     path = graph_path(n_nodes)
     window = open_window()  # the app is running with the example, as after startup
-    times = []
+    times, floors = [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
         assert window.files.load_path(path)
         paint(window)
         times.append(time.perf_counter() - t0)
         assert len(window.canvas.canvas.nodes) == len(window.doc.graph)
+        shot = Snapshot(window)
         window.open_default_example()
         paint(window)
+        t0 = time.perf_counter()
+        load(path)
+        floor = Floor(shot)
+        floor.view.viewport().repaint()
+        floors.append(time.perf_counter() - t0)
+        floor.close()
     close(window)
-    return statistics.median(times)
+    return {f"open_{n_nodes}_s": statistics.median(times),
+            f"open_{n_nodes}_floor_s": statistics.median(floors)}
 
 
-def open_1000_s() -> float:
+def open_1000_s() -> Figures:
     return _open_s(1000)
 
 
-def open_5000_s() -> float:
+def open_5000_s() -> Figures:
     return _open_s(5000)
 
 
-def _player_step_ms(n_nodes: int, repeats: int = 15) -> float:
+def open_unplaced_5000_s() -> Figures:
+    """Open a 5,000-node file without positions (the app lays it out) to its first paint."""
+    path = unplaced_path(5000)
+    window = open_window()
+    t0 = time.perf_counter()
+    assert window.files.load_path(path)
+    paint(window)
+    seconds = time.perf_counter() - t0
+    assert len(window.canvas.canvas.nodes) == len(window.doc.graph)
+    close(window)
+    return {"open_unplaced_5000_s": seconds}
+
+
+def _presenting(n_nodes: int) -> MainWindow:
+    """A window as presentation mode and exports run it: Follow step on, the pulse and
+    the camera animated, a third of the way into the backward pass."""
     window = open_window(graph_path(n_nodes))
+    window.canvas.animations_enabled = True
+    window.canvas.follow_step = True
     player = window.player
     assert window.doc.results.trace is not None
     player.seek(player.timeline.position_of_step(len(player.timeline.steps) // 3))
-    paint(window)
+    settle(window)
+    return window
+
+
+def _player_step_ms(n_nodes: int, repeats: int = 9) -> Figures:
+    """One backward step (Follow step and the pulse on) to the repaint of every view; the
+    floor repaints the bare view at the same camera after each step."""
+    window = _presenting(n_nodes)
+    floor = Floor(Snapshot(window))
 
     def step() -> None:
-        player.step_forward()
+        window.player.step_forward()
         paint(window)
 
-    ms = median_ms(step, repeats)
+    times, floors = [], []
+    for _ in range(repeats):
+        times.append(timed_ms(step))
+        settle(window)
+        floor.match(window)
+        floors.append(floor.repaint_ms())
+    floor.close()
     close(window)
-    return ms
+    return {f"player_step_{n_nodes}_ms": statistics.median(times),
+            f"player_step_{n_nodes}_floor_ms": statistics.median(floors)}
 
 
-def player_step_1000_ms() -> float:
+def player_step_100_ms() -> Figures:
+    return _player_step_ms(100)
+
+
+def player_step_1000_ms() -> Figures:
     return _player_step_ms(1000)
 
 
-def player_step_5000_ms() -> float:
+def player_step_5000_ms() -> Figures:
     return _player_step_ms(5000)
 
 
-def zoom_repaint_1000_ms(repeats: int = 16) -> float:
-    window = open_window(graph_path(1000))
+class _PaintCounter(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames = 0
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint:
+            self.frames += 1
+        return False
+
+
+def pulse_fps_1000(steps: int = 5) -> Figures:
+    """Frames the canvas paints per second while the pulse travels along the active edge
+    (and the camera glides), 1,000 nodes, Follow step on; the median over ``steps``."""
+    window = _presenting(1000)
     view = window.canvas
-    view.fit_all()
-    paint(window)
-    factors = iter([1.15, 1 / 1.15] * repeats)
-
-    def zoom() -> None:
-        view.zoom_by(next(factors))
-        view.viewport().repaint()
-
-    ms = median_ms(zoom, repeats)
+    counter = _PaintCounter()
+    view.viewport().installEventFilter(counter)
+    rates = []
+    for _ in range(steps):
+        window.player.step_forward()
+        counter.frames = 0
+        t0 = time.perf_counter()
+        while _running(window, pulse_only=True):
+            app().processEvents()
+        rates.append(counter.frames / (time.perf_counter() - t0))
+        settle(window)
+    view.viewport().removeEventFilter(counter)
     close(window)
-    return ms
+    return {"pulse_fps_1000": statistics.median(rates)}
 
 
-def pan_repaint_5000_ms(repeats: int = 16) -> float:
-    window = open_window(graph_path(5000))
+def _at_100(window: MainWindow) -> None:
     view = window.canvas
-    view.zoom_by(1.0 / view.zoom())  # 100 %: boxes readable, a small part of the graph shown
+    view.zoom_by(1.0 / view.zoom())  # 100 %: boxes readable, a part of the graph shown
     view.centerOn(view.canvas.nodes_rect().center())
     paint(window)
-    bar = view.horizontalScrollBar()
-    steps = iter([120, -120] * repeats)
 
-    def pan() -> None:
-        bar.setValue(bar.value() + next(steps))
-        view.resetCachedContent()  # uncached: the background is drawn again
+
+def wheel(view: QGraphicsView, notches: int) -> None:
+    """One wheel step of ``notches`` over the middle of ``view``, as a mouse sends it."""
+    centre = QPointF(view.viewport().rect().center())
+    event = QWheelEvent(centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())),
+                        QPoint(), QPoint(0, 120 * notches), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), event)
+
+
+def _zoom_ms(name: str, at_fit: bool, repeats: int = 24) -> Figures:
+    """Wheel steps in and out (x1.15) around 100 % or the fit, each to the canvas
+    repaint, in three gestures of eight steps; beside it the repaint once a gesture has
+    ended (the boxes drawn sharp at the new scale: ``*_rest_ms``), and the floor
+    zooming the bare view the same way."""
+    window = open_window(graph_path(1000))
+    view = window.canvas
+    if at_fit:
+        view.fit_all()
+        paint(window)
+    else:
+        _at_100(window)
+    factors = [1.15, 1 / 1.15] * repeats
+    notches = iter([1, -1] * repeats)
+
+    def zoom() -> None:
+        wheel(view, next(notches))
         view.viewport().repaint()
 
-    ms = median_ms(pan, repeats)
+    def rest() -> float:
+        deadline = time.perf_counter() + 1.0
+        while time.perf_counter() < deadline:  # the gesture ends (its timer), untimed
+            app().processEvents()
+            time.sleep(0.01)
+        return timed_ms(view.viewport().repaint)
+
+    times, rests = [], []
+    for _ in range(3):
+        times += [timed_ms(zoom) for _ in range(repeats // 3)]
+        rests.append(rest())
+    ms = statistics.median(times)
+    floor = Floor(Snapshot(window))
+    floor.match(window)
+
+    def floor_zoom(factor: float) -> float:
+        floor.view.scale(factor, factor)
+        return floor.repaint_ms()
+
+    floor_ms = statistics.median(floor_zoom(f) for f in factors[:repeats])
+    floor.close()
     close(window)
-    return ms
+    return {name: ms, name.replace("_ms", "_rest_ms"): statistics.median(rests),
+            name.replace("_ms", "_floor_ms"): floor_ms}
+
+
+def zoom_repaint_1000_ms() -> Figures:
+    return _zoom_ms("zoom_repaint_1000_ms", at_fit=False)
+
+
+def zoom_fit_repaint_1000_ms() -> Figures:
+    return _zoom_ms("zoom_fit_repaint_1000_ms", at_fit=True)
+
+
+def pan_repaint_5000_ms(repeats: int = 16, step_px: int = 120) -> Figures:
+    """A drag across the graph at 100 %, one way, each step exposing boxes not painted
+    before, to the repaint; the floor pans the bare view the same way."""
+    window = open_window(graph_path(5000))
+    _at_100(window)
+    view = window.canvas
+    nodes = view.canvas.nodes_rect()
+    view.centerOn(nodes.left() + view.viewport().width() / 2 / view.zoom(), nodes.center().y())
+    paint(window)
+    floor = Floor(Snapshot(window))
+    floor.match(window)
+
+    def pan(v: QGraphicsView) -> float:
+        bar = v.horizontalScrollBar()
+
+        def move() -> None:
+            bar.setValue(bar.value() + step_px)
+            v.viewport().repaint()
+
+        return timed_ms(move)
+
+    ms = statistics.median(pan(view) for _ in range(repeats))
+    floor_ms = statistics.median(pan(floor.view) for _ in range(repeats))
+    floor.close()
+    close(window)
+    return {"pan_repaint_5000_ms": ms, "pan_repaint_5000_floor_ms": floor_ms}
 
 
 def _edit_window() -> MainWindow:
@@ -263,14 +525,94 @@ def _edit_window() -> MainWindow:
     return window
 
 
-def duplicate_200_ms(repeats: int = 3) -> float:
+def _nodegraphqt_add_ms(window: MainWindow, repeats: int) -> float | str:
+    """NodeGraphQt (0.6.x) on the same PySide6, holding the same 200 boxes and edges at
+    the same places: one node created (its undo command) to the repaint."""
+    try:
+        from NodeGraphQt import BaseNode, NodeGraph
+    except ImportError:
+        return "skipped (NodeGraphQt is not installed: pip install NodeGraphQt to compare)"
+
+    class Op(BaseNode):
+        __identifier__ = "bench"
+        NODE_NAME = "op"
+
+        def __init__(self) -> None:
+            super().__init__()
+            for i in range(2):
+                self.add_input(f"in{i}")
+            self.add_output("out")
+
+    graph = NodeGraph()
+    graph.register_node(Op)
+    widget = graph.widget
+    widget.resize(window.canvas.viewport().size())
+    widget.show()
+    doc = window.doc
+    made = {nid: graph.create_node("bench.Op", name=nid, pos=list(doc.positions[nid]),
+                                   push_undo=False)
+            for nid in doc.graph.nodes}
+    for nid, node in doc.graph.nodes.items():
+        for i, src in enumerate(node.inputs[:2]):
+            if src is not None:
+                made[src].set_output(0, made[nid].input(i))
+    app().processEvents()
+    widget.repaint()
+    centre = doc.positions[next(iter(doc.graph.nodes))]
+
+    def add() -> None:
+        graph.create_node("bench.Op", pos=[centre[0], centre[1] - 200.0])
+        app().processEvents()
+        widget.repaint()
+
+    times = []
+    for _ in range(repeats):
+        times.append(timed_ms(add))
+        graph.undo_stack().undo()
+        app().processEvents()
+    widget.close()
+    widget.deleteLater()
+    app().processEvents()
+    return statistics.median(times)
+
+
+def add_node_200_ms(repeats: int = 7) -> Figures:
+    """One node added to a 200-node graph (the canvas's command) to the repaint, beside
+    NodeGraphQt doing the same and a bare view adding one box."""
+    window = open_window(graph_path(200))
+    view = window.canvas
+    centre = view.mapToScene(view.viewport().rect().center())
+
+    def add() -> None:
+        assert view.add_node_at("input", centre) is not None
+        paint(window)
+
+    times = []
+    for _ in range(repeats):
+        times.append(timed_ms(add))
+        window.doc.undo_stack.undo()
+        paint(window)
+    floor = Floor(Snapshot(window))
+    floor.match(window)
+
+    def floor_add() -> None:
+        floor.add_box(QRectF(centre.x(), centre.y(), 160.0, 72.0), "x")
+        floor.view.viewport().repaint()
+
+    floor_ms = median_ms(floor_add, repeats)
+    floor.close()
+    peer = _nodegraphqt_add_ms(window, repeats)
+    close(window)
+    return {"add_node_200_ms": statistics.median(times), "add_node_200_floor_ms": floor_ms,
+            "add_node_200_nodegraphqt_ms": peer}
+
+
+def duplicate_200_ms(repeats: int = 3) -> Figures:
     window = _edit_window()
     n = len(window.doc.graph)
     times = []
     for _ in range(repeats):
-        window.canvas.select_all()
-        ids = list(window.doc.graph.nodes)
-        window.canvas.select_ids(ids)
+        window.canvas.select_ids(list(window.doc.graph.nodes))
         t0 = time.perf_counter()
         window.duplicate()
         paint(window)
@@ -279,7 +621,7 @@ def duplicate_200_ms(repeats: int = 3) -> float:
         window.doc.undo_stack.undo()
         paint(window)
     close(window)
-    return statistics.median(times)
+    return {"duplicate_200_ms": statistics.median(times)}
 
 
 def _delete_and_undo_ms(repeats: int = 3) -> tuple[float, float]:
@@ -302,15 +644,15 @@ def _delete_and_undo_ms(repeats: int = 3) -> tuple[float, float]:
     return statistics.median(deletes), statistics.median(undos)
 
 
-def delete_200_ms() -> float:
-    return _delete_and_undo_ms()[0]
+def delete_200_ms() -> Figures:
+    return {"delete_200_ms": _delete_and_undo_ms()[0]}
 
 
-def undo_delete_200_ms() -> float:
-    return _delete_and_undo_ms()[1]
+def undo_delete_200_ms() -> Figures:
+    return {"undo_delete_200_ms": _delete_and_undo_ms()[1]}
 
 
-def auto_layout_5000_s(repeats: int = 3) -> float:
+def auto_layout_5000_s(repeats: int = 3) -> Figures:
     window = open_window(graph_path(5000))
     times = []
     for _ in range(repeats):
@@ -321,32 +663,52 @@ def auto_layout_5000_s(repeats: int = 3) -> float:
         paint(window)
         times.append(time.perf_counter() - t0)
     close(window)
-    return statistics.median(times)
+    return {"auto_layout_5000_s": statistics.median(times)}
 
 
-_CHILD_PRELUDE = """
-import os, sys, time
+# The first painted frame: the paint event is delivered, then painted and flushed; the
+# timer fires when control is back in the event loop, after the frame is on screen.
+_FIRST_FRAME = """
+class FirstFrame(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and not getattr(self, "seen", False):
+            self.seen = True
+            QTimer.singleShot(0, lambda: (print("painted", flush=True), app.quit()))
+        return False
+spy = FirstFrame()
+"""
+
+_STARTUP_CHILD = """
 from PySide6.QtCore import QEvent, QObject, QTimer
 from gui.app import create_window, ensure_app
 app = ensure_app()
 window = create_window()
-"""
-
-_STARTUP_CHILD = _CHILD_PRELUDE + """
-class FirstPaint(QObject):
-    def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Paint:
-            print("painted", flush=True)
-            QTimer.singleShot(0, app.quit)
-        return False
-spy = FirstPaint()
+""" + _FIRST_FRAME + """
 window.canvas.viewport().installEventFilter(spy)
 window.show()
 app.exec()
 window.doc.undo_stack.clear()
 """
 
-_RSS_CHILD = _CHILD_PRELUDE + """
+#: The floor: a bare main window of the size the app's window opens at.
+_BARE_CHILD = """
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
+app = QApplication([])
+window = QMainWindow()
+window.setCentralWidget(QWidget())
+window.resize({w}, {h})
+""" + _FIRST_FRAME + """
+window.centralWidget().installEventFilter(spy)
+window.show()
+app.exec()
+"""
+
+_RSS_CHILD = """
+import time
+from gui.app import create_window, ensure_app
+app = ensure_app()
+window = create_window()
 window.show()
 deadline = time.perf_counter() + 1.5
 while time.perf_counter() < deadline:  # idle: paint, settle timers
@@ -358,11 +720,25 @@ window.doc.undo_stack.clear()
 """
 
 
+def _screen_env() -> dict[str, str]:
+    """The environment of a child app: on the offscreen platform, a screen just big
+    enough for the window's preferred size (title bar included), so it opens at it."""
+    env = dict(os.environ)
+    if env.get("QT_QPA_PLATFORM", "").startswith("offscreen"):
+        w, h = PREFERRED_SIZE
+        config = Path(_SANDBOX) / "screen.json"
+        config.write_text(json.dumps({"screens": [{
+            "name": "bench", "x": 0, "y": 0, "width": w + 16, "height": h + 48,
+            "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+        env["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+    return env
+
+
 def _child(code: str) -> tuple[str, float]:
     """Run ``code`` in a fresh interpreter (imports included): its first output line and
     the seconds until that line arrived."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ),
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=_screen_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline().strip()
@@ -371,31 +747,42 @@ def _child(code: str) -> tuple[str, float]:
     return line, elapsed
 
 
-def startup_s(runs: int = 3) -> float:
-    """Process start to the first paint of the window with seed example 2."""
-    times = []
+def startup_s(runs: int = 3) -> Figures:
+    """Process start to the first painted frame of the window with seed example 2, at
+    its preferred size, with bytecode compiled as an installed app has it; beside it a
+    bare ``QMainWindow`` of that size, runs interleaved."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "engine", "gui"], cwd=ROOT,
+                   check=True)
+    bare = _BARE_CHILD.replace("{w}", str(PREFERRED_SIZE[0])).replace("{h}", str(PREFERRED_SIZE[1]))
+    times, floors = [], []
     for _ in range(runs):
-        line, elapsed = _child(_STARTUP_CHILD)
-        if line != "painted":
-            raise RuntimeError("the app did not paint")
-        times.append(elapsed)
-    return statistics.median(times)
+        for code, out in ((_STARTUP_CHILD, times), (bare, floors)):
+            line, elapsed = _child(code)
+            if line != "painted":
+                raise RuntimeError("the window did not paint")
+            out.append(elapsed)
+    return {"startup_s": statistics.median(times), "startup_floor_s": statistics.median(floors)}
 
 
-def idle_rss_mb() -> float:
+def idle_rss_mb() -> Figures:
     """Resident memory of an idle app with seed example 2 open."""
-    return float(_child(_RSS_CHILD)[0])
+    return {"idle_rss_mb": float(_child(_RSS_CHILD)[0])}
 
 
-#: Every figure, in the order printed.
-FIGURES: dict[str, Callable[[], float]] = {
+#: Every figure, in the order printed (each prints its floor, or its peer, beside it).
+FIGURES: dict[str, Callable[[], Figures]] = {
     "startup_s": startup_s,
     "open_1000_s": open_1000_s,
     "open_5000_s": open_5000_s,
+    "open_unplaced_5000_s": open_unplaced_5000_s,
+    "player_step_100_ms": player_step_100_ms,
     "player_step_1000_ms": player_step_1000_ms,
     "player_step_5000_ms": player_step_5000_ms,
+    "pulse_fps_1000": pulse_fps_1000,
     "zoom_repaint_1000_ms": zoom_repaint_1000_ms,
+    "zoom_fit_repaint_1000_ms": zoom_fit_repaint_1000_ms,
     "pan_repaint_5000_ms": pan_repaint_5000_ms,
+    "add_node_200_ms": add_node_200_ms,
     "duplicate_200_ms": duplicate_200_ms,
     "delete_200_ms": delete_200_ms,
     "undo_delete_200_ms": undo_delete_200_ms,
@@ -410,8 +797,9 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         raise SystemExit(f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(FIGURES)}")
     for name in names:
-        value = FIGURES[name]()
-        print(f"{name}: {value:.3f}", flush=True)
+        for figure, value in FIGURES[name]().items():
+            shown = value if isinstance(value, str) else f"{value:.3f}"
+            print(f"{figure}: {shown}", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .collector import collector_paused
 from .ops import OPS
 
 #: The largest Jacobian (in entries) built unless a caller insists.
@@ -204,7 +205,8 @@ class Trace:
     def steps(self) -> list[Step]:
         """Every edge's step, in the order backward ran them."""
         if self.record is not None:
-            self._steps = self.record.materialise()
+            with collector_paused():  # 10k-100k new objects, none freed: no GC passes
+                self._steps = self.record.materialise()
             self.record = None
         return self._steps
 

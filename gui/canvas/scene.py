@@ -31,6 +31,7 @@ from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME
+from .camera_boxes import CameraBoxes
 from .edge_item import (
     ACTIVE,
     DONE,
@@ -276,6 +277,8 @@ class CanvasScene(QGraphicsScene):
         self._dirty_background: QRectF | None = None  # gathered by background_batch
         self._edge_paths: QPainterPath | None = None  # every plain edge, as one path
         self._selecting = 0  # inside selection_batch: the far painter hears once, at the end
+        #: What Follow step's camera reads of the boxes, kept by the boxes that changed.
+        self.camera_boxes = CameraBoxes(self.nodes, self.edges)
         # Nodes move all the time while editing; a BSP index would be rebuilt on
         # every drag, and a linear scan of a few thousand rectangles is cheap.
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
@@ -309,11 +312,14 @@ class CanvasScene(QGraphicsScene):
     def sync_structure(self) -> None:
         """Add and remove node and edge items so they match the graph."""
         self._batch = set()
-        with self.background_batch():
+        # A removed box deselects itself: the far-away painter looks once, at the end
+        # (once per box made deleting them all grow as N^1.67).
+        with self.background_batch(), self.selection_batch():
             try:
                 self._sync_structure()
             finally:
                 self._end_batch()
+        self.camera_boxes.mark_all()
         self._far_changed()
 
     @contextmanager
@@ -434,6 +440,7 @@ class CanvasScene(QGraphicsScene):
     def _end_batch(self) -> None:
         """Update the grid and the edges for everything that moved in the batch, once."""
         moved, self._batch = self._batch or set(), None
+        self.camera_boxes.mark(moved)
         if any(n not in self.doc.positions for n in self.nodes):
             self._pending |= moved  # boxes not placed yet: wait for _place_missing
             return
@@ -511,6 +518,7 @@ class CanvasScene(QGraphicsScene):
                 self._far_selection()
 
     def _node_moved(self, nid: str) -> None:
+        self.camera_boxes.mark((nid,))
         if self._batch is not None:
             self._batch.add(nid)
             return
@@ -589,6 +597,7 @@ class CanvasScene(QGraphicsScene):
             edge_keys = [k for k in changes.edges if k in self.edges]
         active = frame.active if frame is not None else None
         resized = []
+        self.camera_boxes.mark(node_ids)
         for nid in node_ids:
             item = self.nodes[nid]
             before = item.size
@@ -895,6 +904,7 @@ class CanvasScene(QGraphicsScene):
             self.apply_frame(self.frame)
             self._batch = set(self.nodes)
             self._end_batch()
+        self.camera_boxes.mark_all()
         self._far_changed()
 
 

@@ -74,6 +74,7 @@ from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
 from .scene import CanvasScene
+from .zoom_gesture import ZoomGesture
 
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
@@ -126,6 +127,8 @@ class CanvasView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setMouseTracking(True)  # port hover without a button pressed
 
+        # Wheel steps reuse the boxes' pictures; the boxes render sharp once it ends.
+        self._zoom_gesture = ZoomGesture(self._boxes_in_reach, self.zoom, self)
         self._pulse_anim = QVariantAnimation(self)
         self._pulse_anim.setStartValue(0.0)
         self._pulse_anim.setEndValue(1.0)
@@ -270,6 +273,7 @@ class CanvasView(QGraphicsView):
         pt = CHAIN_RULE_PT * THEME.scale if self._follow else MIN_SCREEN_PT * THEME.scale
         if pt != self.canvas.min_text_pt:
             self.canvas.min_text_pt = pt
+            self.canvas.camera_boxes.mark_all()
             for item in self.canvas.nodes.values():
                 item.update()
 
@@ -296,8 +300,7 @@ class CanvasView(QGraphicsView):
         viewport (or one of ``viewport`` pixels): the pure
         :func:`gui.model.camera.camera_target` fed with the boxes."""
         frame = self.canvas.frame if frame is None else frame
-        boxes = {nid: rect_tuple(item.scene_rect()) for nid, item in self.canvas.nodes.items()}
-        edges = [(a, b) for a, b, _i in self.canvas.edges]
+        known = self.canvas.camera_boxes.refresh()
         active = frame.active_edge if frame is not None else None
         extra = []
         if active is not None and self.canvas.label.isVisible():
@@ -305,17 +308,13 @@ class CanvasView(QGraphicsView):
         if viewport is None:
             size = self.viewport().size()
             viewport = (size.width(), size.height())
-        zooms = {nid: item.compact_min_zooms() for nid, item in self.canvas.nodes.items()
-                 if item.content is not None}
 
         def label_fits(rect: tuple[float, float, float, float], zoom: float) -> bool:
             return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
 
-        return camera_target(boxes, edges, None if active is None else active[:2],
-                             viewport, self.readable_zoom(), extra,
-                             {nid: z.names for nid, z in zooms.items()},
-                             {nid: z.numbers for nid, z in zooms.items()},
-                             {nid: z.whole for nid, z in zooms.items()}, label_fits)
+        return camera_target(known.rects, known.pairs, None if active is None else active[:2],
+                             viewport, self.readable_zoom(), extra, known.names,
+                             known.numbers, known.whole, label_fits, known.bounds)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""
@@ -414,6 +413,16 @@ class CanvasView(QGraphicsView):
 
     def zoom(self) -> float:
         return self.transform().m11()
+
+    def _boxes_in_reach(self) -> list[NodeItem]:
+        """The boxes a zoom gesture may show: in view, or in a view twice as wide and
+        high (zooming out); none from far away, where no box paints itself."""
+        if self.canvas.far:
+            return []
+        r = self.mapToScene(self.viewport().rect()).boundingRect()
+        r.adjust(-r.width() / 2, -r.height() / 2, r.width() / 2, r.height() / 2)
+        nodes = self.canvas.nodes
+        return [nodes[n] for n in self.canvas.grid.query(r) if n in nodes]
 
     def zoom_by(self, factor: float, view_pos: QPoint | None = None) -> None:
         """Zoom keeping the scene point under ``view_pos`` (default: centre) in place."""
@@ -892,6 +901,7 @@ class CanvasView(QGraphicsView):
         steps = event.angleDelta().y() / 120.0
         if steps:
             self._user_took_camera()
+            self._zoom_gesture.step()
             self.zoom_by(1.15 ** steps, event.position().toPoint())
         event.accept()
 

@@ -1,0 +1,125 @@
+"""The shortcuts on the paths a user waits on give what the long way gives.
+
+Follow step's camera reads boxes from a table kept by the boxes that changed; a zoom
+gesture reuses the boxes' pictures until it ends; removing boxes far away tells the
+far painter once. Each test drives the real canvas and compares against the
+long way (a fresh reading, the cache mode boxes normally have).
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QGraphicsItem
+
+from engine.fileformat import GraphFile
+from gui.canvas import CanvasView
+from gui.canvas.camera_boxes import CameraBoxes
+from gui.canvas.zoom_gesture import REST_MS
+from gui.commands import MoveNodes, push
+from gui.document import GraphDocument
+from gui.model.timeline import Timeline
+from support import script
+
+
+@pytest.fixture
+def followed(shown_canvas) -> CanvasView:  # noqa: ANN001
+    graph, output = script("bench_gui").layered_graph(30, seed=30)
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=graph, output=output), None)
+    view = shown_canvas(doc, (900, 600))
+    view.follow_step = True
+    return view
+
+
+def fresh(view: CanvasView) -> CameraBoxes:
+    scene = view.canvas
+    return CameraBoxes(scene.nodes, scene.edges).refresh()
+
+
+def assert_current(view: CanvasView) -> None:
+    kept, long_way = view.canvas.camera_boxes.refresh(), fresh(view)
+    assert kept.rects == long_way.rects
+    assert kept.bounds == long_way.bounds
+    assert kept.pairs == long_way.pairs
+    assert (kept.names, kept.numbers, kept.whole) == (
+        long_way.names, long_way.numbers, long_way.whole)
+
+
+def test_the_cameras_table_of_boxes_matches_a_fresh_reading_through_an_edit_session(
+    followed: CanvasView,
+) -> None:
+    view, doc = followed, followed.doc
+    timeline = Timeline(doc.results)
+    for k in range(0, len(timeline.steps), 7):  # boxes' content changes step to step
+        view.show_frame(timeline.frame(timeline.position_of_step(k)))
+        assert_current(view)
+    nid = next(iter(doc.graph.nodes))
+    x, y = doc.positions[nid]
+    assert push(doc, MoveNodes(doc, {nid: (x, y)}, {nid: (x + 400.0, y + 90.0)})) is None
+    assert_current(view)
+    view.follow_step = False  # the text floor drops: every box's zooms differ
+    assert_current(view)
+    view.add_node_at("input", QPointF(x, y - 300.0))  # a box and no edge more
+    assert_current(view)
+    doc.undo_stack.undo()
+    assert_current(view)
+
+
+def test_a_box_re_measures_its_zooms_only_when_its_content_changed(
+    followed: CanvasView, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    item = next(iter(followed.canvas.nodes.values()))
+    first = item.compact_min_zooms()
+    measured = []
+    real = item._measure_min_zooms  # noqa: SLF001 - counting the real measurement
+    monkeypatch.setattr(item, "_measure_min_zooms", lambda: measured.append(1) or real())
+    assert item.compact_min_zooms() == first and measured == []
+    assert item.content is not None
+    item.set_content(type(item.content)(**{**item.content.__dict__, "grad": "9.87654321"}))
+    item.compact_min_zooms()
+    assert measured == [1]
+
+
+def wheel(view: CanvasView, notches: int) -> None:
+    centre = QPointF(view.viewport().rect().center())
+    QApplication.sendEvent(view.viewport(), QWheelEvent(
+        centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())), QPoint(),
+        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase, False))
+
+
+def test_a_zoom_gesture_keeps_pictures_and_boxes_come_back_sharp_when_it_ends(
+    followed: CanvasView, qtbot,  # noqa: ANN001
+) -> None:
+    view = followed
+    view.look_at((view.canvas.nodes_rect().center().x(), view.canvas.nodes_rect().center().y()),
+                 1.0)
+    device = QGraphicsItem.CacheMode.DeviceCoordinateCache
+    boxes = list(view.canvas.nodes.values())
+    assert all(item.cacheMode() == device for item in boxes)
+    zoom = view.zoom()
+    wheel(view, 1)
+    wheel(view, 1)
+    assert view.zoom() == pytest.approx(zoom * 1.15**2)
+    held = [item for item in boxes if item.cacheMode() != device]
+    assert held and all(
+        item.cacheMode() == QGraphicsItem.CacheMode.ItemCoordinateCache for item in held)
+    qtbot.wait(REST_MS + 150)
+    assert all(item.cacheMode() == device for item in boxes)
+
+
+def test_deleting_every_box_while_far_looks_for_selection_changes_once(
+    far_view: CanvasView, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each removed box deselects itself; asking every box each time grew as N^1.67.
+    scene = far_view.canvas
+    calls = []
+    real = scene.far_boxes.selection_changed
+    monkeypatch.setattr(scene.far_boxes, "selection_changed", lambda: calls.append(real()))
+    far_view.select_all()
+    calls.clear()
+    far_view.delete_selected()
+    assert not scene.nodes
+    assert len(calls) <= 2  # the removal's batch, and the view's own deselect
