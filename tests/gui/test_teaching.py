@@ -94,20 +94,21 @@ def test_quiz_hides_the_vjp_until_predicted(window, qtbot, artifacts_dir) -> Non
     assert panel.question.text().endswith("[0.1, 0.2, 0.3] · J?")
     QApplication.processEvents()
     assert window.grab().save(os.path.join(artifacts_dir, "quiz_seed2.png"))
-    # a wrong vjp does not score; the right one does and shows the number
+    # a wrong vjp does not score, nor does the right one after it (first attempts score)
     qtbot.keyClicks(panel.answer, "0.2")
     qtbot.keyClick(panel.answer, Qt.Key.Key_Return)
     assert panel.quiz.score == 0 and "not quite" in panel.verdict.text()
     panel.answer.clear()
     qtbot.keyClicks(panel.answer, "0.1")
     qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
-    assert panel.quiz.score == 1 and panel.verdict.text() == "right"
+    assert panel.quiz.score == 0 and panel.verdict.text() == "right"
     assert "· J = 0.1" in window.canvas.canvas.label.text
     assert player.frame.hidden == {"accumulated"}
     # Reveal (the R key, as in presentation mode) shows the engine's value, no point
     window.teaching.actions["reveal"].trigger()
-    assert "the engine says 0.1" in panel.verdict.text() and panel.quiz.score == 1
-    assert not player.frame.hidden and "score 1 of 2" in panel.score.text()
+    assert "the engine says 0.1" in panel.verdict.text() and panel.quiz.score == 0
+    assert not player.frame.hidden and "score 0 of 2" in panel.score.text()
+    assert "(2 attempts" in panel.score.text()
     # switching off shows everything again
     menu_action(window, "Teach", "Quiz Mode").trigger()
     assert not panel.active and player.frame_filter is None
