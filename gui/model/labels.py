@@ -15,6 +15,7 @@ table whose outer cells carry bracket borders), ``<sub>`` and colours.
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -310,7 +311,20 @@ def h_para(text: str, color: str = colours.TEXT, size: str = "100%", bold: bool 
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
 
 
-def h_document(body: str, base_pt: float) -> str:
+#: Qt's rich text sets sub- and superscripts at 2/3 of the text around them.
+QT_SUB_SHARE = 2 / 3
+
+
+def h_document(body: str, base_pt: float, sub_pt: float | None = None) -> str:
+    """The whole document at ``base_pt``; ``sub_pt``: sub- and superscripts set at that
+    size instead of Qt's 2/3 of the text (a minimum a page or a projector must keep).
+    Qt sets that 2/3 in whole pixels (at 96 per inch), rounded down: the span is sized
+    in pixels so that the subscript's are at least ``sub_pt``'s."""
+    if sub_pt is not None:
+        span_px = math.ceil(math.ceil(sub_pt * 96 / 72) / QT_SUB_SHARE)
+        span = f'<span style="font-size:{span_px}px">'
+        for tag in ("sub", "sup"):
+            body = body.replace(f"<{tag}>", f"<{tag}>{span}").replace(f"</{tag}>", f"</span></{tag}>")
     return (
         f"<html><body style=\"font-family:'DejaVu Sans'; font-size:{base_pt:.1f}pt;"
         f' color:{colours.TEXT}">{body}</body></html>'
