@@ -33,7 +33,9 @@ def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
 
 def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
     """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
-    body = [labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%")]
+    body = [
+        labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%")
+    ]
     body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
     upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
     row = np.concatenate(upstream) if upstream else np.zeros(0)

@@ -324,7 +324,9 @@ def h_document(body: str, base_pt: float, sub_pt: float | None = None) -> str:
         span_px = math.ceil(math.ceil(sub_pt * 96 / 72) / QT_SUB_SHARE)
         span = f'<span style="font-size:{span_px}px">'
         for tag in ("sub", "sup"):
-            body = body.replace(f"<{tag}>", f"<{tag}>{span}").replace(f"</{tag}>", f"</span></{tag}>")
+            body = body.replace(f"<{tag}>", f"<{tag}>{span}").replace(
+                f"</{tag}>", f"</span></{tag}>"
+            )
     return (
         f"<html><body style=\"font-family:'DejaVu Sans'; font-size:{base_pt:.1f}pt;"
         f' color:{colours.TEXT}">{body}</body></html>'

@@ -48,7 +48,9 @@ def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
     if isinstance(step, GroupStep):
         vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
         out = np.concatenate(vjps) if vjps else np.zeros(0)
-        lines = [f"Step {k} ({step.group.title or step.group.id}): vjp = {labels.inline_tensor(out)}"]
+        lines = [
+            f"Step {k} ({step.group.title or step.group.id}): vjp = {labels.inline_tensor(out)}"
+        ]
         lines += [
             f"{operand_grad_name(graph, x)} = {labels.inline_tensor(step.accumulated[x])}"
             for x in step.inputs
@@ -112,7 +114,9 @@ def group_question_html(
     row = np.concatenate(upstream) if upstream else np.zeros(0)
     parts = [
         labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%"),
-        labels.h_para(labels.esc(f"upstream at {', '.join(step.outputs)} = {labels.flat_row(row)}")),
+        labels.h_para(
+            labels.esc(f"upstream at {', '.join(step.outputs)} = {labels.flat_row(row)}")
+        ),
         labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN),
         labels.h_equation(["vjp = upstream · J =", BLANK]),
     ]

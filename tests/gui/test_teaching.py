@@ -255,6 +255,7 @@ def test_a_collapsed_group_plays_as_one_step(window) -> None:  # noqa: ANN001
     assert frame.active is None and frame.active_group.group.id == "group"
     text = window.chain_rule.text()
     assert "as one step" in text and "[6, 3, 2]" in text and "[1.1, 1.4, 1]" in text
+    assert "Step 4 of 4: group as one step" in text  # not "group group" (fix 8)
     assert window.teaching.group_frames.active == "group"
     player.to_end()
     assert [float(player.frame.grads[x]) for x in ("x1", "x2", "x3")] == pytest.approx(
