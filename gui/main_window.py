@@ -431,6 +431,9 @@ class MainWindow(QMainWindow):
         self.inspector.message.connect(self.show_status)
         self.inspector.renamed.connect(lambda new: self.canvas.select_ids([new]))
         self.files.message.connect(self.show_status)
+        # An opened file starts at step 0, forward values shown (Play starts the lesson);
+        # an edit keeps showing the whole pass.
+        self.files.opened.connect(lambda: self.player.seek(self.player.timeline.forward_length))
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)
         self.player.frameChanged.connect(self._player_moved)
