@@ -61,6 +61,8 @@ from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME
 
 SCALE_KEY = "presentation/scale"
+#: How long a window manager may take to make the window full screen.
+FULL_SCREEN_WAIT_MS = 400
 EXPORT_SIZE_KEY = "export/size"
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
@@ -151,6 +153,7 @@ class MainWindow(QMainWindow):
         self.clipboard = Clipboard()
         self.files = FileController(self.doc, self, self)
         self.presenting = False
+        self._frameless_fallback = False  # presenting without a window manager
         self.trace_windows: list[QWidget] = []  # read-only .bptrace viewers opened from here
         self._refit_on_resize = False
         self._refit_after_state = False  # the size a maximise brings arrives later
@@ -789,15 +792,32 @@ class MainWindow(QMainWindow):
         self.actions["present"].setChecked(True)
         self.actions["leave"].setEnabled(True)
         self.showFullScreen()
+        # Without a window manager (a kiosk, a projector's Linux box) nothing makes the
+        # window full screen: it then covers the screen frameless instead.
+        QTimer.singleShot(FULL_SCREEN_WAIT_MS, self._ensure_full_screen)
         self.resizeDocks([self.panels_dock], [int(150 * THEME.scale)], Qt.Orientation.Vertical)
         self._refit_on_resize = True  # the full-screen size arrives later: fit then too
         QTimer.singleShot(0, self.canvas.refit)
         self.canvas.setFocus()
 
+    def _ensure_full_screen(self) -> None:
+        """Presenting but not covering the screen: a frameless window as big as it."""
+        screen = self.screen()
+        if not self.presenting or screen is None or self.geometry() == screen.geometry():
+            return
+        self._frameless_fallback = True
+        self.setWindowFlag(Qt.WindowType.FramelessWindowHint, True)
+        self.setGeometry(screen.geometry())
+        self.showNormal()
+        self.raise_()
+
     def leave_presentation(self) -> None:
         if not self.presenting:
             return
         self.presenting = False
+        if self._frameless_fallback:
+            self._frameless_fallback = False
+            self.setWindowFlag(Qt.WindowType.FramelessWindowHint, False)
         self._refit_on_resize = False
         THEME.scale = 1.0
         THEME.high_contrast = False
