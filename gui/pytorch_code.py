@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QFontDatabase,
@@ -187,6 +187,11 @@ class ReplaceGraph(EditCommand):
         self.doc.replace_graph(graph.copy(), positions, output, gradient)
 
 
+#: The code dock opens at least this many columns wide and lines high; its size is kept.
+CODE_COLUMNS, CODE_LINES = 40, 12
+CODE_SIZE_KEY = "code/size"
+
+
 class CodeDock(QDockWidget):
     """The current graph as PyTorch code, rewritten on every edit; edit it and press
     Ctrl+Enter to apply (one undo step). An error is marked at its line and the graph
@@ -226,6 +231,33 @@ class CodeDock(QDockWidget):
         self.editor.textChanged.connect(self._text_changed)
         doc.resultsChanged.connect(self.refresh)
         self.visibilityChanged.connect(lambda visible: visible and self.refresh())
+        self.visibilityChanged.connect(self._open_at_size)
+
+    def usable_size(self) -> QSize:
+        """The editor's size for :data:`CODE_COLUMNS` x :data:`CODE_LINES` of code."""
+        fm, frame = self.editor.fontMetrics(), 2 * self.editor.frameWidth()
+        margin = 2 * int(self.editor.document().documentMargin())
+        bar = self.editor.horizontalScrollBar().sizeHint().height()  # long lines scroll
+        return QSize(
+            fm.horizontalAdvance("0" * CODE_COLUMNS) + frame + margin + bar + 4,
+            fm.lineSpacing() * CODE_LINES + frame + margin + bar + 4,
+        )
+
+    def _open_at_size(self, visible: bool) -> None:
+        """Shown: at the size it had last time (remembered), its editor never smaller
+        than :meth:`usable_size`."""
+        window = self.parentWidget()
+        if not visible or self.isFloating() or not hasattr(window, "resizeDocks"):
+            return
+        self.editor.setMinimumSize(self.usable_size())  # never the 320x90 px it was
+        want = self.size().expandedTo(QSettings().value(CODE_SIZE_KEY, QSize()) or QSize())
+        window.resizeDocks([self], [want.width()], Qt.Orientation.Horizontal)
+        window.resizeDocks([self], [want.height()], Qt.Orientation.Vertical)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.isVisible():
+            QSettings().setValue(CODE_SIZE_KEY, self.size())
 
     def code(self) -> str:
         return export_script(self.doc.graph, self.doc.output, self.doc.gradient)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from engine.pytorch_import import import_code
 from gui.commands import SetValue, push
@@ -128,3 +129,27 @@ def test_check_with_pytorch_shows_every_node_agreeing(window, qtbot) -> None:  #
     assert dialog.table.rowCount() == len(window.doc.graph.nodes)
     assert {dialog.table.item(k, 3).text() for k in range(len(rows))} == {"yes"}
     dialog.close()
+
+
+def test_view_code_opens_at_a_usable_size_and_keeps_it(window, qtbot) -> None:  # noqa: ANN001
+    """Rehearsal fix 7: View > Code opened as a 320x90 px dock; it opens at least 40
+    columns by 12 lines of code, and at the size the user left it."""
+    from gui.pytorch_code import CODE_COLUMNS, CODE_LINES
+
+    window.resize(1280, 720)
+    dock = window.pytorch.dock
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(dock.isVisible)
+    QApplication.processEvents()
+    fm = dock.editor.fontMetrics()
+    room = dock.editor.viewport().size()
+    assert room.width() >= fm.horizontalAdvance("0" * CODE_COLUMNS), room
+    assert room.height() >= fm.lineSpacing() * CODE_LINES, room
+    wider = dock.width() + 80
+    window.resizeDocks([dock], [wider], Qt.Orientation.Horizontal)
+    QApplication.processEvents()
+    assert dock.width() == wider
+    dock.toggleViewAction().trigger()  # closed, then opened again: as it was left
+    dock.toggleViewAction().trigger()
+    QApplication.processEvents()
+    assert dock.width() == wider
