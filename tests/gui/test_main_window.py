@@ -24,14 +24,15 @@ def settle(qtbot, ms: int = 30) -> None:  # noqa: ANN001
     QApplication.processEvents()
 
 
+
+
 def test_opens_seed2_and_screenshots(qtbot, make_window, artifacts_dir: str) -> None:  # noqa: ANN001
     win = make_window()
     assert SEED2_NODES <= set(win.doc.graph.nodes)
     assert win.doc.output == "y" and win.doc.path is None and not win.doc.modified
     assert win.windowTitle().startswith("Seed 2") and win.windowTitle().endswith("Backprop Studio")
     np.testing.assert_allclose(
-        [win.doc.results.trace.grads[x] for x in ("x1", "x2", "x3")], [1.1, 1.4, 1.0]
-    )
+        [win.doc.results.trace.grads[x] for x in ("x1", "x2", "x3")], [1.1, 1.4, 1.0])
     assert win.inspector.backward.v_editor.value().tolist() == [0.1, 0.2, 0.3]
     assert win.player_status.text() == win.player.status_text()
     win.canvas.select_ids(["x2"])
@@ -78,9 +79,8 @@ def test_cycle_is_refused(make_window) -> None:  # noqa: ANN001
     count = doc.undo_stack.count()
     messages: list[str] = []
     canvas.statusMessage.connect(messages.append)
-    assert not canvas.try_connect(
-        canvas.node_item("y").out_port, canvas.node_item("y1").in_ports[1]
-    )
+    assert not canvas.try_connect(canvas.node_item("y").out_port,
+                                  canvas.node_item("y1").in_ports[1])
     assert doc.undo_stack.count() == count and doc.graph.nodes["y1"].inputs[1] is None
     assert messages and "cycle" in messages[-1]
     assert "cycle" in win.statusBar().currentMessage()
@@ -102,12 +102,8 @@ def test_close_with_unsaved_changes_asks(make_window, no_dialogs) -> None:  # no
     assert win.close()
 
 
-def test_save_reopen_keeps_graph_positions_and_view(
-    qtbot,
-    make_window,
-    no_dialogs,  # noqa: ANN001
-    tmp_path: Path,
-) -> None:
+def test_save_reopen_keeps_graph_positions_and_view(qtbot, make_window, no_dialogs,  # noqa: ANN001
+                                                    tmp_path: Path) -> None:
     win = make_window()
     win.canvas.zoom_by(1.5)
     win.canvas.centerOn(123.0, 45.0)
@@ -124,11 +120,7 @@ def test_save_reopen_keeps_graph_positions_and_view(
     for nid, node in a.graph.nodes.items():
         twin = b.graph.nodes[nid]
         assert (node.op, node.inputs, node.attrs, node.requires_grad) == (
-            twin.op,
-            twin.inputs,
-            twin.attrs,
-            twin.requires_grad,
-        )
+            twin.op, twin.inputs, twin.attrs, twin.requires_grad)
         if node.value is not None:
             np.testing.assert_array_equal(node.value, twin.value)
     assert a.positions.keys() == b.positions.keys()
@@ -201,13 +193,10 @@ def test_menus_show_shortcuts_and_sheet_lists_them(make_window) -> None:  # noqa
     assert rows[("View", "Presentation Mode")] == "F5"
     assert rows[("Playback", "Step forward")].startswith("Right")
     assert ("File › Open Example", "Seed 1: x = [1, 2, 3], y = x² + 2, z = sum(y)") in rows or any(
-        where == "File › Open Example" for where, _ in rows
-    )
+        where == "File › Open Example" for where, _ in rows)
     dialog = ShortcutsDialog(win.menuBar(), win)
-    texts = {
-        dialog.table.item(r, 1).text(): dialog.table.item(r, 2).text()
-        for r in range(dialog.table.rowCount())
-    }
+    texts = {dialog.table.item(r, 1).text(): dialog.table.item(r, 2).text()
+             for r in range(dialog.table.rowCount())}
     assert texts["Duplicate"] == "Ctrl+D" and texts["Presentation Mode"] == "F5"
     dialog.deleteLater()
 
@@ -321,9 +310,8 @@ def test_export_image(monkeypatch, make_window, tmp_path: Path) -> None:  # noqa
 
     win = make_window()
     target = tmp_path / "frame.png"
-    monkeypatch.setattr(
-        QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), ""))
-    )
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
     win.actions["export"].trigger()
     assert target.exists() and target.stat().st_size > 1000
 
