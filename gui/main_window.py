@@ -801,9 +801,12 @@ class MainWindow(QMainWindow):
         self.canvas.setFocus()
 
     def _ensure_full_screen(self) -> None:
-        """Presenting but not covering the screen: a frameless window as big as it."""
+        """Full screen as far as Qt knows but not covering the screen (no window manager
+        acted on it): a frameless window as big as the screen."""
         screen = self.screen()
-        if not self.presenting or screen is None or self.geometry() == screen.geometry():
+        if not (self.presenting and self.isFullScreen()) or screen is None:
+            return  # left, or shown otherwise since (a window a test sized)
+        if self.geometry() == screen.geometry():
             return
         self._frameless_fallback = True
         self.setWindowFlag(Qt.WindowType.FramelessWindowHint, True)

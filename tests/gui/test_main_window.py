@@ -387,7 +387,9 @@ def test_presentation_without_a_window_manager_covers_the_screen_frameless(
     from PySide6.QtCore import Qt
 
     win = make_window(size=(900, 600))
-    monkeypatch.setattr(win, "showFullScreen", lambda: None)  # what no window manager does
+    # what no window manager does: Qt records the state, nothing moves the window
+    monkeypatch.setattr(win, "showFullScreen", lambda: None)
+    monkeypatch.setattr(win, "isFullScreen", lambda: True)
     win.enter_presentation()
     screen = win.screen().geometry()
     qtbot.waitUntil(lambda: win.geometry() == screen, timeout=3000)
