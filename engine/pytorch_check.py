@@ -78,21 +78,36 @@ def run_with_torch(
         raise TorchCheckError(f"PyTorch did not finish within {timeout:g} s") from None
     except OSError as exc:
         raise TorchCheckError(f"cannot start Python: {exc.strerror or exc}") from None
-    for line in proc.stdout.splitlines():
+    return torch_grads(proc.stdout, proc.stderr, proc.returncode)
+
+
+def torch_grads(stdout: str, stderr: str, returncode: int) -> dict[str, np.ndarray | None]:
+    """The gradients a run of :func:`checking_script` printed, or its last error line
+    (a caller that runs the script itself, in the background, reads its output here)."""
+    for line in stdout.splitlines():
         if line.startswith(MARKER):
             raw = json.loads(line[len(MARKER) :])
             return {
                 k: None if v is None else np.asarray(v, dtype=np.float64) for k, v in raw.items()
             }
-    lines = [s for s in proc.stderr.strip().splitlines() if s.strip()]
-    raise TorchCheckError(lines[-1] if lines else f"PyTorch exited with status {proc.returncode}")
+    lines = [s for s in stderr.strip().splitlines() if s.strip()]
+    raise TorchCheckError(lines[-1] if lines else f"PyTorch exited with status {returncode}")
 
 
 def compare_with_torch(
     graph: Graph, output: str, gradient: np.ndarray | None, timeout: float = 120.0
 ) -> list[Comparison]:
     """Our gradient beside PyTorch's for every node PyTorch reports, in graph order."""
-    theirs = run_with_torch(graph, output, gradient, timeout)
+    return compare_grads(graph, output, gradient, run_with_torch(graph, output, gradient, timeout))
+
+
+def compare_grads(
+    graph: Graph,
+    output: str,
+    gradient: np.ndarray | None,
+    theirs: dict[str, np.ndarray | None],
+) -> list[Comparison]:
+    """Our gradient beside ``theirs`` (PyTorch's) for every node it reports, in graph order."""
     trace = backward(graph, forward(graph), output, gradient)
     rows = []
     for nid in graph.nodes:
@@ -114,7 +129,9 @@ __all__ = [
     "Comparison",
     "TorchCheckError",
     "checking_script",
+    "compare_grads",
     "compare_with_torch",
     "run_with_torch",
     "torch_available",
+    "torch_grads",
 ]

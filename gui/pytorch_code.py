@@ -9,11 +9,12 @@ line and never touch the graph; applying code is one undoable step.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QProcess, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QFontDatabase,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPlainTextEdit,
+    QProgressDialog,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -39,7 +41,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.pytorch_check import Comparison, TorchCheckError, compare_with_torch, torch_available
+from engine.pytorch_check import (
+    Comparison,
+    TorchCheckError,
+    checking_script,
+    compare_grads,
+    torch_available,
+    torch_grads,
+)
 from engine.pytorch_cli import read_source
 from engine.pytorch_export import export_script
 from engine.pytorch_import import CodeError, Imported, import_code
@@ -354,16 +363,18 @@ class CodeHost(Protocol):
 
     def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None: ...  # noqa: N802
 
-    def setCursor(self, cursor: Qt.CursorShape) -> None: ...  # noqa: N802
 
-    def unsetCursor(self) -> None: ...  # noqa: N802
-
-
-class PytorchCode:
+class PytorchCode(QObject):
     """The window's PyTorch actions and the code dock (installed by :func:`install`)."""
 
+    #: A check finished: its rows, or None (cancelled or refused).
+    checked = Signal(object)
+
     def __init__(self, window: CodeHost) -> None:
+        super().__init__(window)  # type: ignore[arg-type]
         self.window = window
+        self.check_process: QProcess | None = None
+        self.check_note: QProgressDialog | None = None
         self.dock = CodeDock(window.doc, window)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
@@ -419,23 +430,52 @@ class PytorchCode:
 
     # ------------------------------------------------------------------ check
 
-    def check(self) -> list[Comparison] | None:
-        """Run the exported script under PyTorch (a separate process) and show the table."""
+    def check(self) -> None:
+        """Run the exported script under PyTorch in a separate process, in the background
+        (the window stays responsive; a progress note offers Cancel), then show the
+        table; ``checked`` says when it is done."""
         doc = self.window.doc
         if doc.output is None:
             self.window.show_error("Check with PyTorch: choose an output node first")
-            return None
-        self.window.setCursor(Qt.CursorShape.WaitCursor)
-        try:
-            rows = compare_with_torch(doc.graph, doc.output, doc.gradient)
-        except TorchCheckError as exc:
-            self.window.show_error(f"Check with PyTorch: {exc}")
-            return None
-        finally:
-            self.window.unsetCursor()
-        self.check_dialog = CheckDialog(rows, self.window)
-        self.check_dialog.show()
-        return rows
+            return
+        if self.check_process is not None:
+            return  # one check at a time
+        graph, output, gradient = doc.graph, doc.output, doc.gradient
+        process = QProcess(self.window)
+        self.check_process = process
+        note = QProgressDialog("Running the graph under PyTorch…", "Cancel", 0, 0, self.window)
+        note.setWindowTitle("Check with PyTorch")
+        note.setMinimumDuration(0)
+        note.canceled.connect(process.kill)
+        self.check_note = note
+
+        def done(code: int, status: QProcess.ExitStatus) -> None:
+            self.check_process = None
+            note.reset()
+            note.deleteLater()
+            self.check_note = None
+            if status != QProcess.ExitStatus.NormalExit:
+                self.window.show_status("Check with PyTorch cancelled")
+                self.checked.emit(None)
+                return
+            out = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
+            err = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
+            process.deleteLater()
+            try:
+                rows = compare_grads(graph, output, gradient, torch_grads(out, err, code))
+            except TorchCheckError as exc:
+                self.window.show_error(f"Check with PyTorch: {exc}")
+                self.checked.emit(None)
+                return
+            self.check_dialog = CheckDialog(rows, self.window)
+            self.check_dialog.show()
+            self.checked.emit(rows)
+
+        process.finished.connect(done)
+        process.start(sys.executable, ["-"])
+        process.write(checking_script(graph, output, gradient).encode("utf-8"))
+        process.closeWriteChannel()
+        note.show()
 
 
 def _export_menu(file_menu: QMenu) -> QMenu:

@@ -123,3 +123,19 @@ def test_a_big_edge_label_near_the_view_edge_keeps_off_the_step_boxes(
         box = canvas.nodes[nid].scene_rect()
         covered = label.intersected(box)
         assert covered.width() * covered.height() < 0.1 * box.width() * box.height(), nid
+
+
+@pytest.mark.parametrize("stem", ["seed2_stack_vjp", "classifier_head"])
+def test_presentation_screenshots(presenting: MainWindow, stem: str, artifacts_dir: str) -> None:
+    """Screenshots at 1280x720 of the first, middle and last step, to look at; each
+    step's write-up in view at the projector's sizes."""
+    import os
+
+    win = presenting
+    assert win.files.load_path(EXAMPLES_DIR / f"{stem}.bpgraph", example=True)
+    QApplication.processEvents()
+    n = len(win.player.timeline.steps)
+    for k in sorted({1, (n + 1) // 2, n}):
+        _step_in_view(win, k)
+        path = os.path.join(artifacts_dir, f"presentation_{stem}_step{k}.png")
+        assert win.grab().save(path)

@@ -122,7 +122,13 @@ def test_export_writes_a_script_that_imports_back(window, tmp_path) -> None:  # 
 
 @pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
 def test_check_with_pytorch_shows_every_node_agreeing(window, qtbot) -> None:  # noqa: ANN001
-    rows = window.pytorch.check()
+    """Rehearsal fix 6: the check froze the window about 10 s; it runs in the
+    background with a progress note and Cancel, the window answering meanwhile."""
+    with qtbot.waitSignal(window.pytorch.checked, timeout=120_000) as result:
+        window.pytorch.check()
+        assert window.pytorch.check_note.isVisible()  # returned at once, the note up
+        window.player.to_start()  # the window still takes commands
+    rows = result.args[0]
     assert rows is not None and all(r.agree for r in rows)
     dialog = window.pytorch.check_dialog
     assert isinstance(dialog, CheckDialog)
@@ -153,3 +159,15 @@ def test_view_code_opens_at_a_usable_size_and_keeps_it(window, qtbot) -> None:  
     dock.toggleViewAction().trigger()
     QApplication.processEvents()
     assert dock.width() == wider
+
+
+def test_check_with_pytorch_can_be_cancelled(window, qtbot) -> None:  # noqa: ANN001
+    with qtbot.waitSignal(window.pytorch.checked, timeout=60_000) as result:
+        window.pytorch.check()
+        from PySide6.QtWidgets import QPushButton
+
+        qtbot.mouseClick(
+            window.pytorch.check_note.findChild(QPushButton), Qt.MouseButton.LeftButton
+        )
+    assert result.args == [None] and window.pytorch.check_process is None
+    assert window.pytorch.check_dialog is None
