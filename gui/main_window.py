@@ -397,6 +397,17 @@ class MainWindow(QMainWindow):
 
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([act["shortcuts"], act["about"]])
+        help_menu.addAction("&Examples Tour", self.show_examples_tour)
+
+    def show_examples_tour(self) -> None:
+        """Help > Examples Tour: each shipped example and, in one sentence, what it teaches."""
+        from .teaching import examples_tour_html  # lazy: built when first asked for
+
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "Examples tour", "", parent=self)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(examples_tour_html(list_examples()))
+        box.setObjectName("ExamplesTour")
+        box.show()
 
     def _fill_examples(self) -> None:
         self.examples_menu.clear()

@@ -268,3 +268,19 @@ def test_a_collapsed_group_plays_as_one_step(window) -> None:  # noqa: ANN001
     )
     window.doc.undo_stack.undo()
     assert player.frame.n == 4
+
+
+def test_help_examples_tour_says_what_each_example_teaches(window) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QMessageBox
+
+    from engine.examples import EXAMPLE_LESSONS, list_examples
+    from gui.model.labels import esc
+
+    examples = list_examples()
+    assert {p.stem for p, _t in examples} == set(EXAMPLE_LESSONS)  # one sentence each
+    menu_action(window, "Help", "Examples Tour").trigger()
+    box = window.findChild(QMessageBox, "ExamplesTour")
+    assert box is not None and box.isVisible()
+    for path, _title in examples:
+        assert esc(EXAMPLE_LESSONS[path.stem]) in box.text()
+    box.close()
