@@ -41,10 +41,20 @@ generator of ``bench_gui.py``, laid out by the app as a file without positions i
 Prints ``name: value`` lines: ``canvas_names_read_pct`` over all the examples' frames,
 one ``canvas_names_read_pct[<example>]`` per example, then
 ``canvas_names_read_pct_random`` over the random graphs' frames and one
-``canvas_names_read_pct_random[<n>_nodes]`` per random graph. Deterministic: the same
-code gives the same figures. A figure, not a test.
+``canvas_names_read_pct_random[<n>_nodes]`` per random graph.
 
-    python benchmarks/bench_legibility.py [--unprocessed] [--frames DIR]
+Then the presentation figures, from the window in presentation mode at 1280x720 (what
+the projector shows): ``writeup_body_px`` and ``writeup_sub_px``, the median pixel
+sizes the chain-rule panel sets its body text and its sub- and superscripts at (read
+from the laid-out text, per character, subscripts at the share Qt draws them:
+:func:`gui.panels.chain_rule.text_px`) over every example's first, middle and last
+step, targets 22 and 15 (``writeup_body_px_min`` and ``writeup_sub_px_min``: the
+smallest); and ``label_covers_step_boxes``, the number of frames (every backward step of
+every example and random graph) whose shown edge label intersects either of the step's
+two boxes, target 0 (``label_frames``: how many frames were looked at).
+Deterministic: the same code gives the same figures. A figure, not a test.
+
+    python benchmarks/bench_legibility.py [--unprocessed] [--frames DIR] [--no-ocr]
 """
 
 from __future__ import annotations
@@ -53,11 +63,12 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -238,6 +249,85 @@ def report(name: str, results: dict[str, tuple[int, int]]) -> None:
         print(f"{name}[{key}]: {100.0 * r / max(t, 1):.1f}")
 
 
+def presentation_window() -> Any:
+    """The main window in presentation mode at 1280x720, with throw-away settings."""
+    from PySide6.QtCore import QStandardPaths
+    from PySide6.QtWidgets import QApplication
+
+    from gui.main_window import MainWindow
+
+    QStandardPaths.setTestModeEnabled(True)  # never the user's own settings
+    win = MainWindow()
+    win.resize(*SIZE)
+    win.show()
+    win.canvas.animations_enabled = False
+    win.enter_presentation()
+    win.showNormal()
+    win.resize(*SIZE)
+    QApplication.processEvents()
+    return win
+
+
+def show_step(win: Any, doc: GraphDocument, k: int) -> None:
+    """Open ``doc``'s file in ``win`` (once) and show backward step ``k``."""
+    from PySide6.QtWidgets import QApplication
+
+    if win.doc.graph is not doc.graph:
+        win.doc.load(doc.to_file(), None)
+    win.player.seek(win.player.timeline.position_of_step(k))
+    QApplication.processEvents()
+
+
+def writeup_px(win: Any, docs: list[GraphDocument]) -> tuple[list[float], list[float]]:
+    """Every character's pixel size in the chain-rule panel (body, sub- and superscripts)
+    at each document's first, middle and last step."""
+    from gui.panels.chain_rule import text_px
+
+    body: list[float] = []
+    subs: list[float] = []
+    for doc in docs:
+        n = len(Timeline(doc.results).steps)
+        for k in sorted({1, (n + 1) // 2, n}) if n else []:
+            show_step(win, doc, k)
+            win.chain_rule.text()  # the deferred render, now
+            b, s = text_px(win.chain_rule.browser.document())
+            body += b
+            subs += s
+    return body, subs
+
+
+def label_covers(win: Any, docs: list[GraphDocument]) -> tuple[int, int]:
+    """(frames whose shown edge label intersects the step's consumer or operand box,
+    frames looked at), over every backward step of each document."""
+    covered = frames = 0
+    for doc in docs:
+        for k in range(1, len(Timeline(doc.results).steps) + 1):
+            show_step(win, doc, k)
+            canvas, step = win.canvas.canvas, win.player.frame.active
+            if step is None or not canvas.label.isVisible():
+                continue
+            frames += 1
+            label = canvas.label.sceneBoundingRect()
+            boxes = [canvas.nodes[n].scene_rect() for n in (step.consumer, step.operand)]
+            covered += any(label.intersects(box) for box in boxes)
+    return covered, frames
+
+
+def presentation_figures() -> None:
+    """Print the write-up's sizes and the label's overlaps (see the module docstring)."""
+    win = presentation_window()
+    examples = [example_document(path) for path, _title in list_examples()]
+    body, subs = writeup_px(win, examples)
+    print(f"writeup_body_px: {statistics.median(body):.1f}")
+    print(f"writeup_body_px_min: {min(body):.1f}")
+    print(f"writeup_sub_px: {statistics.median(subs):.1f}")
+    print(f"writeup_sub_px_min: {min(subs):.1f}")
+    covered, frames = label_covers(win, examples + [random_document(n) for n in RANDOM_SIZES])
+    print(f"label_covers_step_boxes: {covered}")
+    print(f"label_frames: {frames}")
+    win.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Read exported canvas frames with tesseract.")
     parser.add_argument(
@@ -246,7 +336,12 @@ def main(argv: list[str] | None = None) -> int:
         help="read the frames as exported (the first version's rule, for comparison)",
     )
     parser.add_argument("--frames", type=Path, help="keep the exported frames in this folder")
+    parser.add_argument("--no-ocr", action="store_true", help="only the presentation figures")
     args = parser.parse_args(argv)
+    if args.no_ocr:
+        ensure_app()
+        presentation_figures()
+        return 0
     rule = UNPROCESSED if args.unprocessed else PREPARED
     if shutil.which("tesseract") is None:
         print(
@@ -269,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             key = f"{len(doc.graph.nodes)}_nodes"
             randoms[key] = measure(doc, f"random-{n}", folder, rule)
         report("canvas_names_read_pct_random", randoms)
+    presentation_figures()
     return 0
 
 

@@ -31,6 +31,23 @@ EXAMPLE_ORDER = (
     "attention_scores",
 )
 
+#: What each example teaches, in one sentence (Help > Examples Tour).
+EXAMPLE_LESSONS = {
+    "seed1_square_sum": "A scalar output needs no gradient argument: backward starts from 1.",
+    "seed2_stack_vjp": "A vector output needs v: backward computes vᵀJ without ever building J.",
+    "seed3_mean_of_square": "A mean divides every entry's gradient by the number of entries.",
+    "seed4_weighted_v": "v weights the rows of the Jacobian: [3, 2, 1] gives 10, 34, 42.",
+    "seed4b_ones_v": "The same graph with v = [1, 1, 1] gives 5, 18, 34: v changes the answer.",
+    "fan_out": "A node used twice receives the sum of what its consumers send back.",
+    "broadcasting": "A value copied by broadcasting gets the sum of the copies' gradients.",
+    "mean_vs_sum": "A sum sends 1 to every entry, a mean 1/n: the only difference.",
+    "matmul_chain": "Jacobians compose by multiplication, and backward multiplies row vectors.",
+    "neuron_layer": "A layer's gradient: tanh's derivative times W, and x for the weights.",
+    "logistic_loss": "Sigmoid and log-loss together send back p - y, the error itself.",
+    "classifier_head": "Softmax with cross-entropy sends back (p - one-hot) / batch size.",
+    "attention_scores": "A batched matmul and a transpose: each batch element on its own.",
+}
+
 
 def list_examples() -> list[tuple[Path, str]]:
     """The shipped examples as (path, title), seeds first, then in teaching order."""

@@ -61,17 +61,21 @@ def checking_script(graph: Graph, output: str, gradient: np.ndarray | None) -> s
     return script + f"\nimport json\nprint({MARKER!r} + json.dumps({{{entries}}}))\n"
 
 
+#: How the checking script is run: ``-I`` (isolated): no current folder on sys.path, no
+#: PYTHON* variables, no user site, so a torch.py beside the graph is never what
+#: "import torch" finds; the script comes on standard input. Run it in an empty folder.
+ISOLATED_ARGS = ("-I", "-")
+
+
 def run_with_torch(
     graph: Graph, output: str, gradient: np.ndarray | None, timeout: float = 120.0
 ) -> dict[str, np.ndarray | None]:
     """Each node's ``.grad`` as PyTorch computes it (leaves, and retained non-leaves)."""
     script = checking_script(graph, output, gradient)
     try:
-        # -I (isolated): no current folder on sys.path, no PYTHON* variables, no user
-        # site, so a torch.py beside the graph is never what "import torch" finds.
         with tempfile.TemporaryDirectory(prefix="backprop-check-") as folder:
             proc = subprocess.run(
-                [sys.executable, "-I", "-"],
+                [sys.executable, *ISOLATED_ARGS],
                 input=script.encode("utf-8"),
                 capture_output=True,
                 cwd=folder,
@@ -82,8 +86,13 @@ def run_with_torch(
         raise TorchCheckError(f"PyTorch did not finish within {timeout:g} s") from None
     except OSError as exc:
         raise TorchCheckError(f"cannot start Python: {exc.strerror or exc}") from None
-    stdout = proc.stdout.decode("utf-8", "replace")
-    stderr = proc.stderr.decode("utf-8", "replace")
+    out, err = (b.decode("utf-8", "replace") for b in (proc.stdout, proc.stderr))
+    return torch_grads(out, err, proc.returncode)
+
+
+def torch_grads(stdout: str, stderr: str, returncode: int) -> dict[str, np.ndarray | None]:
+    """The gradients a run of :func:`checking_script` printed, or its last error line
+    (a caller that runs the script itself, in the background, reads its output here)."""
     for line in stdout.splitlines():
         if line.startswith(MARKER):
             raw = json.loads(line[len(MARKER) :])
@@ -91,14 +100,23 @@ def run_with_torch(
                 k: None if v is None else np.asarray(v, dtype=np.float64) for k, v in raw.items()
             }
     lines = [s for s in stderr.strip().splitlines() if s.strip()]
-    raise TorchCheckError(lines[-1] if lines else f"PyTorch exited with status {proc.returncode}")
+    raise TorchCheckError(lines[-1] if lines else f"PyTorch exited with status {returncode}")
 
 
 def compare_with_torch(
     graph: Graph, output: str, gradient: np.ndarray | None, timeout: float = 120.0
 ) -> list[Comparison]:
     """Our gradient beside PyTorch's for every node PyTorch reports, in graph order."""
-    theirs = run_with_torch(graph, output, gradient, timeout)
+    return compare_grads(graph, output, gradient, run_with_torch(graph, output, gradient, timeout))
+
+
+def compare_grads(
+    graph: Graph,
+    output: str,
+    gradient: np.ndarray | None,
+    theirs: dict[str, np.ndarray | None],
+) -> list[Comparison]:
+    """Our gradient beside ``theirs`` (PyTorch's) for every node it reports, in graph order."""
     trace = backward(graph, forward(graph), output, gradient)
     rows = []
     for nid in graph.nodes:
@@ -120,7 +138,9 @@ __all__ = [
     "Comparison",
     "TorchCheckError",
     "checking_script",
+    "compare_grads",
     "compare_with_torch",
     "run_with_torch",
     "torch_available",
+    "torch_grads",
 ]

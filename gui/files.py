@@ -118,6 +118,8 @@ class FileController(QObject):
     """File commands for one document; ``message(str)`` goes to the status bar."""
 
     message = Signal(str)
+    #: A file was opened (not an edit): the lesson starts over at step 0.
+    opened = Signal()
     recentChanged = Signal()
 
     _serial = 0
@@ -228,6 +230,7 @@ class FileController(QObject):
         self.host.apply_view_state(view if isinstance(view, dict) else None)
         if not example:
             self.add_recent(p)
+        self.opened.emit()
         self.message.emit(f"Opened {p.name}")
 
     # ------------------------------------------------------------------ save

@@ -64,6 +64,8 @@ from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME
 
 SCALE_KEY = "presentation/scale"
+#: How long a window manager may take to make the window full screen.
+FULL_SCREEN_WAIT_MS = 400
 EXPORT_SIZE_KEY = "export/size"
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
@@ -154,6 +156,7 @@ class MainWindow(QMainWindow):
         self.clipboard = Clipboard()
         self.files = FileController(self.doc, self, self)
         self.presenting = False
+        self._frameless_fallback = False  # presenting without a window manager
         self._refit_on_resize = False
         self._refit_after_state = False  # the size a maximise brings arrives later
         self._saved_state: QByteArray | None = None
@@ -409,6 +412,17 @@ class MainWindow(QMainWindow):
 
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([act["shortcuts"], act["about"]])
+        help_menu.addAction("&Examples Tour", self.show_examples_tour)
+
+    def show_examples_tour(self) -> None:
+        """Help > Examples Tour: each shipped example and, in one sentence, what it teaches."""
+        from .teaching import examples_tour_html  # lazy: built when first asked for
+
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "Examples tour", "", parent=self)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(examples_tour_html(list_examples()))
+        box.setObjectName("ExamplesTour")
+        box.show()
 
     def _fill_examples(self) -> None:
         self.examples_menu.clear()
@@ -447,6 +461,9 @@ class MainWindow(QMainWindow):
         self.inspector.message.connect(self.show_status)
         self.inspector.renamed.connect(lambda new: self.canvas.select_ids([new]))
         self.files.message.connect(self.show_status)
+        # An opened file starts at step 0, forward values shown (Play starts the lesson);
+        # an edit keeps showing the whole pass.
+        self.files.opened.connect(lambda: self.player.seek(self.player.timeline.forward_length))
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)
         self.player.frameChanged.connect(self._player_moved)
@@ -824,15 +841,35 @@ class MainWindow(QMainWindow):
         self.actions["present"].setChecked(True)
         self.actions["leave"].setEnabled(True)
         self.showFullScreen()
+        # Without a window manager (a kiosk, a projector's Linux box) nothing makes the
+        # window full screen: it then covers the screen frameless instead.
+        QTimer.singleShot(FULL_SCREEN_WAIT_MS, self._ensure_full_screen)
         self.resizeDocks([self.panels_dock], [int(150 * THEME.scale)], Qt.Orientation.Vertical)
         self._refit_on_resize = True  # the full-screen size arrives later: fit then too
         QTimer.singleShot(0, self.canvas.refit)
         self.canvas.setFocus()
 
+    def _ensure_full_screen(self) -> None:
+        """Full screen as far as Qt knows but not covering the screen (no window manager
+        acted on it): a frameless window as big as the screen."""
+        screen = self.screen()
+        if not (self.presenting and self.isFullScreen()) or screen is None:
+            return  # left, or shown otherwise since (a window a test sized)
+        if self.geometry() == screen.geometry():
+            return
+        self._frameless_fallback = True
+        self.setWindowFlag(Qt.WindowType.FramelessWindowHint, True)
+        self.setGeometry(screen.geometry())
+        self.showNormal()
+        self.raise_()
+
     def leave_presentation(self) -> None:
         if not self.presenting:
             return
         self.presenting = False
+        if self._frameless_fallback:
+            self._frameless_fallback = False
+            self.setWindowFlag(Qt.WindowType.FramelessWindowHint, False)
         self._refit_on_resize = False
         THEME.scale = 1.0
         THEME.high_contrast = False

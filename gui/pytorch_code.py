@@ -9,11 +9,21 @@ line and never touch the graph; applying code is one undoable step.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QObject,
+    QProcess,
+    QSettings,
+    QSize,
+    Qt,
+    QTemporaryDir,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import (
     QAction,
     QFontDatabase,
@@ -31,6 +41,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPlainTextEdit,
+    QProgressDialog,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -40,7 +51,15 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import GraphError
-from engine.pytorch_check import Comparison, TorchCheckError, compare_with_torch, torch_available
+from engine.pytorch_check import (
+    ISOLATED_ARGS,
+    Comparison,
+    TorchCheckError,
+    checking_script,
+    compare_grads,
+    torch_available,
+    torch_grads,
+)
 from engine.pytorch_cli import read_source
 from engine.pytorch_export import export_script
 from engine.pytorch_import import CodeError, Imported, import_code
@@ -188,6 +207,11 @@ class ReplaceGraph(EditCommand):
         self.doc.replace_graph(graph.copy(), positions, output, gradient)
 
 
+#: The code dock opens at least this many columns wide and lines high; its size is kept.
+CODE_COLUMNS, CODE_LINES = 40, 12
+CODE_SIZE_KEY = "code/size"
+
+
 class CodeDock(QDockWidget):
     """The current graph as PyTorch code, rewritten on every edit; edit it and press
     Ctrl+Enter to apply (one undo step). An error is marked at its line and the graph
@@ -232,6 +256,33 @@ class CodeDock(QDockWidget):
         self.editor.textChanged.connect(self._text_changed)
         doc.resultsChanged.connect(self.refresh)
         self.visibilityChanged.connect(lambda visible: visible and self.refresh())
+        self.visibilityChanged.connect(self._open_at_size)
+
+    def usable_size(self) -> QSize:
+        """The editor's size for :data:`CODE_COLUMNS` x :data:`CODE_LINES` of code."""
+        fm, frame = self.editor.fontMetrics(), 2 * self.editor.frameWidth()
+        margin = 2 * int(self.editor.document().documentMargin())
+        bar = self.editor.horizontalScrollBar().sizeHint().height()  # long lines scroll
+        return QSize(
+            fm.horizontalAdvance("0" * CODE_COLUMNS) + frame + margin + bar + 4,
+            fm.lineSpacing() * CODE_LINES + frame + margin + bar + 4,
+        )
+
+    def _open_at_size(self, visible: bool) -> None:
+        """Shown: at the size it had last time (remembered), its editor never smaller
+        than :meth:`usable_size`."""
+        window = self.parentWidget()
+        if not visible or self.isFloating() or not hasattr(window, "resizeDocks"):
+            return
+        self.editor.setMinimumSize(self.usable_size())  # never the 320x90 px it was
+        want = self.size().expandedTo(QSettings().value(CODE_SIZE_KEY, QSize()) or QSize())
+        window.resizeDocks([self], [want.width()], Qt.Orientation.Horizontal)
+        window.resizeDocks([self], [want.height()], Qt.Orientation.Vertical)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.isVisible():
+            QSettings().setValue(CODE_SIZE_KEY, self.size())
 
     def code(self) -> str:
         return export_script(self.doc.graph, self.doc.output, self.doc.gradient)
@@ -328,16 +379,18 @@ class CodeHost(Protocol):
 
     def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None: ...  # noqa: N802
 
-    def setCursor(self, cursor: Qt.CursorShape) -> None: ...  # noqa: N802
 
-    def unsetCursor(self) -> None: ...  # noqa: N802
-
-
-class PytorchCode:
+class PytorchCode(QObject):
     """The window's PyTorch actions and the code dock (installed by :func:`install`)."""
 
+    #: A check finished: its rows, or None (cancelled or refused).
+    checked = Signal(object)
+
     def __init__(self, window: CodeHost) -> None:
+        super().__init__(window)  # type: ignore[arg-type]
         self.window = window
+        self.check_process: QProcess | None = None
+        self.check_note: QProgressDialog | None = None
         self.dock = CodeDock(window.doc, window)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
@@ -393,23 +446,55 @@ class PytorchCode:
 
     # ------------------------------------------------------------------ check
 
-    def check(self) -> list[Comparison] | None:
-        """Run the exported script under PyTorch (a separate process) and show the table."""
+    def check(self) -> None:
+        """Run the exported script under PyTorch in a separate process, in the background
+        (the window stays responsive; a progress note offers Cancel), then show the
+        table; ``checked`` says when it is done."""
         doc = self.window.doc
         if doc.output is None:
             self.window.show_error("Check with PyTorch: choose an output node first")
-            return None
-        self.window.setCursor(Qt.CursorShape.WaitCursor)
-        try:
-            rows = compare_with_torch(doc.graph, doc.output, doc.gradient)
-        except TorchCheckError as exc:
-            self.window.show_error(f"Check with PyTorch: {exc}")
-            return None
-        finally:
-            self.window.unsetCursor()
-        self.check_dialog = CheckDialog(rows, self.window)
-        self.check_dialog.show()
-        return rows
+            return
+        if self.check_process is not None:
+            return  # one check at a time
+        graph, output, gradient = doc.graph, doc.output, doc.gradient
+        process = QProcess(self.window)
+        folder = QTemporaryDir()  # an empty working folder, kept until the run ends
+        process.setWorkingDirectory(folder.path())
+        self.check_process = process
+        note = QProgressDialog("Running the graph under PyTorch…", "Cancel", 0, 0, self.window)
+        note.setWindowTitle("Check with PyTorch")
+        note.setMinimumDuration(0)
+        note.canceled.connect(process.kill)
+        self.check_note = note
+
+        def done(code: int, status: QProcess.ExitStatus) -> None:
+            folder.remove()
+            self.check_process = None
+            note.reset()
+            note.deleteLater()
+            self.check_note = None
+            if status != QProcess.ExitStatus.NormalExit:
+                self.window.show_status("Check with PyTorch cancelled")
+                self.checked.emit(None)
+                return
+            out = bytes(process.readAllStandardOutput().data()).decode("utf-8", "replace")
+            err = bytes(process.readAllStandardError().data()).decode("utf-8", "replace")
+            process.deleteLater()
+            try:
+                rows = compare_grads(graph, output, gradient, torch_grads(out, err, code))
+            except TorchCheckError as exc:
+                self.window.show_error(f"Check with PyTorch: {exc}")
+                self.checked.emit(None)
+                return
+            self.check_dialog = CheckDialog(rows, self.window)
+            self.check_dialog.show()
+            self.checked.emit(rows)
+
+        process.finished.connect(done)
+        process.start(sys.executable, list(ISOLATED_ARGS))
+        process.write(checking_script(graph, output, gradient).encode("utf-8"))
+        process.closeWriteChannel()
+        note.show()
 
 
 def _export_menu(file_menu: QMenu) -> QMenu:

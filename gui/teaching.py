@@ -6,6 +6,7 @@ one :class:`Teaching`, which adds its menu, its panel tab and its connections.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
@@ -13,6 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget
 
 from engine.errors import GraphError
+from engine.examples import EXAMPLE_LESSONS
 from engine.gradcheck import GradCheck, check_graph, check_node
 from engine.groups import playback_steps
 
@@ -210,3 +212,14 @@ class Teaching(QObject):
         panel.show_result(result)
         self.window.show_status(result.summary())
         return result
+
+
+def examples_tour_html(examples: list[tuple[Path, str]]) -> str:
+    """Help > Examples Tour's text: each example's title (escaped) and what it teaches
+    (:data:`engine.examples.EXAMPLE_LESSONS`), in teaching order."""
+    rows = [
+        f"<p><b>{labels.esc(title or path.stem)}</b><br/>"
+        f"{labels.esc(EXAMPLE_LESSONS.get(path.stem, ''))}</p>"
+        for path, title in examples
+    ]
+    return "<p>Open any of them from File &gt; Open Example.</p>" + "".join(rows)

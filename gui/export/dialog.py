@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -44,7 +45,7 @@ from engine.fileformat import SUFFIX, save
 from ..document import GraphDocument
 from ..model.timeline import timeline_of
 from .frame_sheet import render_frame
-from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Timing, View
+from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Format, Timing, View
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "main.py"
 PROGRESS = re.compile(r"progress: (\d+)/(\d+)")
@@ -74,7 +75,7 @@ class ExportAnimationDialog(QDialog):
         self.format_box = QComboBox()
         for f in FORMATS:
             self.format_box.addItem(f.label)
-        self.path_edit = QLineEdit(self._suggested_path(FORMATS[0].suffix))
+        self.path_edit = QLineEdit(self._suggested_path(FORMATS[0]))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
@@ -153,15 +154,28 @@ class ExportAnimationDialog(QDialog):
 
     # ------------------------------------------------------------------ options
 
-    def _suggested_path(self, suffix: str) -> str:
+    def _suggested_path(self, fmt: Format) -> str:
         stem = self.doc.path.stem if self.doc.path else "lesson"
         folder = self.doc.path.parent if self.doc.path else Path.home()
-        return _named(folder, stem, suffix)
+        return _named(folder, stem, fmt)
 
     def _format_changed(self, index: int) -> None:
         current = Path(self.path_edit.text().rstrip("/"))
-        stem = current.stem.removesuffix("-frames") or "lesson"
-        self.path_edit.setText(_named(current.parent, stem, FORMATS[index].suffix))
+        stem = current.stem
+        for tag in {f.tag for f in FORMATS if f.tag}:
+            stem = stem.removesuffix(tag)
+        self.path_edit.setText(_named(current.parent, stem or "lesson", FORMATS[index]))
+
+    def ask_replace(self, path: Path) -> bool:
+        """Whether an existing ``path`` may be replaced (Export never does so unasked)."""
+        answer = QMessageBox.question(
+            self,
+            "Replace file?",
+            f"{path.name} already exists in {path.parent}. Replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _browse(self) -> None:
         suffix = FORMATS[self.format_box.currentIndex()].suffix
@@ -208,6 +222,10 @@ class ExportAnimationDialog(QDialog):
     def start(self) -> None:
         """Snapshot the document and start the child process."""
         if self.running:
+            return
+        out = self.path_edit.text()
+        if not out.endswith("/") and Path(out).is_file() and not self.ask_replace(Path(out)):
+            self.status.setText(f"Not exported: {Path(out).name} kept")
             return
         fd, name = tempfile.mkstemp(prefix="export-", suffix=SUFFIX)
         os.close(fd)
@@ -278,8 +296,9 @@ class ExportAnimationDialog(QDialog):
         return re.sub(r"^error: [^:]*: ", "", lines[-1])
 
 
-def _named(folder: Path, stem: str, suffix: str) -> str:
-    """``folder/stem.gif``, or ``folder/stem-frames/`` for a folder of PNGs."""
-    if suffix == "/":
-        return f"{folder / (stem + '-frames')}/"
-    return str(folder / f"{stem}{suffix}")
+def _named(folder: Path, stem: str, fmt: Format) -> str:
+    """``folder/stem.gif``, ``folder/stem-handout.pdf``, or ``folder/stem-frames/`` for a
+    folder of PNGs."""
+    if fmt.suffix == "/":
+        return f"{folder / (stem + fmt.tag)}/"
+    return str(folder / f"{stem}{fmt.tag}{fmt.suffix}")

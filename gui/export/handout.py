@@ -130,9 +130,9 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
 
     # Title page: the card, then the graph before backward starts.
     pages.new_page()
-    used = pages.text(
-        renderer.card_html(ShotKind.TITLE, CARD_PT), QRectF(0, 0, w, h - picture_h - GAP)
-    )
+    # A worksheet's title card leaves out the notes: they may state the answers.
+    title_card = renderer.card_html(ShotKind.TITLE, CARD_PT, notes=not worksheet_mode)
+    used = pages.text(title_card, QRectF(0, 0, w, h - picture_h - GAP))
     sheet.show_position(tl.forward_length)
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
     tick(1)
@@ -148,7 +148,9 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
             before = tl.frame(position - 1)
             sheet.show_position(position - 1)
             sheet.canvas.show_frame(dataclasses.replace(before, active=None))
-            html = worksheet.question_html(step, k, n, doc.graph, STEP_PT)
+            html = worksheet.step_question_html(
+                step, k, n, doc.graph, doc.results.forward, worksheet.WORKSHEET_PT
+            )
         else:
             sheet.show_position(position)
             html = chain_rule_html(
@@ -178,8 +180,7 @@ def _answer_key(pages: _Pages, graph: object, steps: list) -> None:
         pages.new_page()
         rows = []
         for k, step in enumerate(steps[first : first + per_page], first + 1):
-            vjp_line, grad_line = worksheet.answer_lines(step, k, graph)
-            rows.append(labels.esc(vjp_line) + "; " + labels.esc(grad_line))
+            rows.append("; ".join(labels.esc(t) for t in worksheet.answer_lines(step, k, graph)))
         heading = labels.h_para("Answer key", bold=True, size=f"{CARD_PT * 1.5:.0f}pt")
         body = "".join(labels.h_para(r) for r in rows)
         pages.text(

@@ -37,12 +37,15 @@ class Kind(StrEnum):
 @dataclass(frozen=True)
 class Format:
     """One whole-lesson format: the suffix of ``--out`` that selects it ("/": a folder),
-    its name in File > Export Animation…, and any further arguments it implies."""
+    its name in File > Export Animation…, any further arguments it implies, and what
+    its default file name adds to the graph's (a handout and a worksheet are both .pdf:
+    their names differ so that one never replaces the other)."""
 
     kind: Kind
     suffix: str
     label: str
     extra: tuple[str, ...] = ()
+    tag: str = ""
 
 
 #: Every whole-lesson format, in the order the export dialog lists them.
@@ -51,10 +54,12 @@ FORMATS: tuple[Format, ...] = (
     Format(Kind.APNG, ".apng", "Animated PNG (APNG)"),
     Format(Kind.WEBP, ".webp", "Animated WebP"),
     Format(Kind.MP4, ".mp4", "Video, MP4 (H.264)"),
-    Format(Kind.PDF, ".pdf", "PDF handout"),
-    Format(Kind.PDF, ".pdf", "PDF worksheet (answer key at the back)", ("--worksheet",)),
+    Format(Kind.PDF, ".pdf", "PDF handout", tag="-handout"),
+    Format(
+        Kind.PDF, ".pdf", "PDF worksheet (answer key at the back)", ("--worksheet",), "-worksheet"
+    ),
     Format(Kind.HTML, ".html", "Web page player (HTML)"),
-    Format(Kind.PNG_SEQUENCE, "/", "Folder of numbered PNGs"),
+    Format(Kind.PNG_SEQUENCE, "/", "Folder of numbered PNGs", tag="-frames"),
 )
 #: The kind ``--out``'s suffix selects; a folder (a path ending in ``/`` or an existing
 #: directory) gets a numbered PNG sequence.

@@ -74,13 +74,15 @@ class LessonRenderer:
 
     # ------------------------------------------------------------------ cards
 
-    def card_html(self, kind: ShotKind, base_pt: float) -> str:
-        """The title or end card's text (Qt rich text)."""
+    def card_html(self, kind: ShotKind, base_pt: float, notes: bool = True) -> str:
+        """The title or end card's text (Qt rich text); ``notes``: the title card shows
+        the document's description."""
         doc, trace = self.doc, self.doc.results.trace
         if kind is ShotKind.TITLE:
             call = None if trace is None else lesson.backward_call(trace.output, trace.gradient)
             inputs = lesson.input_lines(doc.graph, doc.results.forward.values)
-            return lesson.title_html(self.sheet.title, doc.description, call, inputs, base_pt)
+            description = doc.description if notes else ""
+            return lesson.title_html(self.sheet.title, description, call, inputs, base_pt)
         e2e = self.sheet.player.end_to_end()
         grads = None if trace is None else trace.leaf_grads
         return lesson.end_html(e2e, grads, base_pt)

@@ -24,11 +24,15 @@ def chain_rule_html(
     end_to_end: Callable[[], EndToEnd | None],
     base_pt: float,
     compact: bool = False,
+    elide: bool = False,
+    sub_pt: float | None = None,
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
     called only then: it is the expensive part). ``compact``: a step's symbolic line
-    and its numbers share one line (:func:`labels.step_html`)."""
+    and its numbers share one line; ``elide``: its matrices are written as their shapes
+    (:func:`labels.step_html`); ``sub_pt``: sub- and superscripts at that size
+    (:func:`labels.h_document`)."""
     results = tl.results
     trace = results.trace
     body: list[str] = []
@@ -73,6 +77,7 @@ def chain_rule_html(
                 trace.output,
                 senders,
                 compact,
+                elide,
             )
         )
     elif frame.active_group is not None:
@@ -84,7 +89,13 @@ def chain_rule_html(
         if e2e is not None:
             body.append(
                 labels.end_to_end_html(
-                    e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp
+                    e2e.output,
+                    e2e.objective,
+                    e2e.leaves,
+                    e2e.jacobian,
+                    e2e.gradient,
+                    e2e.vjp,
+                    elide=elide,
                 )
             )
         lines = labels.leaf_grad_lines(trace.leaf_grads)
@@ -94,4 +105,4 @@ def chain_rule_html(
                 size="110%",
             )
         )
-    return labels.h_document("".join(body), base_pt)
+    return labels.h_document("".join(body), base_pt, sub_pt)

@@ -12,22 +12,37 @@ from engine.groups import GroupStep, local_jacobian, no_grad_inputs
 from . import colours, labels
 
 
+def group_title(step: GroupStep) -> str:
+    """How a step heading names the group (escaped): its title as the user wrote it
+    (``layer 1``); untitled, its id, said to be a group unless the id says so already
+    (``group g2``, but ``group`` rather than ``group group``)."""
+    g = step.group
+    if g.title:
+        return labels.esc(g.title)
+    said = g.id.lower().startswith("group")
+    return labels.esc(g.id) if said else f"group {labels.esc(g.id)}"
+
+
+def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
+    """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text)."""
+    outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
+    jac = local_jacobian(graph, fwd, step.group, labels.LABEL_MAX_ENTRIES * 4, step.outputs)
+    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print, or captured)"
+    return f"J = ∂({outs})/∂({ins}) = {jtext}"
+
+
 def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
     """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
-    g = step.group
-    outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
     body = [
         labels.h_para(
-            f"Step {k} of {n}: group {labels.esc(g.title or g.id)} as one step "
+            f"Step {k} of {n}: {group_title(step)} as one step "
             f"({step.edges} edge{'s' if step.edges != 1 else ''} inside; expand it to play them)",
             bold=True,
             size="115%",
         )
     ]
-    jac = local_jacobian(graph, fwd, g, labels.LABEL_MAX_ENTRIES * 4, step.outputs)
-    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print, or captured)"
-    body.append(labels.h_para(labels.esc(f"J = ∂({outs})/∂({ins}) = {jtext}"), colours.JACOBIAN))
-    if frozen := no_grad_inputs(graph, fwd, g):
+    body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
+    if frozen := no_grad_inputs(graph, fwd, step.group):
         note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"
         body.append(labels.h_para(labels.esc(note), colours.JACOBIAN))
     upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]

@@ -15,6 +15,7 @@ table whose outer cells carry bracket borders), ``<sub>`` and colours.
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -292,6 +293,21 @@ def h_numbers(
     return h_matrix([[esc(fmt_num(v)) for v in r] for r in a], color)
 
 
+def h_shape(a: np.ndarray, color: str, symbol: str = "") -> str:
+    """A matrix written as its shape (``J`` ``[3×3]``): how a shortened write-up elides it."""
+    shape = "×".join(str(d) for d in np.shape(a))
+    return h_color(f"{symbol}[{shape}]", color)
+
+
+def h_numbers_or_shape(a: np.ndarray, color: str, elide: bool, as_row: bool = False) -> str:
+    """:func:`h_numbers`, or with ``elide`` a matrix of more than one row as its shape
+    (a vector, a single row and a scalar keep their numbers)."""
+    a = np.asarray(a)
+    if elide and not as_row and a.ndim >= 2 and a.shape[0] > 1:
+        return h_shape(a, color)
+    return h_numbers(a, color, as_row)
+
+
 def h_jacobian(jac: np.ndarray) -> str:
     """A Jacobian's numbers as a bracketed matrix (1×1: the plain number)."""
     if jac.shape == (1, 1):
@@ -310,7 +326,25 @@ def h_para(text: str, color: str = colours.TEXT, size: str = "100%", bold: bool 
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
 
 
-def h_document(body: str, base_pt: float) -> str:
+#: Qt's rich text sets sub- and superscripts at the share of the text around them the
+#: font asks for (DejaVu Sans: 0.61 on paper, about 0.64 on screen, whole pixels): at
+#: least this much, what sizes are reckoned with.
+QT_SUB_SHARE = 0.6
+
+
+def h_document(body: str, base_pt: float, sub_pt: float | None = None) -> str:
+    """The whole document at ``base_pt``; ``sub_pt``: sub- and superscripts set at that
+    size instead of Qt's :data:`QT_SUB_SHARE` of the text (a minimum a page or a
+    projector must keep), counting in whole pixels at 96 per inch, rounded up."""
+    if sub_pt is not None:
+        span_px = math.ceil(math.ceil(sub_pt * 96 / 72) / QT_SUB_SHARE)
+        # in whole points: Qt's HTML export drops a pixel size inside a point-sized
+        # text, and its reading of the HTML a point size's fraction
+        span = f'<span style="font-size:{math.ceil(span_px * 72 / 96)}pt">'
+        for tag in ("sub", "sup"):
+            body = body.replace(f"<{tag}>", f"<{tag}>{span}").replace(
+                f"</{tag}>", f"</span></{tag}>"
+            )
     return (
         f"<html><body style=\"font-family:'DejaVu Sans'; font-size:{base_pt:.1f}pt;"
         f' color:{colours.TEXT}">{body}</body></html>'
@@ -347,6 +381,7 @@ def step_html(
     output: str | None = None,
     senders: Sequence[str] | None = None,
     compact: bool = False,
+    elide: bool = False,
 ) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
@@ -354,7 +389,12 @@ def step_html(
     ``senders`` names the consumer of each of them, in order (for the fan-out note).
     ``compact`` writes the symbolic line and the numbers side by side, and the words
     on the Jacobian after the operation: two lines less (a short, wide panel:
-    presentation mode on a projector).
+    presentation mode on a projector). ``elide`` shortens it further by one rule: a
+    matrix of more than one row (the Jacobian, a matrix gradient) is written as its
+    shape; the row vector arriving from above and every vector keep their numbers;
+    the operation's line and the words on the Jacobian go (the heading names both nodes,
+    the shape says the rest) and a fan-out is said in
+    one short line.
     """
     c, o, A = step.consumer, step.operand, h_name(objective)  # an id: user text
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
@@ -383,17 +423,19 @@ def step_html(
     sym += [_grad_symbol(A, c, j_idx), "·", h_partial(h_name(c, j_idx), h_name(o, i_idx))]
     if not compact:
         parts.append(h_equation(sym))
-    lead = (sym if compact else []) + ["&nbsp;" * 6]  # the numbers line's start: an indent
+    # the numbers line's start: an indent (shortened: a gap)
+    lead = (sym if compact else []) + ["&nbsp;" * (2 if elide else 6)]
 
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
     up_html = h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True)
-    vjp_html = h_numbers(step.vjp, colours.GRAD_TEXT)
+    vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
-        num = [eq if not accumulate else "+=", up_html, "·", h_jacobian(jac), "=", vjp_html]
+        jac_html = h_jacobian(jac) if not elide or m_c == 1 else h_shape(jac, colours.JACOBIAN, "J")
+        num = [eq if not accumulate else "+=", up_html, "·", jac_html, "=", vjp_html]
         parts.append(h_equation(lead + num))
-        if jac.shape != (1, 1):
+        if jac.shape != (1, 1) and not elide:  # shortened: the words on J go
             words = (
                 f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
                 f"∂{h_name(c)}/∂{h_name(o)} ({m_c}×{m_o}: rows are {h_name(c)}'s elements, "
@@ -419,21 +461,29 @@ def step_html(
     # Accumulation at the operand: grad += vjp
     is_leaf = _is_leaf(graph, o)
     gname = f"{h_name(o)}.grad" if is_leaf else f"∂{A}/∂{h_name(o)}"
-    after = h_numbers(step.accumulated, colours.GRAD_TEXT)
+    after = h_numbers_or_shape(step.accumulated, colours.GRAD_TEXT, elide)
     if step.before is None:
         acc = [gname, "=", after]
     else:
         acc = [
             gname,
             "=",
-            h_numbers(step.before, colours.GRAD_TEXT),
+            h_numbers_or_shape(step.before, colours.GRAD_TEXT, elide),
             "+",
-            h_numbers(step.vjp, colours.GRAD_TEXT),
+            vjp_html,
             "=",
             after,
         ]
     parts.append(h_equation(acc))
-    if fan_in > 1:
+    if fan_in > 1 and elide:
+        parts.append(
+            h_para(
+                f"<b>Fan-out:</b> term {contribution} of the {fan_in} summed into "
+                f"{h_name(o)}'s gradient.",
+                colours.GRAD_TEXT,
+            )
+        )
+    elif fan_in > 1:
         parts.append(
             h_para(
                 f"<b>Fan-out:</b> {fan_out_words(o, fan_in, senders)}, so its "
@@ -450,6 +500,8 @@ def step_html(
                 colours.GRAD_TEXT,
             )
         )
+    if elide:
+        del parts[said]
     return "".join(parts)
 
 
@@ -538,8 +590,10 @@ def end_to_end_html(
     gradient: np.ndarray,
     vjp: Sequence[np.ndarray],
     heading: bool = True,
+    elide: bool = False,
 ) -> str:
-    """The seeds' whole computation: ``[∂A/∂x₁ …] = vᵀ · J = [...]``, numbers on a line below.
+    """The seeds' whole computation: ``[∂A/∂x₁ …] = vᵀ · J = [...]``, numbers on a line below
+    (``elide``: the Jacobian said by its shape, the leaves' .grad lines follow).
 
     ``jac`` is the end-to-end Jacobian (columns grouped by leaf, as the engine returns
     it), ``vjp`` the leaves' gradients from this one backward call (zeros where none flows).
@@ -552,7 +606,8 @@ def end_to_end_html(
         if heading
         else []
     )
-    if jac is None or jac.size > PANEL_MAX_ENTRIES or max(jac.shape) > PANEL_MAX_VECTOR:
+    big = jac is None or jac.size > PANEL_MAX_ENTRIES or max(jac.shape) > PANEL_MAX_VECTOR
+    if big or elide:
         if jac is None:  # not computed (too many entries or too much work): its shape
             columns = sum(int(np.size(g)) for g in vjp)
             size = f"{int(np.size(gradient))}×{columns}, too big to show"

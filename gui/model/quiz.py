@@ -220,6 +220,12 @@ class Attempt:
     def settled(self) -> bool:
         return self.correct or self.revealed
 
+    @property
+    def first_try(self) -> bool:
+        """Right at the first attempt: the only answer that scores (a class that guesses
+        until it is right has not predicted anything)."""
+        return self.correct and self.tries == 1
+
 
 def grade(typed: np.ndarray, answer: np.ndarray) -> Verdict:
     """Compare a typed answer with the engine's (same number of elements, within tolerance)."""
@@ -296,8 +302,13 @@ class Quiz:
 
     @property
     def score(self) -> int:
-        """Questions answered right before being revealed."""
-        return sum(1 for a in self.attempts if a.correct)
+        """Questions answered right at the first attempt (before any reveal)."""
+        return sum(1 for a in self.attempts if a.first_try)
+
+    @property
+    def tries(self) -> int:
+        """Every graded attempt so far (unreadable text is not one)."""
+        return sum(a.tries for a in self.attempts)
 
     @property
     def settled(self) -> int:
@@ -305,7 +316,11 @@ class Quiz:
 
     def score_text(self) -> str:
         total = len(self.questions)
-        return f"score {self.score} of {self.settled} answered ({total} questions)"
+        tries = "1 attempt" if self.tries == 1 else f"{self.tries} attempts"
+        return (
+            f"score {self.score} of {self.settled} answered at the first attempt"
+            f" ({tries}, {total} questions)"
+        )
 
     # ------------------------------------------------------------------ hiding
 

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from engine.autodiff import Forward
+from engine.groups import GroupStep, PlayStep
 from engine.trace import Step
 
 from . import colours, labels
+from .group_view import group_jacobian_text, group_title
+
+#: Points on paper: a worksheet's text, and its sub- and superscripts (at least 10 pt).
+WORKSHEET_PT, WORKSHEET_SUB_PT = 12.0, 10.0
 
 #: An empty box to write an answer in.
 BLANK = (
@@ -29,8 +37,21 @@ def operand_grad_name(graph: Any, node: str) -> str:
     return labels.grad_name(node, bool(n is not None and n.is_leaf))
 
 
-def answer_lines(step: Step, k: int, graph: Any) -> list[str]:
-    """The answer to step ``k``: ``Step 3 (y2 → x3): vjp = 0.2``, then the operand's gradient."""
+def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
+    """The answer to step ``k``: ``Step 3 (y2 → x3): vjp = 0.2``, then the operand's gradient
+    (a collapsed group's step: its inputs' vjp, then each input's gradient)."""
+    if isinstance(step, GroupStep):
+        vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
+        out = np.concatenate(vjps) if vjps else np.zeros(0)
+        lines = [
+            f"Step {k} ({step.group.title or step.group.id}): vjp = {labels.inline_tensor(out)}"
+        ]
+        lines += [
+            f"{operand_grad_name(graph, x)} = {labels.inline_tensor(step.accumulated[x])}"
+            for x in step.inputs
+            if x in step.accumulated
+        ]
+        return lines
     name = operand_grad_name(graph, step.operand)
     return [
         f"Step {k} ({step.consumer} → {step.operand}): vjp = {labels.inline_tensor(step.vjp)}",
@@ -67,4 +88,35 @@ def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str
         labels.h_equation(["vjp = upstream · J =", BLANK]),
         labels.h_equation([f"{labels.esc(name)} = before + vjp =", BLANK]),
     ]
-    return labels.h_document("".join(parts), base_pt)
+    return labels.h_document("".join(parts), base_pt, WORKSHEET_SUB_PT)
+
+
+def step_question_html(
+    step: PlayStep, k: int, n: int, graph: Any, fwd: Forward, base_pt: float
+) -> str:
+    """Step ``k`` as a question, an edge's step or a collapsed group's."""
+    if isinstance(step, GroupStep):
+        return group_question_html(step, k, n, graph, fwd, base_pt)
+    return question_html(step, k, n, graph, base_pt)
+
+
+def group_question_html(
+    step: GroupStep, k: int, n: int, graph: Any, fwd: Forward, base_pt: float
+) -> str:
+    """A collapsed group's step as a question: the gradient at its outputs and its
+    Jacobian given, its inputs' vjp and gradients blank."""
+    upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
+    row = np.concatenate(upstream) if upstream else np.zeros(0)
+    parts = [
+        labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%"),
+        labels.h_para(
+            labels.esc(f"upstream at {', '.join(step.outputs)} = {labels.flat_row(row)}")
+        ),
+        labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN),
+        labels.h_equation(["vjp = upstream · J =", BLANK]),
+    ]
+    for x in step.inputs:
+        if x in step.accumulated:
+            name = labels.esc(operand_grad_name(graph, x))
+            parts.append(labels.h_equation([f"{name} = before + vjp =", BLANK]))
+    return labels.h_document("".join(parts), base_pt, WORKSHEET_SUB_PT)

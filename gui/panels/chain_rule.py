@@ -9,10 +9,11 @@ this widget only picks the piece for the player's frame and renders it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent, QTextDocument
+from PySide6.QtGui import QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
+from ..model.labels import QT_SUB_SHARE
 from ..paint_cache import PaintCache
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
@@ -21,12 +22,26 @@ from .text_cache import CachedTextBrowser
 
 #: Base font size (points) before the presentation scale.
 BASE_PT = CHAIN_RULE_PT
-#: The equations shrink to fit the panel's width (and, with ``fit_height``, its height),
-#: down to this share of their size.
+#: In the window, the equations shrink to fit the panel's width, down to this share of
+#: their size (the panel scrolls a tall step).
 MIN_FIT = 0.55
-#: ... and a step written compactly (still too tall at MIN_FIT) down to this share: a 6x9
-#: Jacobian above a 3x3 gradient on a 1280x720 projector.
-MIN_FIT_COMPACT = 0.5
+#: Presentation mode (a back row reads about 20 px): the write-up's body text is at least
+#: this many pixels high and its sub- and superscripts at least these, at one size for
+#: every step (its heading never jumps); a step that does not fit is shortened, never
+#: shrunk: see :data:`SHORTENINGS`.
+PRESENT_BODY_PX, PRESENT_SUB_PX = 22.0, 15.0
+#: The text's margin (pixels); in presentation mode smaller: the panel is short.
+MARGIN, PRESENT_MARGIN = 10, 2
+#: The shortening rule, tried in order until the step fits: as written; compact (the
+#: symbolic line and the numbers side by side, two lines less); elided (every matrix of
+#: more than one row written as its shape, the upstream row vector and the vectors
+#: keeping their numbers; the operation's line dropped), on separate lines (narrow)
+#: and then compact. Each is ``(compact, elide)``.
+SHORTENINGS = ((False, False), (True, False), (False, True), (True, True))
+#: How many layouts' choices the panel remembers (a step shown again is laid out once).
+CHOICES_KEPT = 512
+#: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
+PX_PER_PT = 96 / 72
 
 
 class ChainRulePanel(QWidget):
@@ -42,17 +57,21 @@ class ChainRulePanel(QWidget):
         self.browser.setStyleSheet(
             f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
         )
-        self.browser.document().setDocumentMargin(10)
+        self.browser.document().setDocumentMargin(MARGIN)
         # Equations fit the width (no sideways scrolling, the step never half hidden).
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
         self.fit = 1.0  # the share of the base size the text is shown at
         # Presentation mode: the step also fits the height (a class cannot scroll the
         # projector); the window's panel scrolls instead of shrinking a tall step.
-        self.fit_height = False
-        # A step too tall at the smallest size writes its symbolic line and its numbers
-        # side by side (presentation mode: the panel is short and wide).
+        self._fit_height = False
+        self._bar_policy = self.browser.verticalScrollBarPolicy()
+        # How the shown step is shortened (presentation mode: :data:`SHORTENINGS`).
         self.compact = False
+        self.elide = False
+        # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
+        # step shown again at the same size is laid out once, not once per try.
+        self._choices: dict[tuple, tuple[float, bool, bool]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -67,15 +86,41 @@ class ChainRulePanel(QWidget):
         self.follow = FollowPlayer(self, player, self._render)
         self.refresh()
 
+    @property
+    def fit_height(self) -> bool:
+        return self._fit_height
+
+    @fit_height.setter
+    def fit_height(self, on: bool) -> None:
+        """Presentation mode on or off. On, the scroll bar is hidden (the wheel still
+        scrolls the summary after the last step): one width for every choice, and none
+        that a bar appearing half-way through fitting would narrow; the margin shrinks."""
+        if on == self._fit_height:
+            return
+        self._fit_height = on
+        browser = self.browser
+        if on:
+            self._bar_policy = browser.verticalScrollBarPolicy()
+        browser.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on else self._bar_policy
+        )
+        browser.document().setDocumentMargin(PRESENT_MARGIN if on else MARGIN)
+
     def apply_theme(self) -> None:
         """Re-render at the current THEME.scale (the window calls this after changing it)."""
         self.refresh()
 
     def html(self, fit: float = 1.0) -> str:
-        """The panel's content for the player's current frame, at ``fit`` x its size."""
+        """The panel's content for the player's current frame, at ``fit`` x its size
+        (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
         p = self.player
-        size = BASE_PT * THEME.scale * fit
-        return chain_rule_html(p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact)
+        size, sub = BASE_PT * THEME.scale * fit, None
+        if self.fit_height:
+            size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
+            sub = PRESENT_SUB_PX / PX_PER_PT
+        return chain_rule_html(
+            p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact, self.elide, sub
+        )
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -107,26 +152,49 @@ class ChainRulePanel(QWidget):
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
 
     def _fit(self) -> None:
-        """Render at full size, then smaller until the widest equation fits the width
-        and, with ``fit_height``, the text fits the height (three tries); a step still
-        too tall at the smallest size is written compactly (two lines less) and fitted
-        again, a little smaller if it must."""
-        self.compact = False
-        self._fit_size(MIN_FIT)
-        if self.fit <= MIN_FIT and self._too_tall():
-            self.compact = True
-            self._fit_size(MIN_FIT_COMPACT)
-
-    def _fit_size(self, floor: float) -> None:
-        """Render at full size, then smaller (not below ``floor``) until the text fits."""
+        """Show the step at the size and shortening it fits: remembered per content and
+        viewport size, so a step seen before is laid out once."""
+        self.compact = self.elide = False
         self.fit = 1.0
-        self._show(self.html())
-        for _ in range(3):  # text sizes scale with the font: converges in a step or two
-            shrink = self._overflow()
-            if shrink >= 1.0 or self.fit <= floor:
-                break
-            self.fit = max(floor, self.fit * shrink * 0.98)
+        viewport = self.browser.viewport()
+        key = (self.html(), viewport.width(), viewport.height(), THEME.scale, self.fit_height)
+        choice = self._choices.get(key)
+        if choice is not None:
+            self.fit, self.compact, self.elide = choice
             self._show(self.html(self.fit))
+            return
+        if len(self._choices) >= CHOICES_KEPT:
+            self._choices.clear()
+        self._choices[key] = self._choose()
+
+    def _choose(self) -> tuple[float, bool, bool]:
+        """Lay the step out and choose (fit, compact, elide); what is chosen is shown.
+
+        Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
+        one that overflows least stays if none fits: never smaller than a back row reads).
+        The window shrinks the text to fit the width, in one step from the overflow
+        measured at full size (text widths scale with the font), once more if needed.
+        """
+        if self.fit_height:
+            best: tuple[float, bool, bool] = (0.0, False, False)
+            for compact, elide in SHORTENINGS:
+                self.compact, self.elide = compact, elide
+                self._show(self.html())
+                overflow = self._overflow()
+                if overflow >= 1.0:
+                    return 1.0, compact, elide
+                best = max(best, (overflow, compact, elide))
+            _, self.compact, self.elide = best
+            self._show(self.html())
+            return 1.0, self.compact, self.elide
+        self._show(self.html())
+        for _ in range(2):
+            shrink = self._overflow()
+            if shrink >= 1.0 or self.fit <= MIN_FIT:
+                break
+            self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
+            self._show(self.html(self.fit))
+        return self.fit, False, False
 
     def _show(self, html: str) -> None:
         """Replace the document's content: the document itself parses and lays it out.
@@ -153,11 +221,6 @@ class ChainRulePanel(QWidget):
             shrink = min(shrink, high / tall)
         return shrink
 
-    def _too_tall(self) -> bool:
-        """With ``fit_height``: the shown step is taller than the panel."""
-        doc, high = self.browser.document(), self.browser.viewport().height()
-        return self.fit_height and 0 < high - doc.documentMargin() < step_bottom(doc)
-
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         old, new = event.oldSize(), event.size()
@@ -171,3 +234,35 @@ def step_bottom(doc: QTextDocument) -> float:
     if summary.isNull():
         return doc.size().height() - doc.documentMargin()
     return doc.documentLayout().blockBoundingRect(summary.block()).top()
+
+
+def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
+    """The pixel sizes ``doc`` sets its text at, one entry per character: body text, and
+    sub- and superscripts (at Qt's share of their own font). Tables' cells included; the
+    whole call's summary left out. What the legibility figures and tests read."""
+    body: list[float] = []
+    subs: list[float] = []
+    end = doc.find(SUMMARY_HEADING)
+    stop = end.block().position() if not end.isNull() else None
+    block = doc.begin()
+    while block.isValid():
+        if stop is not None and block.position() >= stop:
+            break
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            text = fragment.text().replace("\u00a0", " ")
+            count = len(text) - text.count(" ")
+            if fragment.isValid() and count:
+                fmt = fragment.charFormat()
+                font = fmt.font()
+                px = font.pointSizeF() * PX_PER_PT if font.pointSizeF() > 0 else font.pixelSize()
+                align = fmt.verticalAlignment()
+                script = align in (
+                    QTextCharFormat.VerticalAlignment.AlignSubScript,
+                    QTextCharFormat.VerticalAlignment.AlignSuperScript,
+                )
+                (subs if script else body).extend([px * QT_SUB_SHARE if script else px] * count)
+            it += 1
+        block = block.next()
+    return body, subs

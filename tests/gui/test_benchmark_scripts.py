@@ -157,3 +157,19 @@ def test_legibility_frame_is_read_whole_also_as_exported(tmp_path: Path) -> None
     border = 2 * prepared.border_px
     assert image.size == (2 * 64 + border, 2 * 36 + border)
     assert image.getextrema() == (255, 255)  # light paper, no ink: all white
+
+
+def test_legibility_presentation_figures_measure(qapp, settings_sandbox) -> None:  # noqa: ANN001
+    """The write-up's sizes and the label-overlap count run on a small example."""
+    bench = script("bench_legibility")
+    doc = bench.example_document(
+        BENCHMARKS.parent / "assets" / "examples" / "seed2_stack_vjp.bpgraph"
+    )
+    win = bench.presentation_window()
+    try:
+        body, subs = bench.writeup_px(win, [doc])
+        assert min(body) >= 22 and min(subs) >= 15
+        covered, frames = bench.label_covers(win, [doc])
+        assert frames == 15 and 0 <= covered <= frames
+    finally:
+        win.close()

@@ -110,3 +110,26 @@ def test_file_menu_opens_the_dialog_on_the_open_document(
     assert dialog.doc is window.doc
     assert dialog.path_edit.text().endswith(".gif")
     dialog.close()
+
+
+def test_handout_and_worksheet_names_differ_and_a_file_is_replaced_only_when_allowed(
+    qtbot,  # noqa: ANN001
+    tmp_path: Path,
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """Rehearsal fix 3: both defaulted to lesson.pdf and Export replaced the handout
+    without asking."""
+    dialog = make_dialog(qtbot, tmp_path, "PDF handout")
+    dialog.path_edit.setText(str(tmp_path / "lesson-handout.pdf"))
+    labels = [f.label for f in FORMATS]
+    dialog.format_box.setCurrentIndex(labels.index("PDF worksheet (answer key at the back)"))
+    assert dialog.path_edit.text() == str(tmp_path / "lesson-worksheet.pdf")
+    dialog.format_box.setCurrentIndex(labels.index("PDF handout"))
+    assert dialog.path_edit.text() == str(tmp_path / "lesson-handout.pdf")
+    handout = tmp_path / "lesson-handout.pdf"
+    handout.write_bytes(b"the teacher's handout")
+    asked: list[Path] = []
+    monkeypatch.setattr(dialog, "ask_replace", lambda path: asked.append(path) or False)
+    dialog.export_button.click()
+    assert asked == [handout] and not dialog.running
+    assert handout.read_bytes() == b"the teacher's handout" and "kept" in dialog.status.text()

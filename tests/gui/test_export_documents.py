@@ -161,3 +161,50 @@ def test_network_check_catches_a_page_that_loads_something(tmp_path: Path) -> No
     page.write_text('<html><body><img src="http://127.0.0.1:9/x.png"></body></html>')
     _, requests = screenshot(page.as_uri(), tmp_path, "control")
     assert requests == ["http://127.0.0.1:9/x.png"]
+
+
+def _text_sizes(page: pypdf.PageObject) -> list[tuple[str, float]]:
+    """Every piece of text on ``page`` with its size on paper in points."""
+    found: list[tuple[str, float]] = []
+
+    def visit(text: str, cm: list, tm: list, font: object, size: float) -> None:  # noqa: ARG001
+        if text.strip():
+            scale = (abs(cm[0] * cm[3] - cm[1] * cm[2]) * abs(tm[0] * tm[3] - tm[1] * tm[2])) ** 0.5
+            found.append((text, size * scale))
+
+    page.extract_text(visitor_text=visit)
+    return found
+
+
+def test_worksheet_states_no_answer_and_prints_at_10_pt_or_more(lesson, tmp_path: Path) -> None:  # noqa: ANN001
+    """Rehearsal fixes 2 and 4: the title page printed the example's notes, which state
+    x1.grad = 1.1, x2.grad = 1.4, x3.grad = 1.0; the questions' subscripts printed at
+    about 6 pt. Every question page's text, subscripts included, is at least 10 pt."""
+    doc, steps = lesson
+    out = tmp_path / "worksheet.pdf"
+    write_lesson(doc, out, LessonOptions("pdf", worksheet=True))
+    reader = pypdf.PdfReader(out)
+    texts = [flat(p.extract_text()) for p in reader.pages]
+    key_start = next(i for i, p in enumerate(texts) if p.startswith("Answer key"))
+    assert not re.search(r"1\.1|1\.4|\.grad", texts[0])  # the title page: no final gradient
+    assert "x1 = 1" in texts[0]  # the givens stay
+    sizes = [s for page in reader.pages[:key_start] for _, s in _text_sizes(page)]
+    assert sizes and min(sizes) >= 10.0, sorted(sizes)[:5]
+
+
+def test_worksheet_of_a_collapsed_group(lesson, tmp_path: Path) -> None:  # noqa: ANN001
+    """Rehearsal fix 11: a collapsed group's step crashed the worksheet (GroupStep has
+    no consumer); it is asked as one question and answered in the key."""
+    from engine.groups import Group
+    from gui.export.render import load_document
+
+    doc = load_document(SEED2)
+    doc.set_groups([Group("g1", ["x1x2", "y1", "x1_plus_x2", "y2", "x2x3", "y3"], "the sums")])
+    out = tmp_path / "group_worksheet.pdf"
+    write_lesson(doc, out, LessonOptions("pdf", worksheet=True))
+    texts = [flat(p) for p in pdf_pages(out)]
+    key_start = next(i for i, p in enumerate(texts) if p.startswith("Answer key"))
+    questions, key = " ".join(texts[1:key_start]), texts[key_start]
+    assert "Step 4 of 4: the sums as one step" in questions
+    assert "Step 4 (the sums): vjp = [1.1, 1.4, 1]" in key
+    assert "[1.1, 1.4, 1]" not in questions

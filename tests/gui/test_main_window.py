@@ -375,3 +375,24 @@ def test_right_click_menus_offer_node_and_canvas_commands(make_window) -> None: 
     (new,) = set(doc.graph.nodes) - before
     assert doc.graph.nodes[new].op == "reshape"
     assert "Auto-&layout" in [a.text() for a in menu.actions()]
+
+
+def test_presentation_without_a_window_manager_covers_the_screen_frameless(
+    make_window,  # noqa: ANN001
+    qtbot,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """Rehearsal fix 12: with no window manager, showFullScreen does nothing; the
+    window falls back to a frameless one as big as the screen, and leaving restores it."""
+    from PySide6.QtCore import Qt
+
+    win = make_window(size=(900, 600))
+    # what no window manager does: Qt records the state, nothing moves the window
+    monkeypatch.setattr(win, "showFullScreen", lambda: None)
+    monkeypatch.setattr(win, "isFullScreen", lambda: True)
+    win.enter_presentation()
+    screen = win.screen().geometry()
+    qtbot.waitUntil(lambda: win.geometry() == screen, timeout=3000)
+    assert win.windowFlags() & Qt.WindowType.FramelessWindowHint
+    win.leave_presentation()
+    assert not win.windowFlags() & Qt.WindowType.FramelessWindowHint

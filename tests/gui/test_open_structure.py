@@ -54,7 +54,9 @@ def test_opening_a_file_builds_one_timeline(make_window, tmp_path: Path, monkeyp
     monkeypatch.setattr(Player, "_make_timeline", lambda self: built.append(1) or make(self))
     assert window.files.load_path(path)
     assert len(built) == 1  # resultsChanged built it; groupsChanged that follows does not
-    assert window.player.position == window.player.timeline.end
+    # an opened file starts the lesson at step 0, the forward values shown (fix 9)
+    assert window.player.position == window.player.timeline.forward_length
+    assert window.player.frame.k == 0 and window.player.frame.shown_values
 
 
 def test_only_a_change_to_what_plays_as_one_step_rebuilds_the_timeline(make_window) -> None:  # noqa: ANN001
@@ -117,6 +119,7 @@ def test_opening_strokes_no_click_bands_until_a_click_needs_one(
 
     window = make_window()
     assert window.files.load_path(_chain_file(tmp_path))
+    window.player.to_end()  # the whole pass: every edge done
     QApplication.processEvents()  # Qt measures changed items here, then paints
     window.repaint()
     edges = list(window.canvas.canvas.edges.values())

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from engine.pytorch_import import import_code
 from gui.commands import SetValue, push
@@ -121,7 +122,13 @@ def test_export_writes_a_script_that_imports_back(window, tmp_path) -> None:  # 
 
 @pytest.mark.skipif(torch is None, reason="needs torch (the test extra)")
 def test_check_with_pytorch_shows_every_node_agreeing(window, qtbot) -> None:  # noqa: ANN001
-    rows = window.pytorch.check()
+    """Rehearsal fix 6: the check froze the window about 10 s; it runs in the
+    background with a progress note and Cancel, the window answering meanwhile."""
+    with qtbot.waitSignal(window.pytorch.checked, timeout=120_000) as result:
+        window.pytorch.check()
+        assert window.pytorch.check_note.isVisible()  # returned at once, the note up
+        window.player.to_start()  # the window still takes commands
+    rows = result.args[0]
     assert rows is not None and all(r.agree for r in rows)
     dialog = window.pytorch.check_dialog
     assert isinstance(dialog, CheckDialog)
@@ -147,3 +154,39 @@ def test_code_dock_refuses_an_id_with_a_lone_surrogate_and_the_doc_still_saves(
     assert "lone surrogate" in dock.status.text()
     assert window.doc.undo_stack.index() == steps and "x1" in window.doc.graph.nodes
     assert window.files.save_to(tmp_path / "still.bpgraph")
+
+
+def test_view_code_opens_at_a_usable_size_and_keeps_it(window, qtbot) -> None:  # noqa: ANN001
+    """Rehearsal fix 7: View > Code opened as a 320x90 px dock; it opens at least 40
+    columns by 12 lines of code, and at the size the user left it."""
+    from gui.pytorch_code import CODE_COLUMNS, CODE_LINES
+
+    window.resize(1280, 720)
+    dock = window.pytorch.dock
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(dock.isVisible)
+    QApplication.processEvents()
+    fm = dock.editor.fontMetrics()
+    room = dock.editor.viewport().size()
+    assert room.width() >= fm.horizontalAdvance("0" * CODE_COLUMNS), room
+    assert room.height() >= fm.lineSpacing() * CODE_LINES, room
+    wider = dock.width() + 80
+    window.resizeDocks([dock], [wider], Qt.Orientation.Horizontal)
+    QApplication.processEvents()
+    assert dock.width() == wider
+    dock.toggleViewAction().trigger()  # closed, then opened again: as it was left
+    dock.toggleViewAction().trigger()
+    QApplication.processEvents()
+    assert dock.width() == wider
+
+
+def test_check_with_pytorch_can_be_cancelled(window, qtbot) -> None:  # noqa: ANN001
+    with qtbot.waitSignal(window.pytorch.checked, timeout=60_000) as result:
+        window.pytorch.check()
+        from PySide6.QtWidgets import QPushButton
+
+        qtbot.mouseClick(
+            window.pytorch.check_note.findChild(QPushButton), Qt.MouseButton.LeftButton
+        )
+    assert result.args == [None] and window.pytorch.check_process is None
+    assert window.pytorch.check_dialog is None

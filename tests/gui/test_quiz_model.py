@@ -41,12 +41,13 @@ def test_right_vjp_scores_wrong_does_not_reveal_shows_engine_value():
     wrong = quiz.check(0, "0.2")
     assert not wrong.correct and quiz.score == 0
     right = quiz.check(0, "0.1")
-    assert right.correct and quiz.score == 1
+    assert right.correct and quiz.score == 0  # right, but not at the first attempt
+    assert quiz.check(1, "0.2").correct and quiz.score == 1  # step 2: y -> y2, first try
     i = next(i for i, q in enumerate(quiz.questions) if q.step == 4)  # y1 -> x1x2 (a)
     assert quiz.questions[i].answer == pytest.approx(0.3)
     assert not quiz.check(i, "0.5").correct
     assert quiz.reveal(i) == "0.3"
-    assert quiz.score == 1 and quiz.settled == 2
+    assert quiz.score == 1 and quiz.settled == 3
     assert quiz.check(i, "0.3").message == "already revealed"
     assert quiz.score == 1
 
@@ -124,3 +125,23 @@ def test_hidden_choice_round_trips_by_key():
     assert {h.value for h in Hidden} == {"vjp", "accumulated", "jacobian", "forward"}
     with pytest.raises(ValueError, match="can hide"):
         parse_hidden(["gradient"])
+
+
+def test_seed1_two_wrong_then_right_scores_the_first_attempt():
+    """The rehearsal's case: on seed 1, two wrong answers then the right one at step 2
+    scored 3 of 3; only a first attempt scores, and the attempts are shown."""
+    from engine.examples import EXAMPLES_DIR
+    from engine.fileformat import load
+
+    gf = load(EXAMPLES_DIR / "seed1_square_sum.bpgraph")
+    fwd = forward(gf.graph)
+    timeline = Timeline(Results(fwd, backward(gf.graph, fwd, gf.output, gf.gradient)))
+    quiz = Quiz(gf.graph, timeline, {Hidden.VJP})
+    by_step = {q.step: i for i, q in enumerate(quiz.questions)}
+    for step in (1, 3):
+        assert quiz.check(by_step[step], quiz.answer_text(by_step[step])).correct
+    i = by_step[2]
+    assert not quiz.check(i, "7").correct and not quiz.check(i, "8").correct
+    assert quiz.check(i, quiz.answer_text(i)).correct
+    assert quiz.score == 2 and quiz.settled == 3 and quiz.tries == 5
+    assert quiz.score_text().startswith("score 2 of 3 answered at the first attempt (5 attempts")

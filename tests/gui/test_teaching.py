@@ -94,20 +94,21 @@ def test_quiz_hides_the_vjp_until_predicted(window, qtbot, artifacts_dir) -> Non
     assert panel.question.text().endswith("[0.1, 0.2, 0.3] · J?")
     QApplication.processEvents()
     assert window.grab().save(os.path.join(artifacts_dir, "quiz_seed2.png"))
-    # a wrong vjp does not score; the right one does and shows the number
+    # a wrong vjp does not score, nor does the right one after it (first attempts score)
     qtbot.keyClicks(panel.answer, "0.2")
     qtbot.keyClick(panel.answer, Qt.Key.Key_Return)
     assert panel.quiz.score == 0 and "not quite" in panel.verdict.text()
     panel.answer.clear()
     qtbot.keyClicks(panel.answer, "0.1")
     qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
-    assert panel.quiz.score == 1 and panel.verdict.text() == "right"
+    assert panel.quiz.score == 0 and panel.verdict.text() == "right"
     assert "· J = 0.1" in window.canvas.canvas.label.text
     assert player.frame.hidden == {"accumulated"}
     # Reveal (the R key, as in presentation mode) shows the engine's value, no point
     window.teaching.actions["reveal"].trigger()
-    assert "the engine says 0.1" in panel.verdict.text() and panel.quiz.score == 1
-    assert not player.frame.hidden and "score 1 of 2" in panel.score.text()
+    assert "the engine says 0.1" in panel.verdict.text() and panel.quiz.score == 0
+    assert not player.frame.hidden and "score 0 of 2" in panel.score.text()
+    assert "(2 attempts" in panel.score.text()
     # switching off shows everything again
     menu_action(window, "Teach", "Quiz Mode").trigger()
     assert not panel.active and player.frame_filter is None
@@ -254,6 +255,7 @@ def test_a_collapsed_group_plays_as_one_step(window) -> None:  # noqa: ANN001
     assert frame.active is None and frame.active_group.group.id == "group"
     text = window.chain_rule.text()
     assert "as one step" in text and "[6, 3, 2]" in text and "[1.1, 1.4, 1]" in text
+    assert "Step 4 of 4: group as one step" in text  # not "group group" (fix 8)
     assert window.teaching.group_frames.active == "group"
     player.to_end()
     assert [float(player.frame.grads[x]) for x in ("x1", "x2", "x3")] == pytest.approx(
@@ -287,3 +289,19 @@ def test_cannot_tell_and_curvature_verdicts_are_shown(window, artifacts_dir) -> 
     assert panel.row_colors()[1] == status_color(Status.CANCELLED).name()
     QApplication.processEvents()
     assert window.grab().save(os.path.join(artifacts_dir, "gradcheck_cannot_tell.png"))
+
+
+def test_help_examples_tour_says_what_each_example_teaches(window) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QMessageBox
+
+    from engine.examples import EXAMPLE_LESSONS, list_examples
+    from gui.model.labels import esc
+
+    examples = list_examples()
+    assert {p.stem for p, _t in examples} == set(EXAMPLE_LESSONS)  # one sentence each
+    menu_action(window, "Help", "Examples Tour").trigger()
+    box = window.findChild(QMessageBox, "ExamplesTour")
+    assert box is not None and box.isVisible()
+    for path, _title in examples:
+        assert esc(EXAMPLE_LESSONS[path.stem]) in box.text()
+    box.close()
