@@ -6,6 +6,7 @@
     python main.py export FILE --step K --out frame.png [--size 1280x720]
     python main.py import SNIPPET.py --out FILE.bpgraph
     python main.py export-torch FILE [--out script.py] [--retain-grads]
+    python main.py train FILE [--steps N] [--optimizer sgd|momentum|adam] [--lr LR] [--json]
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
         from engine.pytorch_cli import export_main
 
         return export_main(args[1:])
+    if args and args[0] == "train":
+        from engine.train_cli import main as train_main
+
+        return train_main(args[1:])
     if args and args[0] == "export":
         from gui.export import main as export_main
 

@@ -79,7 +79,8 @@ def export_main(argv: list[str]) -> int:
     try:
         gf = load(args.file)
         script = export_script(
-            gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title
+            gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title,
+            train=gf.train,
         )
         if args.out:
             Path(args.out).write_text(script, encoding="utf-8")

@@ -38,6 +38,8 @@ from .fileformat import MAX_ELEMENTS, GraphFile
 from .graph import Graph
 from .ops import LEAF_OPS, OPS, validate_attrs
 from .ops.record import OpShapeError
+from .pytorch_train import training_of
+from .train import TrainSpec
 
 #: Longest source accepted, in characters (tutorial snippets are a few hundred).
 MAX_SOURCE_CHARS = 2_000_000
@@ -85,9 +87,11 @@ class Imported:
     notes: list[str] = field(default_factory=list)
     retain_grad: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)
+    train: TrainSpec | None = None  # a torch.optim loop after the backward (pytorch_train)
 
     def to_graph_file(self, title: str = "") -> GraphFile:
-        return GraphFile(graph=self.graph, output=self.output, gradient=self.gradient, title=title)
+        return GraphFile(graph=self.graph, output=self.output, gradient=self.gradient, title=title,
+                         train=self.train)
 
 
 # =========================================================================== values
@@ -196,7 +200,18 @@ def import_code(source: str) -> Imported:
         walker.run(tree.body)
     except RecursionError:
         raise CodeError("the code is nested too deeply to read") from None
-    return walker.finish()
+    return _with_training(walker.finish(), tree, walker)
+
+
+def _with_training(imported: Imported, tree: ast.Module, walker: _Walker) -> Imported:
+    """The ``torch.optim`` loop after the backward, if there is one (issue 30)."""
+    after = [s for s in tree.body if s.lineno > walker.line]
+    names = {k: v.id for k, v in walker.vars.items() if isinstance(v, _T)}
+    imported.train = training_of(after, names) if walker.done and after else None
+    if imported.train is not None:
+        skipped = f"line {after[0].lineno}: lines after the first backward(...) are ignored"
+        imported.warnings = [w for w in imported.warnings if w != skipped]
+    return imported
 
 
 def _check_text(source: str) -> None:
