@@ -270,8 +270,10 @@ class Trainer:
         self.optimizer = Optimizer(spec)
         self.grads: dict[str, np.ndarray] = {}
 
-    def step(self) -> StepResult:
-        """One ``zero_grad(); forward; backward; step()``."""
+    def propose(self) -> StepResult:
+        """One ``zero_grad(); forward; backward`` and the update it gives, without
+        writing the new values (the optimizer's state and ``grads`` do advance): the GUI
+        writes them through an undoable command."""
         graph, spec = self.graph, self.spec
         prior = None if spec.zero_grad else self.grads
         fwd = forward(graph)
@@ -289,11 +291,16 @@ class Trainer:
             if g is None:  # the loss does not depend on it: torch skips a None .grad
                 continue
             grads[p] = g
-            up = self.optimizer.update(p, w, g)
-            graph.nodes[p].value = up.new
-            updates[p] = up
+            updates[p] = self.optimizer.update(p, w, g)
         self.grads = grads
         return StepResult(float(loss.reshape(())), updates)
+
+    def step(self) -> StepResult:
+        """One ``zero_grad(); forward; backward; step()``, the new values written."""
+        result = self.propose()
+        for p, up in result.updates.items():
+            self.graph.nodes[p].value = up.new
+        return result
 
     def run(self, steps: int) -> list[float]:
         """``steps`` steps; the loss of each (before its update)."""

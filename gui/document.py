@@ -25,8 +25,10 @@ from engine.fileformat import GraphFile
 from engine.graph import Graph, Node, Removed, fresh_id
 from engine.groups import Group, check_group
 from engine.layout_keys import clamp, point
+from engine.train import TrainSpec
 
 from .model.results import Results
+from .model.train_view import TrainState
 
 Point = tuple[float, float]
 
@@ -67,6 +69,7 @@ class GraphDocument(QObject):
     resultsChanged = Signal()
     fileChanged = Signal()
     groupsChanged = Signal()
+    trainChanged = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -83,6 +86,8 @@ class GraphDocument(QObject):
         self.path: Path | None = None
         self.prior_grads: dict[str, np.ndarray] = {}  # .grad from earlier calls
         self.groups: list[Group] = []  # engine.groups; edited by gui.group_commands
+        self.train: TrainSpec | None = None  # engine.train; edited by gui.train_commands
+        self.train_state: TrainState | None = None  # the run so far (gui.model.train_view)
         self._depth = 0
         self._pending = _Pending()
         self.recompute_count = 0  # how often the engine ran (one per command)
@@ -123,11 +128,14 @@ class GraphDocument(QObject):
         self.path = path
         self.prior_grads = {}
         self.groups = list(gf.groups)
+        self.train = gf.train
+        self.train_state = None
         self.undo_stack.setClean()
         self.fileChanged.emit()
         self._pending.structure = self._pending.backward = True
         self.recompute()
         self.groupsChanged.emit()
+        self.trainChanged.emit()
 
     def to_file(self) -> GraphFile:
         """The document as a v1 graph file, node positions included."""
@@ -144,12 +152,27 @@ class GraphDocument(QObject):
             extra=dict(self.extra),
             node_extra=node_extra,
             groups=self.live_groups(),
+            train=self.train,
         )
 
     def set_groups(self, groups: list[Group]) -> None:
         """Replace the groups (group commands only)."""
         self.groups = groups
         self.groupsChanged.emit()
+
+    def set_train(self, spec: TrainSpec | None) -> None:
+        """Replace the train block (train commands only); no maths depends on it."""
+        self.train = spec
+        self.trainChanged.emit()
+
+    def set_training(self, values: dict[str, np.ndarray], state: TrainState | None) -> None:
+        """A training step (or its undo, or Reset): the parameters' values and the run's
+        state, as one change."""
+        with self.edit():
+            for nid, value in values.items():
+                self.set_value(nid, value)
+        self.train_state = state
+        self.trainChanged.emit()
 
     def live_groups(self) -> list[Group]:
         """The groups as they stand after edits: deleted members dropped, and a group
