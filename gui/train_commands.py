@@ -8,10 +8,12 @@ undo and nothing about it is lost.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from engine.errors import GraphError
-from engine.train import TrainSpec, check_hyper
+from engine.train import TrainSpec, check_hyper, params_of
 
 from .commands import EditCommand
 from .document import GraphDocument
@@ -34,6 +36,16 @@ class SetTrain(EditCommand):
 
     def undo(self) -> None:
         self.doc.set_train(self.old)
+
+
+def set_trainable(doc: GraphDocument, nid: str, flag: bool) -> SetTrain:
+    """The inspector's "trainable" switch: ``nid`` joins or leaves the parameters."""
+    assert doc.train is not None
+    params = [p for p in params_of(doc.graph, doc.train) if p != nid]
+    if flag:
+        params = [p for p in doc.graph.nodes if p in {*params, nid}]  # in node order
+    spec = dataclasses.replace(doc.train, params=params)
+    return SetTrain(doc, spec, f"{'Train' if flag else 'Stop training'} {nid!r}")
 
 
 class TrainStep(EditCommand):

@@ -102,3 +102,20 @@ def test_presentation_render(window, qtbot, artifacts_dir) -> None:  # noqa: ANN
     qtbot.wait(50)
     QApplication.processEvents()
     assert window.grab().save(os.path.join(artifacts_dir, "train_presentation.png"))
+
+
+def test_inspector_trainable_switch(window) -> None:  # noqa: ANN001
+    open_train(window)
+    section = window.inspector.node
+    section.set_node("b")
+    assert section.trainable.isVisible() and section.trainable.isChecked()
+    section.trainable.setChecked(False)
+    assert window.doc.train.params == ["w"]
+    window.teaching.train_panel.step()
+    assert window.doc.train_state.last.updates.keys() == {"w"} and value(window, "b") == 0.0
+    section.set_node("x")  # data: requires no grad, so it cannot be a parameter
+    assert section.trainable.isVisible() and not section.trainable.isEnabled()
+    window.doc.undo_stack.undo()
+    window.doc.undo_stack.undo()
+    section.set_node("b")
+    assert section.trainable.isChecked()
