@@ -39,6 +39,7 @@ from .options import (
     parse_seconds,
     parse_size,
     parse_step,
+    parse_train_steps,
 )
 from .render import load_document
 
@@ -47,7 +48,7 @@ USAGE = (
     f"usage: main.py export FILE (--step K --out frame.png | --all --out "
     f"lesson{'|'.join(LESSON_SUFFIXES)}|DIR/) [--size 1280x720]"
 )
-_VALUED = ("--step", "--out", "--size", "--fps", "--hold", "--transition", "--view")
+_VALUED = ("--step", "--out", "--size", "--fps", "--hold", "--transition", "--view", "--train")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,6 +112,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=VIEWS,
         help="slide: canvas and chain-rule text (default); canvas: canvas alone",
     )
+    parser.add_argument(
+        "--train",
+        metavar="N",
+        help="a graph with a train block: end with the update, then the loss over N steps",
+    )
     parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -128,6 +134,9 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     )
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
+    train = 0 if args.train is None else parse_train_steps(args.train)
+    if train and kind != Kind.PDF:
+        raise ExportError("--train is written into a .pdf handout only so far")
     return LessonOptions(
         kind=kind,
         size=parse_size(args.size),
@@ -135,6 +144,7 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
         forward=args.forward,
         worksheet=args.worksheet,
         view=View(args.view),
+        train=train,
     )
 
 
@@ -259,6 +269,8 @@ def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool)
 
     interrupt_on_terminate()
     doc = _load(file)
+    if options.train and doc.train is None:
+        raise ExportError("--train needs a graph with a train block (Teach > Train)")
 
     def report(done: int, total: int) -> None:
         print(f"progress: {done}/{total}", flush=True)

@@ -68,6 +68,25 @@ def trajectory_label(name: str, graph: Graph) -> str:
     return name if node is None or node.value is None or node.value.size == 1 else f"‖{name}‖"
 
 
+@dataclass(frozen=True)
+class Rehearsal:
+    """A run on a copy of the graph, for an export: the first step in full, every loss,
+    and the parameters reached."""
+
+    first: StepResult
+    losses: tuple[float, ...]
+    final: dict[str, np.ndarray]
+
+
+def rehearse(graph: Graph, spec: TrainSpec, steps: int) -> Rehearsal:
+    """``steps`` (at least one) training steps on a copy: the document is not touched."""
+    trainer = Trainer(graph.copy(), spec)
+    first = trainer.step()
+    losses = (first.loss, *trainer.run(max(0, steps - 1)))
+    final = {p: trainer.graph.nodes[p].value for p in trainer.params}
+    return Rehearsal(first, losses, final)
+
+
 # --------------------------------------------------------------------------- texts
 
 
@@ -133,4 +152,5 @@ def box_line(up: Update, spec: TrainSpec) -> str:
     return update_lines(up, spec)[-1]
 
 
-__all__ = ["TrainState", "box_line", "propose", "rule", "start", "update_lines"]
+__all__ = ["Rehearsal", "TrainState", "box_line", "propose", "rehearse", "rule", "start",
+           "update_lines"]
