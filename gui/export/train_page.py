@@ -21,7 +21,6 @@ from engine.train import TrainSpec
 from ..model import colours, labels
 from ..model.train_view import Rehearsal, number, rehearse, rule, update_lines
 
-
 #: Room left of the curve for its axis numbers (``4.019e−15``), in page units.
 LABEL_W = 80.0
 
