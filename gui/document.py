@@ -168,10 +168,10 @@ class GraphDocument(QObject):
     def set_training(self, values: dict[str, np.ndarray], state: TrainState | None) -> None:
         """A training step (or its undo, or Reset): the parameters' values and the run's
         state, as one change."""
-        with self.edit():
+        with self.edit():  # the state first: views redrawn for the new results read it
+            self.train_state = state
             for nid, value in values.items():
                 self.set_value(nid, value)
-        self.train_state = state
         self.trainChanged.emit()
 
     def live_groups(self) -> list[Group]:

@@ -19,6 +19,8 @@ import numpy as np
 from engine.graph import Graph
 from engine.train import StepResult, Trainer, TrainSpec, Update
 
+from . import labels
+
 #: Elements of a tensor parameter written out in an update; the rest is "…".
 SHOWN = 3
 
@@ -145,6 +147,20 @@ def update_lines(up: Update, spec: TrainSpec) -> list[str]:
         return [f"{w}: g = {_values(g)},  b = {_values(up.buf)}",
                 f"{w} ← {_values(up.old)} − {lr} · {_paren(up.buf)} = {_values(new)}"]
     return [f"{w} ← {_values(up.old)} − {lr} · {_paren(g)} = {_values(new)}"]
+
+
+def update_html(spec: TrainSpec, state: TrainState) -> str:
+    """The last step's update for the chain-rule panel, after the backward's summary:
+    the rule, then every parameter's update with the numbers (ids escaped here)."""
+    if state.last is None:
+        return ""
+    mono = "font-family:'DejaVu Sans Mono';"
+    lines = [f"Then the update, step {state.t} ({spec.optimizer})", *rule(spec)]
+    for up in state.last.updates.values():
+        lines += update_lines(up, spec)
+    head, *rest = lines
+    return (labels.h_para(labels.esc(head), bold=True, size="115%")
+            + "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(x)}</p>' for x in rest))
 
 
 def box_line(up: Update, spec: TrainSpec) -> str:

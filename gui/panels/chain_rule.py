@@ -13,6 +13,7 @@ from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
+from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
@@ -75,7 +76,9 @@ class ChainRulePanel(QWidget):
         """The panel's content for the player's current frame, at ``fit`` x its size."""
         p = self.player
         size = BASE_PT * THEME.scale * fit
-        return chain_rule_html(p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact)
+        html = chain_rule_html(p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact)
+        return _with_update(html, p)
+
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -171,3 +174,11 @@ def step_bottom(doc: QTextDocument) -> float:
     if summary.isNull():
         return doc.size().height() - doc.documentMargin()
     return doc.documentLayout().blockBoundingRect(summary.block()).top()
+
+
+def _with_update(html: str, p: Player) -> str:
+    """Train mode (issue 30): at the end of backward, the last training step's update."""
+    spec, state = p.doc.train, p.doc.train_state
+    if spec is None or state is None or p.position != p.timeline.end:
+        return html
+    return html.replace("</body>", update_html(spec, state) + "</body>", 1)

@@ -119,3 +119,14 @@ def test_inspector_trainable_switch(window) -> None:  # noqa: ANN001
     window.doc.undo_stack.undo()
     section.set_node("b")
     assert section.trainable.isChecked()
+
+
+def test_chain_rule_panel_writes_the_update_after_backward(window, qtbot) -> None:  # noqa: ANN001
+    panel = open_train(window)
+    assert panel.step()
+    window.player.to_end()
+    window.tabs.setCurrentWidget(window.chain_rule)
+    qtbot.waitUntil(lambda: "Then the update, step 1 (sgd)" in window.chain_rule.text())
+    text = window.chain_rule.text()
+    assert "w ← 0.808 − 0.1 ·" not in text  # the step shown is the one that ran
+    assert "w ← 0 − 0.1 · (−8.08) = 0.808" in text and "w ← w − lr · g" in text
