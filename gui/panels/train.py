@@ -21,9 +21,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSlider,
     QSpinBox,
     QVBoxLayout,
@@ -158,11 +160,21 @@ class TrainPanel(QWidget):
         self.rule.setMaximumWidth(420)
         for plot in (self.curve, self.paths):
             plot.setMinimumWidth(110)
-        layout = QHBoxLayout(self)
+        content = QWidget()
+        layout = QHBoxLayout(content)
         layout.addWidget(box, 0)
         layout.addWidget(self.rule, 1)
         layout.addWidget(self.curve, 1)
         layout.addWidget(self.paths, 1)
+        # Scrolled, not squeezed: the tab's size must not make the panels dock (shared
+        # by every tab) bigger than the other tabs need, in presentation mode above all.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
 
         for widget in (self.lr, self.momentum, self.beta1, self.beta2):
             widget.editingFinished.connect(self._settings_edited)
