@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -44,35 +45,52 @@ from ..train_commands import ResetTraining, SetTrain, TrainStep
 MAX_RATE = 60
 
 
-class LossCurve(pg.PlotWidget):
-    """The loss per step; one curve item whose data is replaced (no item per point)."""
+class _StepPlot(pg.PlotWidget):
+    """A plot over the training steps, on the theme's paper."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=THEME.paper)
-        self.setObjectName("LossCurve")
+    def __init__(self, name: str, left: str) -> None:
+        super().__init__(background=THEME.paper)
+        self.setObjectName(name)
         self.setLabel("bottom", "step")
-        self.setLabel("left", "loss")
+        self.setLabel("left", left)
         self.showGrid(x=True, y=True, alpha=0.2)
-        self.curve = self.plot([], [], pen=pg.mkPen(THEME.text, width=2))
+
+    def line(self, k: int, name: str | None = None) -> pg.PlotDataItem:
+        """An empty line in the ``k``-th series colour; its data is replaced, never added
+        to point by point (one item per line, whatever the number of steps)."""
+        series = THEME.series
+        pen = QPen(series[k % len(series)], 2)
+        pen.setCosmetic(True)  # pixels wide whatever the axes' scale (pyqtgraph's fast path)
+        item = self.plot([], [], pen=pen, name=name)
+        item.setDownsampling(auto=True, method="peak")
+        return item
+
+
+def _steps_data(item: pg.PlotDataItem, values: Sequence[float]) -> None:
+    y = np.asarray(values, dtype=np.float64)
+    item.setData(np.arange(1, len(y) + 1, dtype=np.float64), y)
+
+
+class LossCurve(_StepPlot):
+    """The loss per step."""
+
+    def __init__(self) -> None:
+        super().__init__("LossCurve", "loss")
         self.getPlotItem().setClipToView(True)
-        self.curve.setDownsampling(auto=True, method="peak")
+        self.curve = self.line(0)
 
     def set_losses(self, losses: Sequence[float]) -> None:
-        y = np.asarray(losses, dtype=np.float64)
-        self.curve.setData(np.arange(1, len(y) + 1, dtype=np.float64), y)
+        _steps_data(self.curve, losses)
 
     def set_log(self, on: bool) -> None:
         self.setLogMode(y=on)
 
 
-class Trajectories(pg.PlotWidget):
+class Trajectories(_StepPlot):
     """One line per parameter (a tensor's norm), over the steps."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent, background=THEME.paper)
-        self.setObjectName("Trajectories")
-        self.setLabel("bottom", "step")
-        self.setLabel("left", "parameter")
+    def __init__(self) -> None:
+        super().__init__("Trajectories", "parameter")
         self.legend = self.addLegend(offset=(5, 5))
         self.lines: dict[str, pg.PlotDataItem] = {}
 
@@ -80,13 +98,10 @@ class Trajectories(pg.PlotWidget):
         if set(lines) != set(self.lines):
             self.clear()
             self.legend.clear()
-            self.lines = {}
-            for k, (name, _) in enumerate(lines.items()):
-                pen = pg.mkPen(pg.intColor(k, hues=max(len(lines), 3)), width=2)
-                self.lines[name] = self.plot([], [], pen=pen, name=lines[name][0])
+            self.lines = {name: self.line(k + 1, label)
+                          for k, (name, (label, _)) in enumerate(lines.items())}
         for name, (_, values) in lines.items():
-            y = np.asarray(values, dtype=np.float64)
-            self.lines[name].setData(np.arange(1, len(y) + 1, dtype=np.float64), y)
+            _steps_data(self.lines[name], values)
 
 
 class TrainPanel(QWidget):
@@ -124,14 +139,14 @@ class TrainPanel(QWidget):
         for w in (self.lr, self.momentum, self.beta1, self.beta2, self.steps, self.optimizer):
             w.setMaximumWidth(100)
         form = QFormLayout()
+        form.addRow("Play steps", self.steps)
+        form.addRow(self.rate_label, self.rate)
         form.addRow("optimizer", self.optimizer)
         form.addRow("lr", self.lr)
         form.addRow("momentum", self.momentum)
         form.addRow("β1", self.beta1)
         form.addRow("β2", self.beta2)
         form.addRow(self.zero_grad)
-        form.addRow("Play steps", self.steps)
-        form.addRow(self.rate_label, self.rate)
         self.buttons = {name: QPushButton(name) for name in ("Step", "Play", "Stop", "Reset")}
         self.buttons["Step"].clicked.connect(self.step)
         self.buttons["Play"].clicked.connect(lambda: self.play())
@@ -139,8 +154,8 @@ class TrainPanel(QWidget):
         self.buttons["Reset"].clicked.connect(self.reset)
         controls = QVBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
+        controls.addLayout(self._row(*self.buttons.values()))  # first: never scrolled away
         controls.addLayout(form)
-        controls.addLayout(self._row(*self.buttons.values()))
         controls.addWidget(self.log)
         controls.addStretch(1)
         box = QWidget()
