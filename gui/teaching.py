@@ -55,7 +55,7 @@ class Teaching(QObject):
         window.tabs.addTab(self.quiz_panel, "Quiz")
         self.forward_panel = ForwardModePanel(window.doc, self._highlight_edge)
         window.tabs.addTab(self.forward_panel, "Forward mode")
-        self.train_panel = TrainPanel(window.doc)
+        self.train_panel = TrainPanel(window.doc, window.player)
         window.tabs.addTab(self.train_panel, "Train")
         self.train_panel.status.connect(window.show_status)
         self.actions: dict[str, QAction] = {}

@@ -38,6 +38,7 @@ from engine.train import MAX_STEPS, OPTIMIZERS, TrainSpec
 from ..commands import push
 from ..document import GraphDocument
 from ..model.train_view import rule, trajectory_label, update_lines
+from ..player import Player
 from ..theme import THEME
 from ..train_commands import ResetTraining, SetTrain, TrainStep
 
@@ -109,10 +110,19 @@ class TrainPanel(QWidget):
 
     status = Signal(str)
 
-    def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, doc: GraphDocument, player: Player | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("TrainPanel")
         self.doc = doc
+        self.player = player
+        self._pending = False  # a step waiting for its backward pass to finish playing
+        self.play_backward = QCheckBox("play backward")
+        self.play_backward.setToolTip("Each step plays its backward pass before the update")
+        self.play_backward.setVisible(player is not None)
+        if player is not None:
+            player.playingChanged.connect(self._backward_played)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
         self.remaining = 0
@@ -156,6 +166,7 @@ class TrainPanel(QWidget):
         controls.setContentsMargins(0, 0, 0, 0)
         controls.addLayout(self._row(*self.buttons.values()))  # first: never scrolled away
         controls.addLayout(form)
+        controls.addWidget(self.play_backward)
         controls.addWidget(self.log)
         controls.addStretch(1)
         box = QWidget()
@@ -293,8 +304,27 @@ class TrainPanel(QWidget):
         return True
 
     def step(self) -> bool:
-        """One training step as one undoable command."""
+        """One training step as one undoable command; with "play backward" on, the
+        backward pass plays on the canvas first and the update follows when it ends."""
+        if self._pending:
+            return True
+        if self.player is not None and self.play_backward.isChecked():
+            if self.doc.train is None or self.doc.results.trace is None:
+                return self._push(TrainStep(self.doc))  # refused with its reason
+            self._pending = True
+            self.player.seek(self.player.forward_done_position)
+            self.player.play()
+            return True
         return self._push(TrainStep(self.doc))
+
+    def _backward_played(self, playing: bool) -> None:
+        if playing or not self._pending or self.player is None:
+            return
+        self._pending = False
+        if self.player.position == self.player.timeline.end:
+            self._push(TrainStep(self.doc))
+        else:  # paused before the end: no update
+            self.stop()
 
     def play(self, steps: int | None = None) -> None:
         """Run ``steps`` steps (the spin box's count) at the slider's rate."""
@@ -304,16 +334,23 @@ class TrainPanel(QWidget):
         self.sync()
 
     def _tick(self) -> None:
+        if self._pending:
+            return  # its backward is still playing
         if self.remaining <= 0 or not self.step():
             self.stop()
             return
         self.remaining -= 1
         if self.remaining <= 0:
-            self.stop()
+            self.timer.stop()  # the last step may still be playing its backward
+            self.sync()
 
     def stop(self) -> None:
+        """Stop Play; the state reached stays (a backward still playing is cut short)."""
         self.timer.stop()
         self.remaining = 0
+        if self._pending and self.player is not None:
+            self._pending = False
+            self.player.pause()
         self.sync()
 
     def reset(self) -> None:

@@ -130,3 +130,17 @@ def test_chain_rule_panel_writes_the_update_after_backward(window, qtbot) -> Non
     text = window.chain_rule.text()
     assert "w ← 0.808 − 0.1 ·" not in text  # the step shown is the one that ran
     assert "w ← 0 − 0.1 · (−8.08) = 0.808" in text and "w ← w − lr · g" in text
+
+
+def test_play_backward_first_then_the_update(window, qtbot) -> None:  # noqa: ANN001
+    panel = open_train(window)
+    panel.play_backward.setChecked(True)
+    window.player.set_speed(60)
+    assert panel.step() and window.player.playing
+    assert window.doc.train_state is None  # no update before the backward has played
+    qtbot.waitUntil(lambda: window.doc.train_state is not None, timeout=5000)
+    assert window.doc.train_state.t == 1 and value(window, "w") == pytest.approx(0.808)
+    # paused half-way: that step makes no update
+    assert panel.step()
+    window.player.pause()
+    assert window.doc.train_state.t == 1 and not panel._pending
