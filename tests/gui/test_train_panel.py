@@ -144,3 +144,9 @@ def test_play_backward_first_then_the_update(window, qtbot) -> None:  # noqa: AN
     assert panel.step()
     window.player.pause()
     assert window.doc.train_state.t == 1 and not panel._pending
+
+
+def test_exported_script_holds_the_training_loop(window) -> None:  # noqa: ANN001
+    script = window.pytorch.script()
+    assert "optimizer = torch.optim.SGD([w, b], lr=0.1)" in script
+    assert "for step in range(200):" in script
