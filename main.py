@@ -6,6 +6,7 @@
     backprop-studio export FILE --step K --out frame.png [--size 1280x720]  (or FILE.bptrace)
     backprop-studio import SNIPPET.py --out FILE.bpgraph
     backprop-studio export-torch FILE [--out script.py] [--retain-grads]
+    backprop-studio train FILE [--steps N] [--optimizer sgd|momentum|adam] [--lr LR] [--json]
     backprop-studio --version | --help | --install-desktop | --uninstall-desktop
 
 ``python main.py`` from a checkout is the same command.
@@ -35,6 +36,7 @@ COMMANDS: dict[str, Command] = {
     "export": Command("gui.export", "main", "one frame, or the whole lesson, to a file"),
     "import": Command("engine.pytorch_cli", "import_main", "PyTorch code -> .bpgraph"),
     "export-torch": Command("engine.pytorch_cli", "export_main", "a graph -> PyTorch script"),
+    "train": Command("engine.train_cli", "main", "optimizer steps on a graph's train block"),
 }
 
 #: Options of the command itself, besides FILE (``--help`` lists them).

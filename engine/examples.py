@@ -29,6 +29,9 @@ EXAMPLE_ORDER = (
     "logistic_loss",
     "classifier_head",
     "attention_scores",
+    "fit_line",
+    "logistic_points",
+    "xor_mlp",
 )
 
 #: What each example teaches, in one sentence (Help > Examples Tour).

@@ -53,6 +53,7 @@ from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .ops import LEAF_OPS, OPS
 from .ops.record import OpShapeError
 from .schema_validator import SchemaIssue, validate_schema
+from .train import TRAIN_MINOR_VERSION, TrainSpec, train_from_json
 
 FORMAT = "backprop-studio-graph"
 VERSION = 1
@@ -70,7 +71,7 @@ MAX_DEPTH = 48
 
 
 _TOP_KEYS = ("format", "version", "minor_version", "title", "description", "nodes", "backward",
-             "groups")
+             "groups", "train")
 _NODE_KEYS = ("id", "op", "inputs", "attrs", "value", "shape", "requires_grad")
 _BACKWARD_KEYS = ("output", "gradient", "gradient_shape")
 
@@ -115,6 +116,7 @@ class GraphFile:
     node_extra: dict[str, dict[str, Any]] = field(default_factory=dict)
     backward_extra: dict[str, Any] = field(default_factory=dict)
     groups: list[Group] = field(default_factory=list)  # minor version 1 (engine.groups)
+    train: TrainSpec | None = None  # minor version 2 (engine.train)
 
 
 # =========================================================================== loading
@@ -543,7 +545,32 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
             gf.groups = groups_from_json(doc["groups"], graph)
         except GraphError as exc:
             raise FileFormatError(str(exc)) from None
+    if "train" in doc:
+        gf.train = _train(doc["train"], graph)
     return gf
+
+
+def _train(value: dict[str, Any], graph: Graph) -> TrainSpec:
+    """The ``train`` block: its ranges, and that the nodes it names exist (whether the
+    loss is a scalar is a question of values, asked when training starts)."""
+    try:
+        spec = train_from_json(value)
+    except GraphError as exc:
+        raise FileFormatError(str(exc)) from None
+    for name in [spec.loss, *(spec.params or [])]:
+        if name not in graph.nodes:
+            raise FileFormatError(f"train: names node {quoted(name)}, which does not exist")
+    return spec
+
+
+def minor_version(gf: GraphFile) -> int:
+    """The lowest minor version holding what ``gf`` uses (0: a file as version 1.0 wrote it)."""
+    if gf.train is not None:
+        return TRAIN_MINOR_VERSION
+    shaped = [n.value for n in gf.graph.nodes.values() if n.is_leaf] + [gf.gradient]
+    if any(_empty_shape(v) is not None for v in shaped):
+        return SHAPE_MINOR_VERSION
+    return GROUPS_MINOR_VERSION if gf.groups else 0
 
 
 def _check_layout_keys(gf: GraphFile) -> None:
@@ -691,11 +718,9 @@ def _plain(obj: Any) -> Any:
 def to_document(gf: GraphFile) -> dict[str, Any]:
     """The JSON document for ``gf``: known keys first, then the preserved unknown ones."""
     doc: dict[str, Any] = {"format": FORMAT, "version": VERSION}
-    shaped = [n.value for n in gf.graph.nodes.values() if n.is_leaf] + [gf.gradient]
-    if any(_empty_shape(v) is not None for v in shaped):
-        doc["minor_version"] = SHAPE_MINOR_VERSION
-    elif gf.groups:  # files without groups stay byte-for-byte what minor version 0 wrote
-        doc["minor_version"] = GROUPS_MINOR_VERSION
+    minor = minor_version(gf)
+    if minor:  # a file using no newer feature stays byte-for-byte what minor version 0 wrote
+        doc["minor_version"] = minor
     if gf.title:
         doc["title"] = gf.title
     if gf.description:
@@ -727,6 +752,8 @@ def to_document(gf: GraphFile) -> dict[str, Any]:
     doc["backward"] = backward
     if gf.groups:
         doc["groups"] = groups_to_json(gf.groups)
+    if gf.train is not None:
+        doc["train"] = _plain(gf.train.to_json())
     for key, val in gf.extra.items():
         if key not in _TOP_KEYS:
             doc[key] = _plain(val)

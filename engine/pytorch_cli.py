@@ -87,7 +87,8 @@ def export_main(argv: list[str]) -> int:
     try:
         gf = load(args.file)
         script = export_script(
-            gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title
+            gf.graph, gf.output, gf.gradient, retain_grads=args.retain_grads, title=gf.title,
+            train=gf.train,
         )
         if args.out:
             write_atomic(Path(args.out), script.encode("utf-8"))

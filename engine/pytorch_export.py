@@ -21,6 +21,8 @@ import numpy as np
 from .errors import printable
 from .graph import Graph, Node, topological_sort
 from .ops import LEAF_OPS, OPS
+from .pytorch_train import training_lines
+from .train import TrainSpec, params_of
 
 #: Names the script itself uses (and the Check with PyTorch footer's ``json``), so no
 #: node may take them.
@@ -196,13 +198,17 @@ def export_script(
     *,
     retain_grads: bool = False,
     title: str = "",
+    train: TrainSpec | None = None,
 ) -> str:
     """The graph as a PyTorch script (see the module docstring).
 
     ``retain_grads`` adds ``.retain_grad()`` for every non-leaf that requires grad and
     prints their ``.grad`` too. A node with an empty operand port is written as a
-    comment: the script shows it, but that line does not run.
+    comment: the script shows it, but that line does not run. ``train`` (a file's
+    train block) adds its ``torch.optim`` loop (:mod:`engine.pytorch_train`).
     """
+    if train is not None and output is None:
+        output = train.loss  # the loop follows a backward: the importer stops there
     names = python_names(graph)
     needs_grad = requires_grad(graph)
     lines = []
@@ -212,6 +218,7 @@ def export_script(
             lines.append(f"# {printable(text)}".rstrip())
     lines += ["import torch", ""]
     retained = []
+    op_lines = []
     for nid in export_order(graph):
         node = graph.nodes[nid]
         name = names[nid]
@@ -226,6 +233,7 @@ def export_script(
             continue
         args = [names[s] for s in node.inputs if s is not None]  # all connected (above)
         lines.append(f"{name} = {_op_expression(node, args)}{comment}")
+        op_lines.append(lines[-1])
         if retain_grads and nid in needs_grad:
             lines.append(f"{name}.retain_grad()")
             retained.append(nid)
@@ -239,6 +247,8 @@ def export_script(
         shown = [n for n in graph.nodes if graph.nodes[n].wants_grad] + retained
         for nid in shown:
             lines.append(f'print("{names[nid]}.grad =", {names[nid]}.grad)')
+    if train is not None and output is not None:
+        lines += training_lines(train, names, op_lines, params_of(graph, train))
     return "\n".join(lines) + "\n"
 
 

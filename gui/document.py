@@ -26,8 +26,10 @@ from engine.fileformat import GraphFile
 from engine.graph import Graph, Node, Removed, fresh_id
 from engine.groups import Group, check_group
 from engine.layout_keys import clamp, point
+from engine.train import TrainSpec
 
 from .model.results import Results
+from .model.train_view import TrainState
 
 Point = tuple[float, float]
 
@@ -68,6 +70,7 @@ class GraphDocument(QObject):
     resultsChanged = Signal()
     fileChanged = Signal()
     groupsChanged = Signal()
+    trainChanged = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -86,6 +89,8 @@ class GraphDocument(QObject):
         self.groups: list[Group] = []  # engine.groups; edited by gui.group_commands
         #: A captured PyTorch pass, shown read-only: its results are the trace, never rerun.
         self.captured: tuple[CapturedTrace, Forward] | None = None
+        self.train: TrainSpec | None = None  # engine.train; edited by gui.train_commands
+        self.train_state: TrainState | None = None  # the run so far (gui.model.train_view)
         self._depth = 0
         self._pending = _Pending()
         self.recompute_count = 0  # how often the engine ran (one per command)
@@ -119,6 +124,7 @@ class GraphDocument(QObject):
         self.node_extra = node_extra
         self.title, self.description = gf.title, gf.description
         self.extra = dict(gf.extra)
+        self.train = gf.train
         self._announce_load()
 
     def load_trace(self, trace: CapturedTrace, path: Path | None) -> None:
@@ -148,6 +154,7 @@ class GraphDocument(QObject):
         self.node_extra, self.title, self.description, self.extra = {}, "", "", {}
         self.prior_grads = {}
         self.captured = None
+        self.train, self.train_state = None, None
 
     def _announce_load(self) -> None:
         self.undo_stack.setClean()
@@ -155,6 +162,7 @@ class GraphDocument(QObject):
         self._pending.structure = self._pending.backward = True
         self.recompute()
         self.groupsChanged.emit()
+        self.trainChanged.emit()
 
     def to_file(self) -> GraphFile:
         """The document as a v1 graph file, node positions included."""
@@ -171,12 +179,27 @@ class GraphDocument(QObject):
             extra=dict(self.extra),
             node_extra=node_extra,
             groups=self.live_groups(),
+            train=self.train,
         )
 
     def set_groups(self, groups: list[Group]) -> None:
         """Replace the groups (group commands only)."""
         self.groups = groups
         self.groupsChanged.emit()
+
+    def set_train(self, spec: TrainSpec | None) -> None:
+        """Replace the train block (train commands only); no maths depends on it."""
+        self.train = spec
+        self.trainChanged.emit()
+
+    def set_training(self, values: dict[str, np.ndarray], state: TrainState | None) -> None:
+        """A training step (or its undo, or Reset): the parameters' values and the run's
+        state, as one change."""
+        with self.edit():  # the state first: views redrawn for the new results read it
+            self.train_state = state
+            for nid, value in values.items():
+                self.set_value(nid, value)
+        self.trainChanged.emit()
 
     def live_groups(self) -> list[Group]:
         """The groups as they stand after edits: deleted members dropped, and a group

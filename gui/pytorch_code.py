@@ -425,7 +425,7 @@ class PytorchCode(QObject):
 
     def script(self) -> str:
         doc = self.window.doc
-        return export_script(doc.graph, doc.output, doc.gradient, title=doc.title)
+        return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
 
     def export_dialog(self) -> None:
         name = (self.window.doc.path.stem if self.window.doc.path else "graph") + ".py"

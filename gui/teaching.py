@@ -19,6 +19,7 @@ from engine.gradcheck import GradCheck, check_graph, check_node
 from engine.groups import playback_steps
 
 from .canvas.group_frames import GroupFrames
+from .canvas.train_marks import TrainMarks
 from .commands import push
 from .document import GraphDocument
 from .group_commands import group_nodes, set_collapsed, ungroup
@@ -26,6 +27,7 @@ from .model import labels
 from .panels.forward_mode import ForwardModePanel
 from .panels.gradcheck import GradCheckPanel
 from .panels.quiz import QuizPanel
+from .panels.train import TrainPanel, ensure_train
 
 
 class Host(Protocol):
@@ -55,6 +57,9 @@ class Teaching(QObject):
         window.tabs.addTab(self.quiz_panel, "Quiz")
         self.forward_panel = ForwardModePanel(window.doc, self._highlight_edge)
         window.tabs.addTab(self.forward_panel, "Forward mode")
+        self.train_panel = TrainPanel(window.doc, window.player)
+        window.tabs.addTab(self.train_panel, "Train")
+        self.train_panel.status.connect(window.show_status)
         self.actions: dict[str, QAction] = {}
         quiz = self._action(
             "&Quiz Mode",
@@ -94,9 +99,16 @@ class Teaching(QObject):
             "Collapsed, a group plays as one step; expanded, its members' steps play",
             self.toggle_group,
         )
+        self._action(
+            "&Train",
+            "Ctrl+Shift+T",
+            "After the backward pass, the update: optimizer steps and the loss curve",
+            self.show_train,
+        )
         scene = window.canvas.canvas
         self.group_frames = GroupFrames(scene, window.doc, scene.nodes)
         window.player.frameChanged.connect(self.group_frames.show_frame)
+        self.train_marks = TrainMarks(scene, window.doc, scene.nodes)
         self.menu = QMenu("&Teach", window)
         self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
         self.menu.addSeparator()
@@ -105,6 +117,8 @@ class Teaching(QObject):
         )
         self.menu.addSeparator()
         self.menu.addAction(self.actions["check_gradients"])
+        self.menu.addSeparator()
+        self.menu.addAction(self.actions["train"])
         bar = window.menuBar()
         help_action = bar.actions()[-1] if bar.actions() else None
         bar.insertMenu(help_action, self.menu)
@@ -186,6 +200,11 @@ class Teaching(QObject):
         if on:
             self.window.tabs.setCurrentWidget(self.quiz_panel)
         self.window.player.refresh_frame()
+
+    def show_train(self) -> None:
+        """Teach > Train: the Train tab, with a train block made on the output if none."""
+        self.window.tabs.setCurrentWidget(self.train_panel)
+        ensure_train(self.window.doc, self.window.show_status)
 
     def run_check(self, node: str | None) -> GradCheck:
         """The engine's check for the whole graph (``node`` None), a leaf or an op node."""

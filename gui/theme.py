@@ -68,6 +68,7 @@ class Theme:
     port_in = _c(colours.PORT_IN)
     port_out = _c(colours.PORT_OUT)
     diverging = tuple(_c(h) for h in colours.DIVERGING)
+    series = tuple(_c(h) for h in colours.SERIES)
     # Gradient check rows, by status (engine.gradcheck.Status values).
     check_ok = _c(colours.CHECK_OK)
     check_close = _c(colours.CHECK_CLOSE)

@@ -25,7 +25,10 @@ One concern per module: :mod:`.limits` (the text's limits, before parsing),
 
 from __future__ import annotations
 
+import ast
+
 from ..errors import GraphError
+from ..pytorch_train import training_of
 from .limits import (
     ID_COMMENT,
     MAX_NODES,
@@ -35,7 +38,7 @@ from .limits import (
     id_comments,
     parse,
 )
-from .values import CodeError, Imported
+from .values import CodeError, Imported, T
 from .walker import Walker
 
 
@@ -52,7 +55,18 @@ def import_code(source: str) -> Imported:
     except (GraphError, ValueError, ArithmeticError, MemoryError) as exc:
         # An op's own check the walk did not foresee: still a refusal with its place.
         raise CodeError(str(exc), walker.line) from None
-    return walker.finish()
+    return _with_training(walker.finish(), tree, walker)
+
+
+def _with_training(imported: Imported, tree: ast.Module, walker: Walker) -> Imported:
+    """The ``torch.optim`` loop after the backward, if there is one (:mod:`..pytorch_train`)."""
+    after = [s for s in tree.body if s.lineno > walker.line]
+    names = {k: v.id for k, v in walker.vars.items() if isinstance(v, T)}
+    imported.train = training_of(after, names) if walker.done and after else None
+    if imported.train is not None:
+        skipped = f"line {after[0].lineno}: lines after the first backward(...) are ignored"
+        imported.warnings = [w for w in imported.warnings if w != skipped]
+    return imported
 
 
 __all__ = ["CodeError", "ID_COMMENT", "Imported", "MAX_NODES", "MAX_SOURCE_CHARS", "import_code"]

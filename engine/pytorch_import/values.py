@@ -13,6 +13,7 @@ import numpy as np
 
 from ..fileformat import GraphFile
 from ..graph import Graph
+from ..train import TrainSpec
 
 
 class CodeError(Exception):
@@ -43,8 +44,16 @@ class Imported:
     retain_grad: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)
 
+    train: TrainSpec | None = None  # a torch.optim loop after the backward (pytorch_train)
+
     def to_graph_file(self, title: str = "") -> GraphFile:
-        return GraphFile(graph=self.graph, output=self.output, gradient=self.gradient, title=title)
+        return GraphFile(
+            graph=self.graph,
+            output=self.output,
+            gradient=self.gradient,
+            title=title,
+            train=self.train,
+        )
 
 
 @dataclass

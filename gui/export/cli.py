@@ -43,6 +43,7 @@ from .options import (
     parse_seconds,
     parse_size,
     parse_step,
+    parse_train_steps,
 )
 from .render import load_document
 
@@ -51,7 +52,7 @@ USAGE = (
     f"usage: main.py export FILE (--step K --out frame.png | --all --out "
     f"lesson{'|'.join(LESSON_SUFFIXES)}|DIR/) [--size 1280x720]"
 )
-_VALUED = ("--step", "--out", "--size", "--fps", "--hold", "--transition", "--view")
+_VALUED = ("--step", "--out", "--size", "--fps", "--hold", "--transition", "--view", "--train")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,6 +116,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=VIEWS,
         help="slide: canvas and chain-rule text (default); canvas: canvas alone",
     )
+    parser.add_argument(
+        "--train",
+        metavar="N",
+        help="a graph with a train block: end with the update, then the loss over N steps",
+    )
     parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -132,6 +138,9 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     )
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
+    train = 0 if args.train is None else parse_train_steps(args.train)
+    if train and kind != Kind.PDF:
+        raise ExportError("--train is written into a .pdf handout only so far")
     return LessonOptions(
         kind=kind,
         size=parse_size(args.size),
@@ -139,6 +148,7 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
         forward=args.forward,
         worksheet=args.worksheet,
         view=View(args.view),
+        train=train,
     )
 
 
@@ -265,6 +275,9 @@ def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool)
     from .writers import write_lesson
 
     defer_interrupts()
+    doc = _load(file)
+    if options.train and doc.train is None:
+        raise ExportError("--train needs a graph with a train block (Teach > Train)")
 
     def report(done: int, total: int) -> None:
         checkpoint()
@@ -272,7 +285,7 @@ def _export_lesson(file: str, out: Path, options: LessonOptions, progress: bool)
             print(f"progress: {done}/{total}", flush=True)
 
     try:
-        write_lesson(_load(file), out, options, report)
+        write_lesson(doc, out, options, report)
     finally:
         ignore_interrupts()
     return 0

@@ -28,6 +28,7 @@ from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
 from .animation import Progress
 from .render import LessonRenderer
+from .train_page import write_train_page
 
 #: Picture size the canvas is laid out at (its aspect ratio is the picture's).
 PICTURE = (1200, 640)
@@ -170,6 +171,8 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
     )
     sheet.show_position(tl.end)
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
+    if renderer.options.train and doc.train is not None:  # the last act: the update
+        write_train_page(pages, doc.graph, doc.train, renderer.options.train, CARD_PT)
     tick(total)
 
 

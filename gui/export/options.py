@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from engine.errors import quoted
+from engine.train import MAX_STEPS
 
 from ..model.lesson import Timing
 
@@ -92,6 +93,7 @@ class LessonOptions:
     forward: bool = False
     worksheet: bool = False
     view: View = View.SLIDE
+    train: int = 0  # --train N: the update act over N training steps (0: none)
 
 
 def parse_size(text: str | None) -> tuple[int, int]:
@@ -141,6 +143,15 @@ def parse_fps(text: str) -> float:
     if not 1.0 <= value <= 60.0:
         raise ExportError(f"--fps {value:g} is out of range: 1..60")
     return value
+
+
+def parse_train_steps(text: str) -> int:
+    """``--train N``: 1..MAX_STEPS training steps for the update act."""
+    if not re.fullmatch(r"\s*\d{1,9}\s*", text) or not 1 <= int(text) <= MAX_STEPS:
+        raise ExportError(
+            f"--train must be a number of steps, 1..{MAX_STEPS:,}, got {quoted(text)}"
+        )
+    return int(text)
 
 
 def lesson_kind(out: str) -> Kind:

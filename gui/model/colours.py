@@ -45,6 +45,8 @@ JACOBIAN = "#1f4e9c"
 TANGENT = "#2e6b3a"
 # Jacobian heat maps: negative, zero, positive.
 DIVERGING = ("#2166ac", "#f7f7f7", "#b2182b")
+# Train mode's plots: the loss, then one line per parameter (Okabe-Ito, colour-blind safe).
+SERIES = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 
 # Messages.
 ERROR = "#d93025"

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
 from ..model.labels import QT_SUB_SHARE
+from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME
@@ -118,9 +119,11 @@ class ChainRulePanel(QWidget):
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
-        return chain_rule_html(
+        html = chain_rule_html(
             p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact, self.elide, sub
         )
+        return _with_update(html, p)
+
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -266,3 +269,11 @@ def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
             it += 1
         block = block.next()
     return body, subs
+
+
+def _with_update(html: str, p: Player) -> str:
+    """Train mode (issue 30): at the end of backward, the last training step's update."""
+    spec, state = p.doc.train, p.doc.train_state
+    if spec is None or state is None or p.position != p.timeline.end:
+        return html
+    return html.replace("</body>", update_html(spec, state) + "</body>", 1)

@@ -34,12 +34,14 @@ from PySide6.QtWidgets import (
 from engine.errors import GraphError
 from engine.ops import OPS
 from engine.ops.record import ATTR_KINDS, Attr
+from engine.train import params_of
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
 from ..model.formatting import fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
 from ..theme import THEME
+from ..train_commands import set_trainable
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
@@ -140,6 +142,8 @@ class NodeSection(_Section):
         self.value_editor = TensorEditor()
         self.requires_grad = QCheckBox("requires_grad")
         self.requires_grad.setToolTip("Whether backward fills this input's .grad")
+        self.trainable = QCheckBox("trainable")
+        self.trainable.setToolTip("A parameter Teach > Train updates (the data stay fixed)")
         self.value_label = _mono(QLabel())
         self.grad_label = _mono(QLabel())
         self.grad_label.setStyleSheet(_GRAD)
@@ -156,6 +160,7 @@ class NodeSection(_Section):
         form.addRow(self.value_caption)
         form.addRow(self.value_editor)
         form.addRow(self.requires_grad)
+        form.addRow(self.trainable)
         form.addRow("value", self.value_label)
         form.addRow("grad", self.grad_label)
         form.addRow(self.error_label)
@@ -170,6 +175,8 @@ class NodeSection(_Section):
         self.value_editor.valueEdited.connect(self._value_edited)
         self.value_editor.gestureEnded.connect(self._end_gesture)
         self.requires_grad.toggled.connect(self._requires_grad_toggled)
+        self.trainable.toggled.connect(self._trainable_toggled)
+        doc.trainChanged.connect(self.refresh)
         doc.structureChanged.connect(self.refresh)
         doc.nodeChanged.connect(self._node_changed)
         doc.resultsChanged.connect(self._show_results)
@@ -209,6 +216,11 @@ class NodeSection(_Section):
             self.value_editor.set_value(node.value)
             with QSignalBlocker(self.requires_grad):
                 self.requires_grad.setChecked(node.requires_grad)
+        self.trainable.setVisible(node.op == "input" and self.doc.train is not None)
+        if self.doc.train is not None:
+            self.trainable.setEnabled(node.requires_grad)
+            with QSignalBlocker(self.trainable):
+                self.trainable.setChecked(node.id in params_of(self.doc.graph, self.doc.train))
         self._show_results()
 
     def _node_changed(self, node_id: str) -> None:
@@ -348,6 +360,10 @@ class NodeSection(_Section):
     def _requires_grad_toggled(self, flag: bool) -> None:
         if self.node_id in self.doc.graph:
             self._push(SetRequiresGrad(self.doc, self.node_id, bool(flag)))
+
+    def _trainable_toggled(self, flag: bool) -> None:
+        if self.node_id in self.doc.graph and self.doc.train is not None:
+            self._push(set_trainable(self.doc, self.node_id, bool(flag)))
 
 
 def _attr_text(value: Any) -> str:

@@ -23,11 +23,21 @@ from gui.document import GraphDocument
 from gui.model.timeline import Timeline
 from support import BENCHMARKS, script
 
-CHECKED = {"bench_capture", "bench_engine", "bench_export", "bench_gui", "bench_legibility"}
+CHECKED = {"bench_capture", "bench_engine", "bench_export", "bench_gui", "bench_legibility",
+           "bench_train"}
 
 
 def test_every_script_has_a_check() -> None:
     assert {p.stem for p in BENCHMARKS.glob("*.py")} == CHECKED
+
+
+def test_train_quick_run_prints_every_figure(qapp) -> None:  # noqa: ANN001
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert script("bench_train").main(["--quick"]) == 0
+    names = [line.split(":")[0] for line in out.getvalue().splitlines()]
+    assert names == ["train_step_1000_ms", "forward_backward_1000_ms", "train_step_ratio",
+                     "loss_curve_repaint_10k_ms"]
 
 
 def test_engine_quick_run_prints_every_figure() -> None:

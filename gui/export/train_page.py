@@ -1,0 +1,110 @@
+"""The handout's last page for a graph with a train block: the update, with numbers.
+
+The optimizer's rule, the first step's update of every parameter with the numbers
+plugged in (:mod:`gui.model.train_view`, the engine's own Update), then the loss
+curve over the ``--train N`` steps drawn as vector lines, and the parameters reached.
+The run is a rehearsal on a copy of the graph: exporting never changes the document.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+
+from engine.graph import Graph
+from engine.train import TrainSpec
+
+from ..model import colours, labels
+from ..model.train_view import Rehearsal, number, rehearse, rule, update_lines
+
+#: Room left of the curve for its axis numbers (``4.019e−15``), in page units.
+LABEL_W = 80.0
+
+
+class Pages(Protocol):
+    """What this page needs of the handout's page writer (gui.export.handout._Pages)."""
+
+    painter: QPainter
+    width: float
+    height: float
+
+    def new_page(self) -> None: ...
+
+    def text(self, html: str, rect: QRectF) -> float: ...
+
+
+def write_train_page(pages: Pages, graph: Graph, spec: TrainSpec, steps: int, pt: float) -> None:
+    """One page: the rule, the first update in numbers, the loss curve over ``steps``."""
+    run = rehearse(graph, spec, steps)
+    pages.new_page()
+    w, h = pages.width, pages.height
+    used = pages.text(_page_html(spec, run, pt), QRectF(0, 0, w, h * 0.55))
+    curve_h = min(h - used - 60, h * 0.45)
+    rect = QRectF(LABEL_W + 6, used + 24, w - LABEL_W - 16, curve_h)
+    _curve(pages.painter, run.losses, rect, pt)
+
+
+def _page_html(spec: TrainSpec, run: Rehearsal, pt: float) -> str:
+    mono = "font-family:'DejaVu Sans Mono';"
+    head = labels.h_para(f"After the backward pass, the update ({spec.optimizer})", bold=True,
+                         size=f"{pt * 1.5:.0f}pt")
+    body = "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(line)}</p>'
+                   for line in rule(spec))
+    body += labels.h_para(f"Step 1: loss = {labels.esc(number(run.first.loss))}", bold=True)
+    for up in run.first.updates.values():
+        body += "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(line)}</p>'
+                        for line in update_lines(up, spec))
+    last = run.losses[-1]
+    body += labels.h_para(f"After {len(run.losses)} steps: loss = {labels.esc(number(last))}"
+                          + (f" (target {labels.esc(number(spec.target))})"
+                             if spec.target is not None else ""), bold=True)
+    reached = ", ".join(f"{p} = {_short(v)}" for p, v in run.final.items())
+    body += f'<p style="margin:2px 0px; {mono}">{labels.esc(reached)}</p>'
+    return labels.h_document(head + body, pt)
+
+
+def _short(value: object) -> str:
+    flat = np.asarray(value).ravel()
+    shown = ", ".join(number(float(v)) for v in flat[:4])
+    return shown if flat.size == 1 else f"[{shown}{', …' if flat.size > 4 else ''}]"
+
+
+def _curve(p: QPainter, losses: tuple[float, ...], rect: QRectF, pt: float) -> None:
+    """The loss per step as a polyline in ``rect`` (log scale when all are positive)."""
+    if rect.height() < 40 or not losses:
+        return
+    finite = [x for x in losses if math.isfinite(x)]
+    if not finite:
+        return
+    log = min(finite) > 0 and max(finite) / min(finite) > 100
+    ys = [math.log10(x) if log else x for x in finite]
+    lo, hi = min(ys), max(ys)
+    span = (hi - lo) or 1.0
+    n = max(1, len(losses) - 1)
+    points = QPolygonF()
+    for k, x in enumerate(losses):
+        if math.isfinite(x):
+            y = math.log10(x) if log else x
+            points.append(QPointF(rect.left() + rect.width() * k / n,
+                                  rect.bottom() - rect.height() * (y - lo) / span))
+    p.save()
+    p.setPen(QPen(QColor(colours.TEXT), 1.0))
+    p.drawRect(rect)
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(pt * 0.9)
+    p.setFont(font)
+    top = number(10**hi if log else hi)
+    bottom = number(10**lo if log else lo)
+    for text, y in ((top, rect.top()), (bottom, rect.bottom())):
+        p.drawText(QRectF(rect.left() - LABEL_W - 4, y - 8, LABEL_W, 16),
+                   Qt.AlignmentFlag.AlignRight, text)
+    p.drawText(QRectF(rect.left(), rect.bottom() + 4, rect.width(), 18),
+               Qt.AlignmentFlag.AlignCenter,
+               f"loss per step, steps 1 to {len(losses)}{' (log scale)' if log else ''}")
+    p.setPen(QPen(QColor(colours.EDGE_ACTIVE), 2.0))
+    p.drawPolyline(points)
+    p.restore()
