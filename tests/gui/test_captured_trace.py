@@ -140,6 +140,6 @@ def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
         tabs.setCurrentIndex(i)
         for k in range(len(tl.steps) + 1):
             window.player.seek(tl.position_of_step(k))
-    forward = tabs.widget(tabs.count() - 1)
+    forward = window.teaching.forward_panel
     messages = [w.text() for w in forward.findChildren(type(window.player_status))]
     assert CAPTURED_NO_JVP in messages
