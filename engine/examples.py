@@ -49,6 +49,9 @@ EXAMPLE_LESSONS = {
     "logistic_loss": "Sigmoid and log-loss together send back p - y, the error itself.",
     "classifier_head": "Softmax with cross-entropy sends back (p - one-hot) / batch size.",
     "attention_scores": "A batched matmul and a transpose: each batch element on its own.",
+    "fit_line": "After the gradients, the update: SGD moves w and b against them, step by step.",
+    "logistic_points": "Momentum remembers the last steps: the loss falls faster than plain SGD.",
+    "xor_mlp": "A hidden tanh layer learns what no single neuron can; Adam scales each step.",
 }
 
 

@@ -167,7 +167,7 @@ def _pull_back(
             xs = [fwd.values[s] for s in node.inputs if s is not None]  # all: it has a value
             out = fwd.values[cid]
             for i, src in enumerate(node.inputs):
-                if not every_input and src not in fwd.requires_grad:
+                if src is None or (not every_input and src not in fwd.requires_grad):
                     continue
                 vjp = np.asarray(OPS[node.op].vjp(i, grads[cid], xs, out, node.attrs), np.float64)
                 target = grads if src in inside else sources
@@ -293,14 +293,14 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
     for j in owners.get(trace.output, ()):
         arriving[j][trace.output] = np.asarray(trace.gradient, dtype=np.float64)
     for i, st in enumerate(steps):
-        k = root_of.get(st.consumer)
-        if k is not None:
-            first.setdefault(k, i)
-            edges[k] += 1
-            if root_of.get(st.operand) != k:
-                _add(sent[k], st.operand, st.vjp)
+        home = root_of.get(st.consumer)
+        if home is not None:
+            first.setdefault(home, i)
+            edges[home] += 1
+            if root_of.get(st.operand) != home:
+                _add(sent[home], st.operand, st.vjp)
         for j in owners.get(st.operand, ()):
-            if j != k:
+            if j != home:
                 fed[j] = i
                 _add(arriving[j], st.operand, st.vjp)
     if not first:

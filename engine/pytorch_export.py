@@ -211,7 +211,7 @@ def export_script(
         output = train.loss  # the loop follows a backward: the importer stops there
     names = python_names(graph)
     needs_grad = requires_grad(graph)
-    lines = []
+    lines: list[str] = []
     if title:
         lines += HEADER
         for text in title.splitlines()[:3]:

@@ -76,7 +76,11 @@ def training_of(body: Sequence[ast.stmt], names: Mapping[str, str]) -> TrainSpec
     spec.loss, spec.steps = names[loss], steps
     spec.zero_grad = (var, "zero_grad") in calls
     for stmt in body:
-        if _assigns(stmt, "target") and isinstance(stmt.value, ast.Constant):
+        if (
+            isinstance(stmt, ast.Assign)
+            and _assigns(stmt, "target")
+            and isinstance(stmt.value, ast.Constant)
+        ):
             value = stmt.value.value
             if isinstance(value, int | float) and not isinstance(value, bool):
                 spec.target = float(value)
@@ -100,8 +104,10 @@ def _optimizer(body: Sequence[ast.stmt], names: Mapping[str, str]) -> tuple[str,
         params = [e.id for e in call.args[0].elts if isinstance(e, ast.Name)]
         if len(params) != len(call.args[0].elts) or any(p not in names for p in params):
             return None
+        if any(k.arg is None for k in call.keywords):  # **options: not a loop we write
+            return None
         try:
-            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+            kwargs = {str(k.arg): ast.literal_eval(k.value) for k in call.keywords}
         except ValueError:
             return None
         spec = TrainSpec(loss="", params=[names[p] for p in params])

@@ -144,7 +144,8 @@ def camera_target(
         return None
     cap = readable * MAX_OVER_READABLE
     everything = list(boxes)
-    world = union([bounds if bounds is not None else union(boxes.values()), *extra])
+    drawn = bounds if bounds is not None else union(boxes.values())
+    world = union([r for r in (drawn, *extra) if r is not None])
     assert world is not None
 
     def floor(nodes: list[str], zooms: Mapping[str, float] | None) -> float:

@@ -615,6 +615,7 @@ def end_to_end_html(
             size = f"{jac.shape[0]}×{jac.shape[1]}"
         parts.append(h_para(f"J = ∂{h_name(y)}/∂(leaves) is {size}; vᵀJ is the leaves' .grad."))
         return "".join(parts)
+    assert jac is not None  # "big" covers a Jacobian not computed
     flat = np.concatenate([np.ravel(g) for g in vjp]) if len(vjp) == len(leaves) and vjp else None
     # Two lines, as the seed writes it, so the formula fits a narrow panel.
     parts.append(

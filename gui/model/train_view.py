@@ -38,10 +38,17 @@ class TrainState:
     last: StepResult | None = None
 
 
+def _value(graph: Graph, nid: str) -> np.ndarray:
+    """A parameter's value (a parameter is a leaf: it always holds one)."""
+    value = graph.nodes[nid].value
+    assert value is not None, nid
+    return value
+
+
 def start(graph: Graph, spec: TrainSpec) -> TrainState:
     """A fresh run from the graph's current values (checks the spec: may raise)."""
     trainer = Trainer(graph, spec)
-    return TrainState(initial={p: graph.nodes[p].value.copy() for p in trainer.params})
+    return TrainState(initial={p: _value(graph, p).copy() for p in trainer.params})
 
 
 def propose(graph: Graph, spec: TrainSpec, state: TrainState) -> TrainState:
@@ -54,7 +61,7 @@ def propose(graph: Graph, spec: TrainSpec, state: TrainState) -> TrainState:
     trajectories = dict(state.trajectories)
     for p in trainer.params:
         up = result.updates.get(p)
-        value = up.new if up is not None else graph.nodes[p].value
+        value = up.new if up is not None else _value(graph, p)
         trajectories[p] = (*trajectories.get(p, ()), trajectory_value(value))
     return TrainState(state.initial, t, opt, trainer.grads, (*state.losses, result.loss),
                       trajectories, result)
@@ -85,7 +92,7 @@ def rehearse(graph: Graph, spec: TrainSpec, steps: int) -> Rehearsal:
     trainer = Trainer(graph.copy(), spec)
     first = trainer.step()
     losses = (first.loss, *trainer.run(max(0, steps - 1)))
-    final = {p: trainer.graph.nodes[p].value for p in trainer.params}
+    final = {p: _value(trainer.graph, p) for p in trainer.params}
     return Rehearsal(first, losses, final)
 
 
