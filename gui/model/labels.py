@@ -449,10 +449,12 @@ def step_html(
             else:
                 parts.append(h_para(words, colours.TEXT_MUTED, "90%"))
     else:
+        # shortened: the words on J's structure go, as for a small J
+        structure = "" if elide else f": <b>{esc(step.structure())}</b>"
         parts.append(
             h_para(
-                f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries: "
-                f"<b>{esc(step.structure())}</b> (heatmap in the Jacobian view).",
+                f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries"
+                f"{structure} (heatmap in the Jacobian view).",
                 colours.JACOBIAN,
             )
         )
