@@ -173,6 +173,10 @@ def mutated_examples(draw: st.DrawFn) -> dict[str, Any]:
     return d
 
 
+#: What binary_cross_entropy says of a NaN or out-of-range input or target (as torch).
+_VALUE_REFUSAL = "values between 0 and 1"
+
+
 def check(text: str) -> None:
     """The property: loads, or one FileFormatError line; what loads is usable."""
     for partial in (False, True):
@@ -185,7 +189,12 @@ def check(text: str) -> None:
         fwd = forward(gf.graph)
         if partial:
             continue
-        assert not fwd.errors, {k: str(e) for k, e in fwd.errors.items()}
+        # The loader checks shapes, not values: the only refusal left to the forward pass
+        # is a value torch refuses too (a NaN or out-of-range probability), in one line.
+        refused = {k: str(e) for k, e in fwd.errors.items()}
+        assert all(_VALUE_REFUSAL in m and "\n" not in m for m in refused.values()), refused
+        if refused:
+            continue
         if gf.output is not None:
             trace = backward(gf.graph, fwd, gf.output, gf.gradient)
             assert trace.grads[gf.output] is not None
