@@ -191,7 +191,8 @@ def _decode_number_attrs(doc: dict[str, Any]) -> None:
     nodes = doc.get("nodes")
     for node in nodes if isinstance(nodes, list) else ():
         attrs = node.get("attrs") if isinstance(node, dict) else None
-        op = OPS.get(node.get("op")) if isinstance(attrs, dict) else None
+        name = node.get("op") if isinstance(attrs, dict) else None
+        op = OPS.get(name) if isinstance(name, str) else None  # the schema refuses the rest
         for spec in op.attrs if op is not None else ():
             value = attrs.get(spec.name)
             if spec.kind == "number-or-null" and isinstance(value, str) and value in _NONFINITE:
