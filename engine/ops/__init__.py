@@ -12,8 +12,9 @@ broadcasting where PyTorch broadcasts.
 
 The records live in one module per family (a palette category), built from the
 shared pieces in :mod:`.build`; what a record holds is :mod:`.record`. Adding an op
-means adding one record to its family's ``RECORDS`` (and its tests): nothing else
-lists ops.
+means adding one record to its family's ``RECORDS`` (and its tests), then running
+``python -m engine.ops.generate`` to rewrite the schema and the docs' op table:
+nothing else lists ops.
 """
 
 from __future__ import annotations
