@@ -190,10 +190,12 @@ def _decode_number_attrs(doc: dict[str, Any]) -> None:
     app saves, it opens."""
     nodes = doc.get("nodes")
     for node in nodes if isinstance(nodes, list) else ():
-        attrs = node.get("attrs") if isinstance(node, dict) else None
-        name = node.get("op") if isinstance(attrs, dict) else None
-        op = OPS.get(name) if isinstance(name, str) else None  # the schema refuses the rest
-        for spec in op.attrs if op is not None else ():
+        if not isinstance(node, dict) or not isinstance(node.get("op"), str):
+            continue  # the schema check that follows refuses it
+        attrs, op = node.get("attrs"), OPS.get(node["op"])
+        if op is None or not isinstance(attrs, dict):
+            continue
+        for spec in op.attrs:
             value = attrs.get(spec.name)
             if spec.kind == "number-or-null" and isinstance(value, str) and value in _NONFINITE:
                 attrs[spec.name] = _NONFINITE[value]
