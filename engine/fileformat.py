@@ -190,12 +190,12 @@ def _decode_number_attrs(doc: dict[str, Any]) -> None:
     app saves, it opens."""
     nodes = doc.get("nodes")
     for node in nodes if isinstance(nodes, list) else ():
-        attrs = node.get("attrs") if isinstance(node, dict) else None
-        if not isinstance(attrs, dict):
+        if not isinstance(node, dict) or not isinstance(node.get("op"), str):
+            continue  # the schema check that follows refuses it
+        attrs, op = node.get("attrs"), OPS.get(node["op"])
+        if op is None or not isinstance(attrs, dict):
             continue
-        name = node.get("op")
-        op = OPS.get(name) if isinstance(name, str) else None
-        for spec in op.attrs if op is not None else ():
+        for spec in op.attrs:
             value = attrs.get(spec.name)
             if spec.kind == "number-or-null" and isinstance(value, str) and value in _NONFINITE:
                 attrs[spec.name] = _NONFINITE[value]

@@ -4,24 +4,23 @@ Everything that needs to know about an op reads :data:`OPS`, in the spirit of
 HIPS autograd's ``defvjp`` and PyTorch's ``derivatives.yaml``: the engine, titles
 on the canvas, the palette and quick search (category, description), the
 inspector (one widget per attribute, chosen by the attribute's kind), the file
-format (attribute validation here; the schema's op list and attribute rules,
-kept equal to :func:`schema_defs` by a test), Jacobian descriptions, forward mode
+format (attribute validation here; the schema's op list and attribute rules and
+the docs' op table, written by :mod:`.generate`), Jacobian descriptions, forward mode
 (``jvp``) and the PyTorch bridge (``torch``). The leaves ``input`` and ``const``
 are records too, with arity 0. Semantics follow PyTorch in float64,
 broadcasting where PyTorch broadcasts.
 
 The records live in one module per family (a palette category), built from the
 shared pieces in :mod:`.build`; what a record holds is :mod:`.record`. Adding an op
-means adding one record to its family's ``RECORDS`` (and its tests): nothing else
-lists ops.
+means adding one record to its family's ``RECORDS`` (and its tests), then running
+``python -m engine.ops.generate`` to rewrite the schema and the docs' op table:
+nothing else lists ops.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import arithmetic, elementwise, leaves, linalg, losses, reductions, shape, softmax
-from .record import ATTR_KINDS, Attrs, Op
+from .record import Attrs, Op
 
 #: The families in palette order; a family's records keep their order.
 _FAMILIES = (leaves, arithmetic, elementwise, softmax, reductions, linalg, shape, losses)
@@ -55,29 +54,3 @@ def validate_attrs(op_name: str, attrs: Attrs) -> Attrs:
             raise ValueError(problem)
     return full
 
-
-def schema_defs() -> dict[str, Any]:
-    """The graph-format schema's op-dependent ``$defs``, derived from the table.
-
-    ``opName`` lists every op; ``opAttrs`` gives, per op with attributes, the
-    JSON type of each (ranges, unknown names and the rest are the loader's, via
-    :func:`validate_attrs`). A test keeps ``graph-format.schema.json`` equal to this.
-    """
-    rules = []
-    for op in OPS.values():
-        if not op.attrs:
-            continue
-        props = {
-            a.name: {"title": ATTR_KINDS[a.kind].want, **ATTR_KINDS[a.kind].schema}
-            for a in op.attrs
-        }
-        rules.append(
-            {
-                "if": {"properties": {"op": {"const": op.name}}},
-                "then": {"properties": {"attrs": {"properties": props}}},
-            }
-        )
-    return {
-        "opName": {"title": "one of the engine's op names", "type": "string", "enum": list(OPS)},
-        "opAttrs": {"title": "each op's attribute types", "allOf": rules},
-    }

@@ -298,6 +298,11 @@ ERRORS = [
     ("duplicate id", doc([X, inp("x", 1.0)]), "node 'x': this id is used twice"),
     ("missing id", doc([{"op": "input", "value": 1}]), "nodes[0] has no 'id'"),
     ("empty id", doc([inp("", 1.0)]), "nodes[0].id must be a non-empty string"),
+    (
+        "list op with attrs",
+        doc([{"id": "y", "op": [], "inputs": [], "attrs": {}}]),
+        "node 'y': op must be one of the engine's op names, got []",
+    ),
     ("missing op", doc([{"id": "y"}]), "node 'y' has no 'op'"),
     ("unknown op", doc([X, op("y", "foo", "x")]), "node 'y': unknown op 'foo'"),
     ("missing operand", doc([X, op("y", "neg", "q")]), "node 'y': operand 'q' does not exist"),
