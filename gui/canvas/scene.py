@@ -245,6 +245,9 @@ class LaneIndex:
 LABEL_MARGIN_PX = 8.0
 #: How far the label's shadow reaches past its box (scene units at scale 1).
 LABEL_SHADOW = 5.0
+#: How far the label may shrink below its readable size to be whole in view, off the
+#: step's boxes (the camera frames it at that size; a close-up can leave less room).
+LABEL_MIN_SHRINK = 0.6
 #: Where along the active edge (fractions of its length) the label may attach.
 LABEL_SAMPLES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -674,6 +677,14 @@ class CanvasScene(QGraphicsScene):
             if not rescaled and not moved and _whole_in(self._padded_rect(), view):
                 return  # a pan or zoom that leaves the label whole and its size: stay
             spot = self._label_spot(scale, view)
+            k = scale
+            while not spot.whole and k > scale * LABEL_MIN_SHRINK:
+                # nowhere whole in view and off the step's boxes: a little smaller
+                k *= 0.9
+                shrunk = self._label_spot(k, view)
+                if shrunk.whole:
+                    self.label.setScale(k)
+                    spot = shrunk
         self.label.place(QPointF(*spot.centre), QPointF(*spot.anchor))
 
     def label_clear_at(self, visible: QRectF, zoom: float) -> bool:
@@ -696,13 +707,14 @@ class CanvasScene(QGraphicsScene):
 
     def _padded_rect(self) -> Rect:
         """The label's box with its shadow, where it is now (scene units)."""
-        (w, h), c = self._padded_size(self.label.scale()), self.label.pos()
-        return (c.x() - w / 2, c.y() - h / 2, w, h)
+        k, c = self.label.scale(), self.label.pos()
+        w, h = self._label_size(k)
+        pad = LABEL_SHADOW * k
+        return (c.x() - w / 2 - pad, c.y() - h / 2 - pad, w + 2 * pad, h + 2 * pad)
 
-    def _padded_size(self, scale: float) -> tuple[float, float]:
+    def _label_size(self, scale: float) -> tuple[float, float]:
         natural = self.label.natural_rect()
-        pad = 2 * LABEL_SHADOW * scale
-        return natural.width() * scale + pad, natural.height() * scale + pad
+        return natural.width() * scale, natural.height() * scale
 
     def _label_spot(self, scale: float, view: Rect | None) -> LabelSpot:
         """The label's spot at ``scale`` in ``view`` (None: no view yet), clear of the
@@ -712,8 +724,8 @@ class CanvasScene(QGraphicsScene):
         step_boxes = [
             _rect_tuple(self.nodes[n].scene_rect()) for n in dict.fromkeys(ids) if n in self.nodes
         ]
-        return place_label(self._padded_size(scale), step_boxes, self._label_path, view,
-                           self.grid.bounds_array(), self._edges_under)
+        return place_label(self._label_size(scale), step_boxes, self._label_path, view,
+                           self.grid.bounds_array(), self._edges_under, LABEL_SHADOW * scale)
 
     def _edges_under(self, rect: Rect) -> int:
         return len(self.edge_grid.query(QRectF(*rect)))

@@ -30,11 +30,12 @@ Point = tuple[float, float]
 
 
 class LabelSpot(NamedTuple):
-    """The label's centre, the point of the edge its leader line goes to, and whether
-    the label there covers no box at all and is whole inside the view."""
+    """The label's centre, the point of the edge its leader line goes to, whether the
+    label there is whole inside the view, and whether it also covers no box at all."""
 
     centre: Point
     anchor: Point
+    whole: bool
     clear: bool
 
 
@@ -54,30 +55,39 @@ def _bounds(rects: Sequence[Rect]) -> np.ndarray:
 
 
 def _candidates(
-    size: Point, step: np.ndarray, anchors: list[Point], view: Rect | None
-) -> np.ndarray:
-    """Centres to try, best first: around the edge's middle (then further along it),
-    beside the step's boxes, and (in a view) across it and slid back into it."""
+    size: Point, step: np.ndarray, anchors: list[Point], view: Rect | None, margin: float,
+    shadow: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Centres to try, best first, and each one's tier: 0 around the edge's middle
+    (and in a view right above or below it anywhere up the view); 1 around points
+    further along the edge; 2 beside the step's boxes and across the whole view (where
+    a label goes when the edge has no room). In a view, each slid back into it too."""
     w, h = size
     ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
     dys = [0.0] + [d for u in ups for d in (-u, u)]
     dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-    spots = [(ax + dx, ay + dy) for ax, ay in anchors for dy in dys for dx in dxs]
-    g = BOX_MARGIN + 1.0
+    near = [[(ax + dx, ay + dy) for dy in dys for dx in dxs] for ax, ay in anchors]
+    g = margin + 1.0
+    beside: list[Point] = []
     for x0, y0, x1, y1 in step.tolist() + [[*step[:, :2].min(0), *step[:, 2:].max(0)]]:
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        spots += [(x0 - g - w / 2, cy), (x1 + g + w / 2, cy),
-                  (cx, y0 - g - h / 2), (cx, y1 + g + h / 2)]
-    out = np.array(spots, dtype=float)
-    if view is None:
-        return out
-    vx, vy, vw, vh = view
-    lo = (vx + w / 2, vy + h / 2)
-    hi = (max(lo[0], vx + vw - w / 2), max(lo[1], vy + vh - h / 2))
-    fx, fy = np.meshgrid(np.linspace(lo[0], hi[0], SWEEP), np.linspace(lo[1], hi[1], SWEEP))
-    sweep = np.column_stack((fx.ravel(), fy.ravel()))
-    slid = np.clip(out, lo, hi)
-    return np.vstack((out, slid, sweep))
+        beside += [(x0 - g - w / 2, cy), (x1 + g + w / 2, cy),
+                   (cx, y0 - g - h / 2), (cx, y1 + g + h / 2)]
+    tiers = [np.array(near[0]), np.array(near[1:]).reshape(-1, 2), np.array(beside)]
+    if view is not None:
+        vx, vy, vw, vh = view
+        rx, ry = w / 2 + shadow, h / 2 + shadow  # the shadow is in the view too
+        lo = (vx + rx, vy + ry)
+        hi = (max(lo[0], vx + vw - rx), max(lo[1], vy + vh - ry))
+        ax = anchors[0][0]
+        fs = (0.0, 0.25, 0.75, 1.0)
+        rows = [(ax + dx, lo[1] + (hi[1] - lo[1]) * f) for f in fs for dx in dxs]
+        tiers[0] = np.vstack((tiers[0], rows))
+        fx, fy = np.meshgrid(np.linspace(lo[0], hi[0], SWEEP), np.linspace(lo[1], hi[1], SWEEP))
+        sweep = np.column_stack((fx.ravel(), fy.ravel()))
+        tiers = [np.vstack((t, np.clip(t, lo, hi))) for t in tiers]
+        tiers[2] = np.vstack((tiers[2], sweep))
+    return np.vstack(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
 
 
 def place_label(
@@ -87,23 +97,27 @@ def place_label(
     view: Rect | None = None,
     boxes: np.ndarray | None = None,
     edges_under: Callable[[Rect], int] | None = None,
+    shadow: float = 0.0,
 ) -> LabelSpot:
     """Where the centre of a label of ``size`` goes, for the step whose consumer and
     operand boxes are ``step_boxes``, on an edge sampled at ``path`` (points in order
     along it). ``view``: the rectangle the label should lie whole inside (None: no
     view yet). ``boxes``: every box to keep clear of, as rows of left, top, right,
     bottom (the step's may be among them). ``edges_under``: how many edges a
-    rectangle meets (a label over edges is worse than one on bare canvas)."""
-    w, h = size
+    rectangle meets (a label over edges is worse than one on bare canvas).
+    ``shadow``: how far the label's shadow reaches past ``size``, kept off the step's
+    boxes and inside the view (another box may have a shadow on its margin)."""
+    w, h = size[0] + 2 * shadow, size[1] + 2 * shadow
     step = _bounds(step_boxes)
     pts = np.array(path, dtype=float).reshape(-1, 2)
     mid = len(pts) // 2
     order = sorted(range(len(pts)), key=lambda i: abs(i - mid))
     anchors = [(float(pts[i, 0]), float(pts[i, 1])) for i in order[:5]]
-    spots = _candidates(size, step, anchors, view)
-    # rule 1: a spot over either step box is out
-    free = ~(_hits(spots, w, h, step, BOX_MARGIN) > 0).any(axis=1)
-    spots = spots[free]  # never empty: beside the two boxes' union is always free
+    # rule 1: a spot over either step box (its shadow on their margin) is out
+    margin = max(BOX_MARGIN, shadow)
+    spots, tier = _candidates(size, step, anchors, view, margin, shadow)
+    free = ~(_hits(spots, size[0], size[1], step, margin) > 0).any(axis=1)
+    spots, tier = spots[free], tier[free]  # never empty: beside both boxes is free
     if view is not None:
         vx, vy, vw, vh = view
         eps = 1e-6
@@ -117,24 +131,29 @@ def place_label(
         lo, hi = spots.min(0), spots.max(0)
         other = other[(other[:, 0] < hi[0] + w / 2 + m) & (other[:, 2] > lo[0] - w / 2 - m)
                       & (other[:, 1] < hi[1] + h / 2 + m) & (other[:, 3] > lo[1] - h / 2 - m)]
-    covered = _hits(spots, w, h, other, BOX_MARGIN).sum(axis=1)
+    covered = _hits(spots, size[0], size[1], other, BOX_MARGIN).sum(axis=1)
     # sitting on the curve hides the edge it describes
     on_curve = np.zeros(len(spots), dtype=bool)
     for px, py in pts.tolist():
-        on_curve |= (np.abs(spots[:, 0] - px) <= w / 2) & (np.abs(spots[:, 1] - py) <= h / 2)
-    penalty = np.where(on_curve, w * h * 0.05, 0.0)
-    for i in np.flatnonzero(inside & (covered == 0)).tolist():
+        on_curve |= ((np.abs(spots[:, 0] - px) <= size[0] / 2)
+                     & (np.abs(spots[:, 1] - py) <= size[1] / 2))
+    area = size[0] * size[1]
+    penalty = np.where(on_curve, area * 0.05, 0.0)
+    # rule 2, then near the edge if anywhere there is whole in view
+    group = np.where(inside, 0, 3) + tier
+    for i in np.flatnonzero((group == group.min()) & (covered == 0)).tolist():
         x, y = spots[i].tolist()
         if edges_under is not None and not on_curve[i]:
-            penalty[i] += edges_under((x - w / 2, y - h / 2, w, h)) * w * h * 0.02
+            rect = (x - size[0] / 2, y - size[1] / 2, *size)
+            penalty[i] += edges_under(rect) * area * 0.02
         if penalty[i] == 0:
-            return LabelSpot((x, y), _nearest(pts, x, y), True)
+            return LabelSpot((x, y), _nearest(pts, x, y), bool(inside[i]), bool(inside[i]))
     ax, ay = anchors[0]
     dist = np.abs(spots[:, 0] - ax) + np.abs(spots[:, 1] - ay)
-    best = int(np.lexsort((dist, covered + penalty, ~inside))[0])
+    best = int(np.lexsort((dist, covered + penalty, group))[0])
     x, y = spots[best].tolist()
-    clear = bool(inside[best] and covered[best] == 0)
-    return LabelSpot((x, y), _nearest(pts, x, y), clear)
+    whole = bool(inside[best])
+    return LabelSpot((x, y), _nearest(pts, x, y), whole, whole and covered[best] == 0)
 
 
 def _nearest(pts: np.ndarray, x: float, y: float) -> Point:
