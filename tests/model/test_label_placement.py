@@ -27,7 +27,7 @@ def _bounds(rects: list[tuple[float, float, float, float]]) -> np.ndarray:
     return np.array([(x, y, x + w, y + h) for x, y, w, h in rects]).reshape(-1, 4)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     a=rect, b=rect, size=st.tuples(extent, extent), shadow=st.floats(0, 20),
     path=st.lists(st.tuples(coord, coord), min_size=1, max_size=9),
@@ -43,7 +43,7 @@ def test_the_label_never_covers_the_step_boxes(a, b, size, shadow, path, others,
         assert label[1] >= vy - 1e-6 and label[1] + label[3] <= vy + vh + 1e-6
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     a=rect, b=rect, size=st.tuples(extent, extent), shadow=st.floats(0, 20),
     path=st.lists(st.tuples(coord, coord), min_size=1, max_size=9),
