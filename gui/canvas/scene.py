@@ -26,6 +26,8 @@ from engine.ops import OPS
 from engine.trace import Step
 
 from ..document import GraphDocument
+from ..model.camera import Rect
+from ..model.label_placement import LabelSpot, place_label
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
@@ -65,8 +67,6 @@ REROUTE_ALL = 64
 #: A background repaint showing more edges than this (and most of them) strokes
 #: them all as one path.
 BATCH_EDGES = 64
-#: Room the edge label keeps around node boxes (scene units).
-LABEL_BOX_MARGIN = 8.0
 #: Grid spacing (scene units): faint lines, and a darker one every fifth.
 GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
@@ -245,6 +245,11 @@ class LaneIndex:
 LABEL_MARGIN_PX = 8.0
 #: How far the label's shadow reaches past its box (scene units at scale 1).
 LABEL_SHADOW = 5.0
+#: How far the label may shrink below its readable size to be whole in view, off the
+#: step's boxes (the camera frames it at that size; a close-up can leave less room).
+LABEL_MIN_SHRINK = 0.6
+#: Where along the active edge (fractions of its length) the label may attach.
+LABEL_SAMPLES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 class CanvasScene(QGraphicsScene):
@@ -288,7 +293,7 @@ class CanvasScene(QGraphicsScene):
         #: The active edge's label shows at least this large on screen (points).
         self.label_pt = CHAIN_RULE_PT
         self._label_view: tuple[QRectF, float] | None = None  # visible rect and zoom
-        self._label_anchor = QPointF()
+        self._label_path: list[tuple[float, float]] = []  # the active edge, sampled
         self._label_home: QRectF | None = None
         #: Zoomed out below FAR_LOD: the boxes paint nothing, far_boxes draws them all.
         self.far = False
@@ -632,7 +637,11 @@ class CanvasScene(QGraphicsScene):
             provider = self.label_provider or default_edge_label
             self.label.set_text(provider(step))
             self._label_step = step
-        self._label_anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
+        length = path.length()
+        self._label_path = [
+            (p.x(), p.y())
+            for p in (path.pointAtPercent(path.percentAtLength(length * t)) for t in LABEL_SAMPLES)
+        ]
         self._label_home = None
         self.label.show()
         self._place_label()
@@ -642,9 +651,8 @@ class CanvasScene(QGraphicsScene):
         camera frames that; worked out once per step, when first asked)."""
         if self._label_home is None:
             natural = self.label.natural_rect()
-            size = (natural.width(), natural.height())
-            home = self._label_position(self._label_anchor, size=size)
-            self._label_home = QRectF(natural).translated(home - natural.center())
+            home = self._label_spot(1.0, None).centre
+            self._label_home = QRectF(natural).translated(QPointF(*home) - natural.center())
         return self._label_home
 
     def fit_label(self, visible: QRectF, zoom: float) -> None:
@@ -656,121 +664,71 @@ class CanvasScene(QGraphicsScene):
             self._place_label(moved=False)
 
     def _place_label(self, moved: bool = True) -> None:
-        """Scale the label for the view, put it near the edge's middle where it covers
-        no box, then slide it inside the visible rectangle if it stuck out. ``moved``
-        False: only the view changed (a label still whole at the right size stays)."""
-        anchor = self._label_anchor
+        """Scale the label for the view and put it where :func:`place_label` says.
+        ``moved`` False: only the view changed (a label still whole at the right
+        size stays)."""
         if self._label_view is None:
-            self.label.place(self._label_position(anchor), anchor)
-            return
-        scale, size, inner = self._label_fit(*self._label_view)
-        rescaled = abs(scale - self.label.scale()) > 1e-6
-        if rescaled:
-            self.label.setScale(scale)
-        if not rescaled and not moved and inner is not None and inner.contains(self.label.pos()):
-            return  # a pan or zoom that leaves the label whole and its size: stay
-        self.label.place(self._label_spot(anchor, size, inner), anchor)
+            spot = self._label_spot(self.label.scale(), None)
+        else:
+            scale, view = self._label_fit(*self._label_view)
+            rescaled = abs(scale - self.label.scale()) > 1e-6
+            if rescaled:
+                self.label.setScale(scale)
+            if not rescaled and not moved and _whole_in(self._padded_rect(), view):
+                return  # a pan or zoom that leaves the label whole and its size: stay
+            spot = self._label_spot(scale, view)
+            k = scale
+            while not spot.whole and k > scale * LABEL_MIN_SHRINK:
+                # nowhere whole in view and off the step's boxes: a little smaller
+                k *= 0.9
+                shrunk = self._label_spot(k, view)
+                if shrunk.whole:
+                    self.label.setScale(k)
+                    spot = shrunk
+        self.label.place(QPointF(*spot.centre), QPointF(*spot.anchor))
 
     def label_clear_at(self, visible: QRectF, zoom: float) -> bool:
         """Would the active edge's label, as a view of ``visible`` at ``zoom`` scales
-        it, find a spot there that covers no box? (The camera asks before it shows a
-        small graph whole, where a big label may have no room beside the step.)"""
-        _scale, size, inner = self._label_fit(visible, zoom)
-        if inner is None:
-            return False
-        return not self._covers_box(self._label_spot(self._label_anchor, size, inner), *size)
+        it, find a spot there, whole, that covers no box? (The camera asks before it
+        shows a small graph whole, where a big label may have no room beside the step.)"""
+        return self._label_spot(*self._label_fit(visible, zoom)).clear
 
-    def _label_fit(
-        self, visible: QRectF, zoom: float
-    ) -> tuple[float, tuple[float, float], QRectF | None]:
+    def _label_fit(self, visible: QRectF, zoom: float) -> tuple[float, Rect]:
         """The label's scale in a view of ``visible`` at ``zoom`` (readable, but never
-        larger than the canvas: a big Jacobian shrinks to fit), its size then, and
-        where its centre may go for it to be fully seen (None: nowhere)."""
+        larger than the canvas: a big Jacobian shrinks to fit), and the rectangle its
+        box and shadow should lie whole inside."""
         m = LABEL_MARGIN_PX / zoom
         natural = self.label.natural_rect()
         room = min((visible.width() - 2 * m) / (natural.width() + 2 * LABEL_SHADOW),
                    (visible.height() - 2 * m) / (natural.height() + 2 * LABEL_SHADOW))
         scale = max(min(self.label.scale_for(zoom, self.label_pt), room), 1e-3)
-        w, h = natural.width() * scale, natural.height() * scale
-        m += LABEL_SHADOW * scale  # its shadow is inside too
-        inner = visible.adjusted(m + w / 2, m + h / 2, -m - w / 2, -m - h / 2)
-        fits = inner.width() >= -1e-6 and inner.height() >= -1e-6
-        return scale, (w, h), inner if fits else None
+        view = visible.adjusted(m, m, -m, -m)
+        return scale, (view.x(), view.y(), view.width(), view.height())
 
-    def _label_spot(
-        self, anchor: QPointF, size: tuple[float, float], inner: QRectF | None
-    ) -> QPointF:
-        """Where the label's centre goes: near ``anchor``, covering no box, inside
-        ``inner`` when given (slid back into it, at a spot that covers no box if any)."""
-        centre = self._label_position(anchor, inner, size=size)
-        if inner is not None:
-            centre = _clamped(centre, inner)
-            if self._covers_box(centre, *size):  # slid back over boxes: where it can be
-                centre = self._label_position(anchor, inner, size=size, slide=True)
-        return centre
+    def _padded_rect(self) -> Rect:
+        """The label's box with its shadow, where it is now (scene units)."""
+        k, c = self.label.scale(), self.label.pos()
+        w, h = self._label_size(k)
+        pad = LABEL_SHADOW * k
+        return (c.x() - w / 2 - pad, c.y() - h / 2 - pad, w + 2 * pad, h + 2 * pad)
 
-    def _covers_box(self, centre: QPointF, w: float, h: float) -> bool:
-        """Would the label (``w`` x ``h``) centred at ``centre`` cover a node box?"""
-        m = LABEL_BOX_MARGIN
-        x, y = centre.x(), centre.y()
-        b = self.grid.bounds_array()  # numpy over all: a big label meets many grid cells
-        return bool(_meeting(b, x - w / 2 - m, y - h / 2 - m, x + w / 2 + m, y + h / 2 + m).any())
+    def _label_size(self, scale: float) -> tuple[float, float]:
+        natural = self.label.natural_rect()
+        return natural.width() * scale, natural.height() * scale
 
-    def _label_position(
-        self, anchor: QPointF, inside: QRectF | None = None,
-        size: tuple[float, float] | None = None, slide: bool = False,
-    ) -> QPointF:
-        """A spot near ``anchor`` where the label (of ``size``, default its current
-        one) covers no node box (or the least); with ``inside`` (where its centre may
-        go to be fully seen), only spots there, unless there are none. ``slide``: the
-        spots outside ``inside`` are tried where they slide to, at its nearest edge (a
-        big label near the view's edge, whose every spot stuck out)."""
-        w, h = self.label.label_size() if size is None else size
-        ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
-        dys = [0.0] + [d for u in ups for d in (-u, u)]
-        if inside is not None:  # and further out, anywhere up or down the canvas
-            dys += [inside.top() + inside.height() * f - anchor.y() for f in (0, 0.25, 0.75, 1)]
-        dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-        ax, ay = anchor.x(), anchor.y()
-        xs, ys = ax + np.array(dxs), ay + np.array(dys)
-        if slide and inside is not None:
-            xs = np.clip(xs, min(inside.left(), inside.right()), max(inside.left(), inside.right()))
-            ys = np.clip(ys, min(inside.top(), inside.bottom()), max(inside.top(), inside.bottom()))
-        spots = np.column_stack((np.tile(xs, len(ys)), np.repeat(ys, len(xs))))  # dy-major
-        # how much of the boxes near all the spots each spot covers, in one go (a big
-        # label over a zoomed-out graph meets hundreds of boxes). The spots are a grid:
-        # a box's overlap in x depends on the spot's column only, in y on its row only,
-        # so the overlaps are worked out per column and per row, and multiplied.
-        m = LABEL_BOX_MARGIN
-        boxes = self.grid.bounds_array()
-        near = _meeting(boxes, xs.min() - w / 2 - m, ys.min() - h / 2 - m,
-                        xs.max() + w / 2 + m, ys.max() + h / 2 + m)
-        boxes = boxes[near] + (-m, -m, m, m)
-        overlap = np.zeros(len(spots))
-        if len(boxes):
-            x0, y0, x1, y1 = np.ascontiguousarray(boxes.T)
-            ix = _spans_overlap(xs - w / 2, w, x0, x1)  # columns x boxes
-            iy = _spans_overlap(ys - h / 2, h, y0, y1)  # rows x boxes
-            overlap = (iy[:, None, :] * ix[None, :, :]).sum(axis=2).ravel()
-        dx, dy = spots[:, 0] - ax, spots[:, 1] - ay
-        if inside is not None:  # a spot where the label would not be whole
-            covered = overlap + np.where(_contains(inside, spots), 0.0, 4.0 * w * h)
-        else:
-            covered = overlap
-        # sitting right on the curve hides the edge it describes; covering other
-        # edges is less bad than covering boxes (counted only where no box is covered)
-        penalty = np.where(dy != 0, 0.0, w * h * 0.05)
-        for i in np.flatnonzero(covered == 0).tolist():
-            x, y = spots[i].tolist()
-            if dy[i] != 0:
-                penalty[i] += self._edges_under(QRectF(x - w / 2, y - h / 2, w, h)) * w * h * 0.02
-            if penalty[i] == 0:
-                return QPointF(x, y)  # the first clean spot, in the order tried
-        best = int(np.lexsort((np.abs(dx) + np.abs(dy), covered + penalty))[0])
-        return QPointF(*spots[best].tolist())
+    def _label_spot(self, scale: float, view: Rect | None) -> LabelSpot:
+        """The label's spot at ``scale`` in ``view`` (None: no view yet), clear of the
+        active step's two boxes (:func:`gui.model.label_placement.place_label`)."""
+        step = self._label_step
+        ids = (step.consumer, step.operand) if step is not None else ()
+        step_boxes = [
+            _rect_tuple(self.nodes[n].scene_rect()) for n in dict.fromkeys(ids) if n in self.nodes
+        ]
+        return place_label(self._label_size(scale), step_boxes, self._label_path, view,
+                           self.grid.bounds_array(), self._edges_under, LABEL_SHADOW * scale)
 
-    def _edges_under(self, rect: QRectF) -> int:
-        return len(self.edge_grid.query(rect))
+    def _edges_under(self, rect: Rect) -> int:
+        return len(self.edge_grid.query(QRectF(*rect)))
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         """Paper, a subtle grid, and every plain edge.
@@ -919,27 +877,13 @@ def _meeting(
     )
 
 
-def _clamped(point: QPointF, rect: QRectF) -> QPointF:
-    """``point`` moved to the nearest point of ``rect``."""
-    return QPointF(min(max(point.x(), rect.left()), rect.right()),
-                   min(max(point.y(), rect.top()), rect.bottom()))
+def _rect_tuple(r: QRectF) -> Rect:
+    return (r.x(), r.y(), r.width(), r.height())
 
 
-def _spans_overlap(starts: np.ndarray, length: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """How far each span ``[start, start + length]`` (rows) overlaps each ``[lo, hi]``
-    (columns), 0 where they do not meet."""
-    starts = starts[:, None]
-    out = np.minimum(starts + length, hi)
-    out -= np.maximum(starts, lo)
-    return np.maximum(out, 0.0, out=out)
-
-
-def _contains(rect: QRectF, points: np.ndarray) -> np.ndarray:
-    """``rect.contains(point)`` for each row of ``points`` (edges inside, a null
-    rectangle contains nothing), as Qt defines it."""
-    left, right = sorted((rect.left(), rect.right()))
-    top, bottom = sorted((rect.top(), rect.bottom()))
-    if left == right or top == bottom:
-        return np.zeros(len(points), dtype=bool)
-    x, y = points[:, 0], points[:, 1]
-    return (x >= left) & (x <= right) & (y >= top) & (y <= bottom)
+def _whole_in(rect: Rect, view: Rect) -> bool:
+    """Does ``view`` hold all of ``rect``?"""
+    eps = 1e-6
+    return (rect[0] >= view[0] - eps and rect[1] >= view[1] - eps
+            and rect[0] + rect[2] <= view[0] + view[2] + eps
+            and rect[1] + rect[3] <= view[1] + view[3] + eps)
