@@ -16,6 +16,12 @@ Keyboard: the toolbar's actions use ``Qt.WindowShortcut``. A focused text field
 ShortcutOverride event, so typing a value never plays or steps; anywhere else in
 the window the keys drive the player. The window should ``addAction`` the same
 actions to any other top-level window (e.g. a presentation window) it shows.
+
+The end-to-end product ``vᵀ J`` (one backward pass per output element) is computed
+for panels off the UI thread when it is not cheap (:meth:`Player.end_to_end_or_computing`):
+a worker from Qt's thread pool computes it on a copy of the graph, and a result for
+results older than the current ones is dropped; exports ask :meth:`Player.end_to_end`,
+which computes it at once.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -35,9 +41,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.graph import Graph
+
 from .document import GraphDocument
 from .model import labels
-from .model.end_to_end import EndToEnd, end_to_end
+from .model.end_to_end import COMPUTING, INLINE_WORK, Computing, EndToEnd, end_to_end, work
+from .model.results import Results
 from .model.timeline import Frame, Timeline, timeline_of
 from .paint_cache import PaintCache
 from .theme import THEME
@@ -45,10 +54,38 @@ from .theme import THEME
 #: Speeds offered in the toolbar, in backward (or forward) steps per second.
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
 
+class _Relay(QObject):
+    """Carries a worker's result to the UI thread (a queued signal)."""
+
+    arrived = Signal(int, object)  # results version, EndToEnd | None
+
+
+class _EndToEndJob(QRunnable):
+    """:func:`end_to_end` on a worker thread, for one version of the results."""
+
+    def __init__(
+        self, relay: _Relay, version: int, graph: Graph, results: Results, accumulated: bool
+    ) -> None:
+        super().__init__()
+        self.relay, self.version = relay, version
+        self.graph, self.results, self.accumulated = graph, results, accumulated
+
+    def run(self) -> None:
+        try:
+            e2e = end_to_end(self.graph, self.results, self.accumulated)
+        except Exception:  # noqa: BLE001 - no product rather than "computing…" for ever
+            e2e = None
+        try:
+            self.relay.arrived.emit(self.version, e2e)
+        except RuntimeError:  # the player (and its relay) closed meanwhile
+            pass
+
+
 class Player(QObject):
     """Plays back ``doc.results`` position by position; see the module docstring."""
 
     frameChanged = Signal(object)  # Frame
+    endToEndReady = Signal()  # the product a panel was told is "computing…" is known
     timelineChanged = Signal()  # new results: the range and the steps changed
     playingChanged = Signal(bool)
     speedChanged = Signal(float)
@@ -60,6 +97,11 @@ class Player(QObject):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
         self._end_to_end: EndToEnd | None = None
+        self._e2e_known = False
+        self._version = 0  # of the results: a worker's result for an older one is dropped
+        self._e2e_started: int | None = None  # the version a worker computes
+        self._relay = _Relay(self)
+        self._relay.arrived.connect(self._e2e_arrived)
         #: Quiz mode sets this: every frame passes through it before it is shown.
         self.frame_filter: Callable[[Frame], Frame] | None = None
         self._timeline = self._make_timeline()
@@ -167,14 +209,33 @@ class Player(QObject):
     # ------------------------------------------------------------------ derived data
 
     def end_to_end(self) -> EndToEnd | None:
-        """The whole backward call as ``vᵀ J`` (engine-computed, cached per results)."""
-        if self._end_to_end is None:
-            self._end_to_end = self._compute_end_to_end()
+        """The whole backward call as ``vᵀ J`` (engine-computed at once, cached per results)."""
+        if not self._e2e_known:
+            doc = self.doc
+            self._end_to_end = end_to_end(doc.graph, doc.results, bool(doc.prior_grads))
+            self._e2e_known = True
         return self._end_to_end
 
-    def _compute_end_to_end(self) -> EndToEnd | None:
+    def end_to_end_or_computing(self) -> EndToEnd | Computing | None:
+        """For panels: the product if known or cheap, else :data:`COMPUTING` while a
+        worker computes it (``endToEndReady`` follows); the UI thread never waits."""
         doc = self.doc
-        return end_to_end(doc.graph, doc.results, accumulated=bool(doc.prior_grads))
+        if self._e2e_known or work(doc.results) <= INLINE_WORK:
+            return self.end_to_end()
+        if self._e2e_started != self._version:
+            self._e2e_started = self._version
+            job = _EndToEndJob(self._relay, self._version, doc.graph.copy(), doc.results,
+                               bool(doc.prior_grads))
+            QThreadPool.globalInstance().start(job)
+        return COMPUTING
+
+    def _e2e_arrived(self, version: int, e2e: object) -> None:
+        if version != self._version:
+            return  # for older results
+        if not self._e2e_known:  # else computed at once meanwhile (an export asked)
+            self._end_to_end = e2e if isinstance(e2e, EndToEnd) else None
+            self._e2e_known = True
+        self.endToEndReady.emit()
 
     # ------------------------------------------------------------------ internals
 
@@ -219,7 +280,8 @@ class Player(QObject):
 
     def _results_changed(self) -> None:
         self.pause()
-        self._end_to_end = None
+        self._end_to_end, self._e2e_known = None, False
+        self._version += 1
         self._timeline = self._make_timeline()
         self._position = self._timeline.end
         self._frame = self._filtered(self._timeline.frame(self._position))

@@ -12,6 +12,11 @@ GIF frames share one palette made from the title card, the last step and the end
 card, without dithering, so text keeps hard, steady edges from frame to frame.
 The MP4 has a variable frame rate: each picture is one video frame shown for its
 own duration (yuv420p, even width and height: what slide software plays).
+
+Every file names the app as its maker (:func:`engine.app_signature`, as the PNG,
+PDF and HTML exports do) where its format has a place for it: the GIF comment, the
+APNG's ``Software`` text chunk, the WebP's EXIF ``Software`` tag, the MP4's
+``comment`` (ffmpeg overwrites ``encoder`` with its own name).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import numpy as np
 from PIL import Image
 from PySide6.QtGui import QImage
 
+from engine import app_signature
+
 from ..model.lesson import Shot, ShotKind
 from .apng import write_apng
 from .atomic import atomic_file, atomic_folder
@@ -31,6 +38,9 @@ from .options import Kind
 from .render import LessonRenderer
 
 Progress = Callable[[int, int], None]
+
+#: The EXIF tag naming the program that made the picture.
+EXIF_SOFTWARE = 0x0131
 
 
 def to_pil(image: QImage) -> Image.Image:
@@ -103,6 +113,7 @@ def _write_gif(renderer: LessonRenderer, path: Path, progress: Progress | None) 
         save_all=True,
         append_images=frames,
         loop=0,
+        comment=app_signature().encode(),
         optimize=False,
         disposal=1,
         duration=[s.duration_ms for s in renderer.shots],
@@ -112,7 +123,7 @@ def _write_gif(renderer: LessonRenderer, path: Path, progress: Progress | None) 
 def _write_apng(renderer: LessonRenderer, path: Path, progress: Progress | None) -> None:
     frames = ((to_pil(img), shot.duration_ms) for shot, img in _counted(renderer, progress))
     with open(path, "wb") as out:
-        write_apng(out, frames, len(renderer.shots))
+        write_apng(out, frames, len(renderer.shots), app_signature())
 
 
 def _write_webp(renderer: LessonRenderer, path: Path, progress: Progress | None) -> None:
@@ -127,7 +138,9 @@ def _write_webp(renderer: LessonRenderer, path: Path, progress: Progress | None)
         enc.add(frame.getim(), t, True, 0.0, 100.0, 0)  # lossless: crisp text
         t += shot.duration_ms
     enc.add(None, t, True, 0.0, 100.0, 0)
-    data = enc.assemble(b"", b"", b"")
+    exif = Image.Exif()
+    exif[EXIF_SOFTWARE] = app_signature()
+    data = enc.assemble(b"", exif.tobytes().removeprefix(b"Exif\x00\x00"), b"")
     if data is None:
         raise OSError("the WebP encoder returned nothing")
     path.write_bytes(data)
@@ -147,6 +160,7 @@ def _write_mp4(renderer: LessonRenderer, path: Path, progress: Progress | None) 
 
     w, h = even_size(renderer.size)
     with av.open(str(path), mode="w", format="mp4") as container:
+        container.metadata["comment"] = app_signature()
         stream = container.add_stream("libx264", rate=max(1, round(renderer.options.timing.fps)))
         stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
         stream.codec_context.time_base = Fraction(1, 1000)

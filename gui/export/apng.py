@@ -39,8 +39,11 @@ def _encode(image: Image.Image) -> bytes:
     return buf.getvalue()
 
 
-def write_apng(out: BinaryIO, frames: Iterable[tuple[Image.Image, int]], count: int) -> None:
-    """Write ``count`` RGB frames, each with its duration in milliseconds, looping forever."""
+def write_apng(
+    out: BinaryIO, frames: Iterable[tuple[Image.Image, int]], count: int, software: str
+) -> None:
+    """Write ``count`` RGB frames, each with its duration in milliseconds, looping forever;
+    ``software`` names the maker in a ``tEXt`` chunk (keyword ``Software``, Latin-1)."""
     sequence = 0
     previous: Image.Image | None = None
     written = 0
@@ -52,6 +55,8 @@ def write_apng(out: BinaryIO, frames: Iterable[tuple[Image.Image, int]], count: 
                 if kind == b"IHDR":
                     _chunk(out, kind, data)
                     _chunk(out, b"acTL", struct.pack(">II", count, 0))
+                    text = software.encode("latin-1", "replace")
+                    _chunk(out, b"tEXt", b"Software\x00" + text)
             box = (0, 0, *image.size)
         else:
             box = ImageChops.difference(previous, image).getbbox() or (0, 0, 1, 1)

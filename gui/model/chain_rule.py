@@ -8,7 +8,7 @@ from collections.abc import Callable
 from engine.graph import Graph
 
 from . import colours, labels
-from .end_to_end import EndToEnd
+from .end_to_end import Computing, EndToEnd
 from .group_view import group_step_html
 from .timeline import Frame, Phase, Timeline
 
@@ -21,7 +21,7 @@ def chain_rule_html(
     graph: Graph,
     tl: Timeline,
     frame: Frame,
-    end_to_end: Callable[[], EndToEnd | None],
+    end_to_end: Callable[[], EndToEnd | Computing | None],
     base_pt: float,
     compact: bool = False,
     elide: bool = False,
@@ -29,7 +29,8 @@ def chain_rule_html(
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
-    called only then: it is the expensive part). ``compact``: a step's symbolic line
+    called only then: it is the expensive part; a panel's worker may still be computing
+    it, and the page says so). ``compact``: a step's symbolic line
     and its numbers share one line; ``elide``: its matrices are written as their shapes
     (:func:`labels.step_html`); ``sub_pt``: sub- and superscripts at that size
     (:func:`labels.h_document`)."""
@@ -86,7 +87,9 @@ def chain_rule_html(
         e2e = end_to_end()
         body.append("<hr/>")
         body.append(labels.h_para(SUMMARY_HEADING, bold=True, size="115%"))
-        if e2e is not None:
+        if isinstance(e2e, Computing):
+            body.append(labels.h_para(labels.COMPUTING_TEXT, colours.TEXT_MUTED))
+        elif e2e is not None:
             body.append(
                 labels.end_to_end_html(
                     e2e.output,

@@ -14,6 +14,18 @@ from engine.graph import Graph
 from .labels import objective_name
 from .results import Results
 
+#: Below this estimate of :func:`work` the product is computed at once (a seed takes
+#: microseconds, and a flash of "computing…" would only distract); above it, the GUI
+#: computes it off the UI thread (a 4096-element output is 4096 backward passes).
+INLINE_WORK = 200_000
+
+
+class Computing:
+    """What a panel gets while the product is computed off the UI thread."""
+
+
+COMPUTING = Computing()
+
 
 @dataclass(frozen=True)
 class EndToEnd:
@@ -79,3 +91,15 @@ def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | 
         leaf_grads=dict(trace.leaf_grads),
         accumulated=accumulated,
     )
+
+
+def work(results: Results) -> int:
+    """A cheap estimate of :func:`end_to_end`'s cost: one backward pass per output
+    element, each touching every value of the forward pass (a replayed PyTorch trace
+    only sums its recorded steps: no work)."""
+    trace = results.trace
+    if trace is None or isinstance(trace, captured.CapturedTrace):
+        return 0
+    values = results.forward.values
+    rows = int(np.size(values[trace.output])) if trace.output in values else 0
+    return rows * sum(int(np.size(v)) for v in values.values())

@@ -39,6 +39,9 @@ PANEL_MAX_VECTOR = 16
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
 NOWRAP = "white-space:nowrap"
 
+#: What a panel says while the end-to-end product is computed off the UI thread.
+COMPUTING_TEXT = "computing…"
+
 
 # --------------------------------------------------------------------------- plain text
 

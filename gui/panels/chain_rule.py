@@ -85,6 +85,7 @@ class ChainRulePanel(QWidget):
             backdrop=True,
         )
         self.follow = FollowPlayer(self, player, self._render)
+        player.endToEndReady.connect(self.refresh)
         self.refresh()
 
     @property
@@ -120,7 +121,8 @@ class ChainRulePanel(QWidget):
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
         html = chain_rule_html(
-            p.doc.graph, p.timeline, p.frame, p.end_to_end, size, self.compact, self.elide, sub
+            p.doc.graph, p.timeline, p.frame, p.end_to_end_or_computing, size, self.compact,
+            self.elide, sub,
         )
         return _with_update(html, p)
 

@@ -2,7 +2,8 @@
 call seen at once as ``vᵀ J`` with ``J`` the end-to-end Jacobian.
 
 The end-to-end Jacobian comes from :func:`engine.autodiff.end_to_end_jacobian`
-(through :meth:`Player.end_to_end`, cached per results); this panel only lays it
+(through :meth:`Player.end_to_end_or_computing`, cached per results, off the UI
+thread when it is not cheap: "computing…" meanwhile); this panel only lays it
 out, with one column group per leaf, and lists the paths whose edge Jacobians
 compose into it. "Backward again" and "Zero grad" call the document, which
 accumulates into ``.grad`` exactly as PyTorch does.
@@ -17,6 +18,7 @@ from engine.trace import JACOBIAN_LIMIT
 
 from ..document import GraphDocument
 from ..model import colours, labels
+from ..model.end_to_end import Computing
 from ..model.timeline import Phase
 from ..player import Player
 from ..theme import THEME
@@ -58,6 +60,7 @@ class SummaryPanel(QWidget):
         self._static: str | None = None  # the end-to-end part: changes with the results only
         self._static_shown: str | None = None
         self.follow = FollowPlayer(self, player, self._render, self._new_results)
+        player.endToEndReady.connect(self._end_to_end_ready)
         self.apply_theme()
 
     def apply_theme(self) -> None:
@@ -93,6 +96,10 @@ class SummaryPanel(QWidget):
 
     def _new_results(self) -> None:
         self._static = None  # the frame change that follows renders
+
+    def _end_to_end_ready(self) -> None:
+        self._static = None
+        self.refresh()
 
     def refresh(self, *_args: object) -> None:
         """Re-render for the player's frame; deferred while the panel is hidden."""
@@ -149,8 +156,12 @@ class SummaryPanel(QWidget):
         """J, vᵀJ and the path composition: the same for every frame of one result."""
         results, trace = self.doc.results, self.doc.results.trace
         body: list[str] = []
-        e2e = self.player.end_to_end()
-        if e2e is not None:
+        e2e = self.player.end_to_end_or_computing()
+        if isinstance(e2e, Computing):
+            body.append("<hr/>")
+            body.append(labels.h_para(f"End-to-end Jacobian: {labels.COMPUTING_TEXT}",
+                                      colours.TEXT_MUTED))
+        elif e2e is not None:
             fwd = results.forward
             body.append("<hr/>")
             y = labels.h_name(e2e.output)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from engine import app_signature
 from gui.export.options import ExportError, LessonOptions, lesson_kind
 from gui.export.writers import write_lesson
 from gui.model.lesson import Timing, backward_call, plan
@@ -43,6 +44,19 @@ def decoded(path: Path) -> list[np.ndarray]:
             im.seek(i)
             out.append(np.asarray(im.convert("RGB")))
         return out
+
+
+def maker(path: Path) -> str:
+    """The app the file names as its maker, read back by PyAV (MP4) or Pillow."""
+    if path.suffix == ".mp4":
+        with av.open(str(path)) as c:
+            return str(c.metadata["comment"])
+    with Image.open(path) as im:
+        if path.suffix == ".webp":
+            return str(im.getexif()[0x0131])  # EXIF Software
+        if path.suffix == ".gif":
+            return bytes(im.info["comment"]).decode()
+        return str(im.info["Software"])  # the APNG's tEXt chunk
 
 
 def test_plan_counts_steps_cards_and_transitions() -> None:
@@ -84,6 +98,7 @@ def test_seed2_every_format_one_picture_per_step(
     for a, b in zip(pictures, pictures[1:], strict=False):  # every step changes the picture
         assert np.abs(a.astype(int) - b.astype(int)).max() > 40
     assert not [f for f in os.listdir(artifacts_dir) if f.endswith(".partial")]
+    assert maker(out) == app_signature()  # named like the PNG, PDF and HTML exports
 
 
 def test_mp4_plays_in_slide_software_and_keeps_time(qapp, tmp_path: Path) -> None:  # noqa: ANN001
