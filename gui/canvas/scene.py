@@ -21,11 +21,13 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
+from engine.forward_mode import ForwardStep
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
 
 from ..document import GraphDocument
+from ..model.forward_view import edge_label as forward_edge_label
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
@@ -265,7 +267,7 @@ class CanvasScene(QGraphicsScene):
         self._replaced = False
         self.boxes = NodeBoxes()
         self._active_key: EdgeKey | None = None
-        self._label_step: Step | None = None
+        self._label_step: Step | ForwardStep | None = None
         self.grid: RectGrid[str] = RectGrid()  # node boxes
         # edges' extents: a long edge's is big, so bigger cells (fewer per edge)
         self.edge_grid: RectGrid[EdgeKey] = RectGrid(cell=768.0)
@@ -595,7 +597,7 @@ class CanvasScene(QGraphicsScene):
         else:
             node_ids = [n for n in changes.nodes if n in self.nodes]
             edge_keys = [k for k in changes.edges if k in self.edges]
-        active = frame.active if frame is not None else None
+        active = frame.edge_step if frame is not None else None
         resized = []
         self.camera_boxes.mark(node_ids)
         for nid in node_ids:
@@ -619,7 +621,7 @@ class CanvasScene(QGraphicsScene):
     def _update_overlay(self, replace_label: bool) -> None:
         """Pulse and label on the active edge (hidden when there is none)."""
         edge = self.edges.get(self._active_key) if self._active_key else None
-        step = self.frame.active if self.frame is not None else None
+        step = self.frame.edge_step if self.frame is not None else None
         if edge is None or step is None:
             self.pulse.hide()
             self.label.hide()
@@ -630,7 +632,8 @@ class CanvasScene(QGraphicsScene):
         self.pulse.show()
         if replace_label or step is not self._label_step:
             provider = self.label_provider or default_edge_label
-            self.label.set_text(provider(step))
+            text = forward_edge_label(step) if isinstance(step, ForwardStep) else provider(step)
+            self.label.set_text(text)
             self._label_step = step
         self._label_anchor = path.pointAtPercent(path.percentAtLength(path.length() * 0.5))
         self._label_home = None
