@@ -529,7 +529,7 @@ class NodeItem(QGraphicsRectItem):
         c = self.content
         assert c is not None
         in_step = self._in_step()
-        lines = compact_lines(self.node_id, c.value, c.grad, grad_first=in_step)
+        lines = compact_lines(self.node_id, c.value, c.grad, in_step, c.grad_title)
         f = compact_fonts()
         widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
                   / COMPACT_REF_PT for ln in lines]
