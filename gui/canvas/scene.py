@@ -613,9 +613,11 @@ class CanvasScene(QGraphicsScene):
             self._far_changed(resized)
         done = frame.done_edges if frame is not None else frozenset()
         self._active_key = frame.active_edge if frame is not None else None
+        forward = frame is not None and frame.tangent_step is not None
+        self.pulse.forward = forward
         for key in edge_keys:
             state = ACTIVE if key == self._active_key else DONE if key in done else NORMAL
-            self.edges[key].set_state(state)
+            self.edges[key].set_state(state, forward and state == ACTIVE)
         self._update_overlay(replace_label=True)
 
     def _update_overlay(self, replace_label: bool) -> None:
