@@ -1,4 +1,5 @@
-"""The backward player: an index into the engine's recorded trace, and its controls.
+"""The player: an index into the engine's recorded trace (or a forward-mode pass), and its
+controls.
 
 The player owns no mathematics and no drawing state. Its whole state is one
 integer, ``position``, on the document's :class:`~gui.model.timeline.Timeline`; the
@@ -6,6 +7,10 @@ integer, ``position``, on the document's :class:`~gui.model.timeline.Timeline`; 
 function, so stepping back restores exactly the earlier frame and an exported
 image shows what the screen showed. A QTimer moves the index while playing;
 the canvas animates the pulse along the active edge itself when a frame arrives.
+
+The direction switch picks what plays after the forward pass: reverse mode (the
+backward trace, vᵀJ) or forward mode (:func:`engine.forward_mode.jvp` with the
+tangents the forward-mode panel set, J·t); both are steps of one timeline.
 
 Any change to the document's results (an edit, undo, a new ``v``, backward
 again) replaces the timeline and puts the player at its *end*: everything shown
@@ -26,9 +31,10 @@ which computes it at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -41,13 +47,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.errors import GraphError
+from engine.forward_mode import ForwardTrace, check_tangents, jvp, one_hot
 from engine.graph import Graph
 
 from .document import GraphDocument
 from .model import labels
 from .model.end_to_end import COMPUTING, INLINE_WORK, Computing, EndToEnd, end_to_end, work
+from .model.forward_view import CAPTURED_NO_JVP
 from .model.results import Results
-from .model.timeline import Frame, Timeline, timeline_of
+from .model.timeline import Direction, Frame, Timeline, timeline_of
 from .paint_cache import PaintCache
 from .theme import THEME
 
@@ -89,11 +98,14 @@ class Player(QObject):
     timelineChanged = Signal()  # new results: the range and the steps changed
     playingChanged = Signal(bool)
     speedChanged = Signal(float)
+    directionChanged = Signal(object)  # Direction
 
     def __init__(self, doc: GraphDocument, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
         self._speed = 1.0
+        self._direction = Direction.REVERSE
+        self._tangents: dict[str, np.ndarray] = {}  # forward mode's, as last set
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
         self._end_to_end: EndToEnd | None = None
@@ -132,6 +144,10 @@ class Player(QObject):
     @property
     def speed(self) -> float:
         return self._speed
+
+    @property
+    def direction(self) -> Direction:
+        return self._direction
 
     @property
     def forward_done_position(self) -> int:
@@ -206,6 +222,43 @@ class Player(QObject):
         self._apply_interval()
         self.speedChanged.emit(self._speed)
 
+    def set_direction(self, direction: Direction) -> None:
+        """Play reverse mode or forward mode from here on, at its first step (k = 0).
+        Raises GraphError (one line) when forward mode cannot run on this document."""
+        if direction is self._direction:
+            return
+        if direction is Direction.FORWARD:
+            self._forward_trace()  # refuse before changing anything
+        self._direction = direction
+        self._rebuild(self._timeline.forward_length)
+        self.directionChanged.emit(direction)
+
+    def set_tangents(self, tangents: Mapping[str, Any]) -> None:
+        """Forward mode's tangents u (one per input that requires grad); checked like
+        ``torch.func.jvp`` checks them (GraphError names the input). In the forward
+        direction the pass replays from its first step; the same tangents again: no work."""
+        checked = check_tangents(self.doc.graph, self.doc.results.forward, tangents)
+        same = checked.keys() == self._tangents.keys() and all(
+            np.array_equal(u, self._tangents[x]) for x, u in checked.items()
+        )
+        if same:
+            return
+        self._tangents = checked
+        if self._direction is Direction.FORWARD:
+            self._rebuild(self._timeline.forward_length)
+
+    def _forward_trace(self) -> ForwardTrace:
+        """The forward-mode pass of the set tangents (e₀ when they no longer fit)."""
+        doc = self.doc
+        if doc.read_only:
+            raise GraphError(CAPTURED_NO_JVP)
+        fwd = doc.results.forward
+        try:
+            tangents = check_tangents(doc.graph, fwd, self._tangents)
+            return jvp(doc.graph, fwd, tangents or one_hot(doc.graph, fwd, 0))
+        except GraphError:
+            return jvp(doc.graph, fwd, one_hot(doc.graph, fwd, 0))
+
     # ------------------------------------------------------------------ derived data
 
     def end_to_end(self) -> EndToEnd | None:
@@ -248,11 +301,19 @@ class Player(QObject):
         self.frameChanged.emit(self._frame)
 
     def _make_timeline(self) -> Timeline:
-        """The document's timeline; each collapsed group plays as one step."""
+        """The document's timeline; each collapsed group plays as one step; in the
+        forward direction, the forward-mode pass (back to reverse if it cannot run)."""
         doc = self.doc
         groups = doc.live_groups()
         self._built_for = (doc.results, [g for g in groups if g.collapsed])
-        return timeline_of(doc.graph, doc.results, groups)
+        tangents = None
+        if self._direction is Direction.FORWARD:
+            try:
+                tangents = self._forward_trace()
+            except GraphError:
+                self._direction = Direction.REVERSE
+                self.directionChanged.emit(self._direction)
+        return timeline_of(doc.graph, doc.results, groups, tangents)
 
     def _filtered(self, frame: Frame) -> Frame:
         return frame if self.frame_filter is None else self.frame_filter(frame)
@@ -279,11 +340,16 @@ class Player(QObject):
             self._results_changed()
 
     def _results_changed(self) -> None:
-        self.pause()
         self._end_to_end, self._e2e_known = None, False
         self._version += 1
+        self._rebuild(None)
+
+    def _rebuild(self, position: int | None) -> None:
+        """A new timeline, shown at ``position`` (None: its end)."""
+        self.pause()
         self._timeline = self._make_timeline()
-        self._position = self._timeline.end
+        self._position = self._timeline.end if position is None else position
+        self._position = max(0, min(self._position, self._timeline.end))
         self._frame = self._filtered(self._timeline.frame(self._position))
         self.timelineChanged.emit()
         self.frameChanged.emit(self._frame)
@@ -346,6 +412,18 @@ class PlayerToolbar(QToolBar):
             self.addAction(self.actions[name])
         self.addSeparator()
 
+        self.direction_box = QComboBox(self)
+        self.direction_box.setObjectName("PlayerDirection")
+        self.direction_box.setToolTip(
+            "What plays after the forward pass: reverse mode (vᵀJ, output to inputs) or "
+            "forward mode (J·t, inputs to outputs; tangents in the Forward mode tab)"
+        )
+        self.direction_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for d in Direction:
+            self.direction_box.addItem(d.value, d)
+        self.direction_box.currentIndexChanged.connect(self._direction_chosen)
+        self.addWidget(self.direction_box)
+
         self.scrubber = QSlider(Qt.Orientation.Horizontal, self)
         self.scrubber.setObjectName("PlayerScrubber")
         self.scrubber.setToolTip("Scrub through the forward and backward steps")
@@ -376,6 +454,7 @@ class PlayerToolbar(QToolBar):
         player.timelineChanged.connect(self._refresh)
         player.playingChanged.connect(self._refresh)
         player.speedChanged.connect(self._speed_changed)
+        player.directionChanged.connect(self._show_direction)
         self.apply_theme()
         self._refresh()
 
@@ -383,8 +462,21 @@ class PlayerToolbar(QToolBar):
         """Honour THEME.scale (presentation mode) for the status text and icons."""
         self.status_label.setFont(THEME.font(11, bold=True))
         self.speed_box.setFont(THEME.font(10))
+        self.direction_box.setFont(THEME.font(10))
         px = int(round(22 * THEME.scale))
         self.setIconSize(self.iconSize().scaled(px, px, Qt.AspectRatioMode.IgnoreAspectRatio))
+
+    def _direction_chosen(self, index: int) -> None:
+        try:
+            self.player.set_direction(self.direction_box.itemData(index))
+        except GraphError as exc:  # forward mode cannot run here: say why, stay in reverse
+            self._show_direction(self.player.direction)
+            self.status_label.setText(str(exc))
+
+    def _show_direction(self, direction: Direction) -> None:
+        self.direction_box.blockSignals(True)
+        self.direction_box.setCurrentIndex(self.direction_box.findData(direction))
+        self.direction_box.blockSignals(False)
 
     def _scrubbed(self, value: int) -> None:
         if value != self.player.position:

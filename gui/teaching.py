@@ -55,7 +55,7 @@ class Teaching(QObject):
         window.tabs.addTab(self.gradcheck_panel, "Gradient check")
         self.quiz_panel = QuizPanel(window.player)
         window.tabs.addTab(self.quiz_panel, "Quiz")
-        self.forward_panel = ForwardModePanel(window.doc, self._highlight_edge)
+        self.forward_panel = ForwardModePanel(window.player)
         window.tabs.addTab(self.forward_panel, "Forward mode")
         self.train_panel = TrainPanel(window.doc, window.player)
         window.tabs.addTab(self.train_panel, "Train")
@@ -183,15 +183,6 @@ class Teaching(QObject):
             return (0, 0)
         steps = playback_steps(doc.graph, trace, doc.live_groups())
         return (len(steps), len(trace.steps))
-
-    def _highlight_edge(self, key: tuple[str, str, int] | None) -> None:
-        """Forward mode's current edge, selected on the canvas so it stands out."""
-        if key is None:
-            self.window.canvas.clear_edge_selection()
-            return
-        if self.window.player.frame.k:
-            self.window.player.to_start()  # no backward colours under a forward-mode step
-        self.window.canvas.select_edges([key])
 
     def _quiz_mode_changed(self, on: bool) -> None:
         self.actions["quiz_mode"].setChecked(on)

@@ -175,6 +175,7 @@ class EdgeItem(QGraphicsPathItem):
         self._extent: QRectF | None = None  # set only while Qt measures a new path
         self.lane: Lane | None = None
         self._arrow: QGraphicsPolygonItem | None = None
+        self.forward = False  # the arrow points at the consumer (forward mode's J·t)
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
         self.bounds = QRectF()  # the curve's extent, pen included (scene coordinates)
         self.setPen(edge_pen(NORMAL))
@@ -213,9 +214,10 @@ class EdgeItem(QGraphicsPathItem):
             area = self.bounds if old is None or old.isEmpty() else self.bounds.united(old)
             scene.background_changed(area)  # type: ignore[attr-defined] - a CanvasScene
 
-    def set_state(self, state: EdgeState) -> None:
-        if state != self.state:
-            self.state = state
+    def set_state(self, state: EdgeState, forward: bool = False) -> None:
+        """``forward``: the active step is forward mode's (its arrow points at the consumer)."""
+        if state != self.state or forward != self.forward:
+            self.state, self.forward = state, forward
             self.restyle()
 
     def set_selected(self, flag: bool) -> None:
@@ -244,7 +246,8 @@ class EdgeItem(QGraphicsPathItem):
         self._place_arrow()
 
     def _place_arrow(self) -> None:
-        """Active edge: an arrowhead pointing back toward the operand (where vjp goes)."""
+        """Active edge: an arrowhead pointing back toward the operand (where vjp goes), or
+        in forward mode on toward the consumer (where J·t goes)."""
         if self.state != ACTIVE:
             if self._arrow is not None:
                 self._arrow.hide()
@@ -256,6 +259,8 @@ class EdgeItem(QGraphicsPathItem):
         tip = path.pointAtPercent(t)
         angle = math.radians(path.angleAtPercent(t))  # counter-clockwise, forward direction
         back = QPointF(-math.cos(angle), math.sin(angle))  # pointing toward the operand
+        if self.forward:
+            back = -back
         side = QPointF(-back.y(), back.x())
         size = 13.0 * UNIT
         base = tip - back * size
@@ -308,13 +313,15 @@ class TempEdgeItem(QGraphicsPathItem):
 
 
 class PulseItem(QGraphicsItem):
-    """A glowing dot travelling along the active edge, from consumer to operand."""
+    """A glowing dot travelling along the active edge, from consumer to operand (forward
+    mode: from operand to consumer)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setZValue(5)
         self._path = QPainterPath()
         self.progress = 0.0
+        self.forward = False
 
     @property
     def radius(self) -> float:
@@ -325,14 +332,14 @@ class PulseItem(QGraphicsItem):
         self.set_progress(self.progress)
 
     def set_progress(self, t: float) -> None:
-        """t = 0: at the consumer's port; t = 1: arrived at the operand's output port."""
+        """t = 0: at the consumer's port; t = 1: arrived at the operand's output port
+        (forward mode: the other way round)."""
         self.progress = min(max(float(t), 0.0), 1.0)
         if self._path.isEmpty():
             return
         length = self._path.length()
-        self.setPos(self._path.pointAtPercent(
-            self._path.percentAtLength(length * (1.0 - self.progress))
-        ))
+        along = self.progress if self.forward else 1.0 - self.progress
+        self.setPos(self._path.pointAtPercent(self._path.percentAtLength(length * along)))
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         r = self.radius * 2

@@ -372,7 +372,7 @@ class NodeItem(QGraphicsRectItem):
             pills.append((c.marker, THEME.paper, ink))
         pill_ws = [advance(f.fm_pill, t) + 10.0 * s for t, _, _ in pills]
         shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
-        label_w = advance(f.fm_small, "grad") + 6.0 * s
+        label_w = advance(f.fm_small, c.grad_title) + 6.0 * s
         grad_texts = [t for t in (c.grad, *c.reserve_grad) if t is not None]
         fan_n = max(c.fan_in, c.reserve_fan_in)
         fan_w = advance(f.fm_pill, f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
@@ -426,7 +426,8 @@ class NodeItem(QGraphicsRectItem):
         self._fan_pill = None
         if c.grad is None:
             return
-        self._runs.append(_Run("grad", f.small, THEME.grad_text, QPointF(pad, y + f.small_drop)))
+        at = QPointF(pad, y + f.small_drop)
+        self._runs.append(_Run(c.grad_title, f.small, THEME.grad_text, at))
         self._runs.append(_Run(c.grad, f.mono, THEME.grad_text, QPointF(pad + label_w, y), f.line))
         if not c.grad_active:
             return
@@ -528,7 +529,7 @@ class NodeItem(QGraphicsRectItem):
         c = self.content
         assert c is not None
         in_step = self._in_step()
-        lines = compact_lines(self.node_id, c.value, c.grad, grad_first=in_step)
+        lines = compact_lines(self.node_id, c.value, c.grad, in_step, c.grad_title)
         f = compact_fonts()
         widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
                   / COMPACT_REF_PT for ln in lines]

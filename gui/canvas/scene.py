@@ -21,12 +21,14 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
+from engine.forward_mode import ForwardStep
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
 
 from ..document import GraphDocument
 from ..model.camera import Rect
+from ..model.forward_view import edge_label as forward_edge_label
 from ..model.label_placement import LabelSpot, place_label
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
@@ -270,7 +272,7 @@ class CanvasScene(QGraphicsScene):
         self._replaced = False
         self.boxes = NodeBoxes()
         self._active_key: EdgeKey | None = None
-        self._label_step: Step | None = None
+        self._label_step: Step | ForwardStep | None = None
         self.grid: RectGrid[str] = RectGrid()  # node boxes
         # edges' extents: a long edge's is big, so bigger cells (fewer per edge)
         self.edge_grid: RectGrid[EdgeKey] = RectGrid(cell=768.0)
@@ -600,7 +602,7 @@ class CanvasScene(QGraphicsScene):
         else:
             node_ids = [n for n in changes.nodes if n in self.nodes]
             edge_keys = [k for k in changes.edges if k in self.edges]
-        active = frame.active if frame is not None else None
+        active = frame.edge_step if frame is not None else None
         resized = []
         self.camera_boxes.mark(node_ids)
         for nid in node_ids:
@@ -616,15 +618,17 @@ class CanvasScene(QGraphicsScene):
             self._far_changed(resized)
         done = frame.done_edges if frame is not None else frozenset()
         self._active_key = frame.active_edge if frame is not None else None
+        forward = frame is not None and frame.tangent_step is not None
+        self.pulse.forward = forward
         for key in edge_keys:
             state = ACTIVE if key == self._active_key else DONE if key in done else NORMAL
-            self.edges[key].set_state(state)
+            self.edges[key].set_state(state, forward and state == ACTIVE)
         self._update_overlay(replace_label=True)
 
     def _update_overlay(self, replace_label: bool) -> None:
         """Pulse and label on the active edge (hidden when there is none)."""
         edge = self.edges.get(self._active_key) if self._active_key else None
-        step = self.frame.active if self.frame is not None else None
+        step = self.frame.edge_step if self.frame is not None else None
         if edge is None or step is None:
             self.pulse.hide()
             self.label.hide()
@@ -635,7 +639,8 @@ class CanvasScene(QGraphicsScene):
         self.pulse.show()
         if replace_label or step is not self._label_step:
             provider = self.label_provider or default_edge_label
-            self.label.set_text(provider(step))
+            text = forward_edge_label(step) if isinstance(step, ForwardStep) else provider(step)
+            self.label.set_text(text)
             self._label_step = step
         length = path.length()
         self._label_path = [

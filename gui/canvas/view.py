@@ -201,11 +201,11 @@ class CanvasView(QGraphicsView):
 
     def show_frame(self, frame: Frame | None) -> None:
         """Show one moment of the playback; None: live (values and final gradients)."""
-        previous = self.canvas.frame.active if self.canvas.frame is not None else None
+        previous = self.canvas.frame.edge_step if self.canvas.frame is not None else None
         self.canvas.apply_frame(frame)
         if self.following:
             self.frame_step(animate=self.animations_enabled)
-        active = frame.active if frame is not None else None
+        active = frame.edge_step if frame is not None else None
         if active is None:
             self._pulse_anim.stop()
         elif not self.animations_enabled:

@@ -9,6 +9,7 @@ from engine.graph import Graph
 
 from . import colours, labels
 from .end_to_end import Computing, EndToEnd
+from .forward_view import forward_mode_body
 from .group_view import group_step_html
 from .timeline import Frame, Phase, Timeline
 
@@ -41,6 +42,8 @@ def chain_rule_html(
         body.append(
             labels.forward_html(frame.position, tl.forward_order, results.forward.values, graph)
         )
+    elif tl.tangents is not None:  # the forward direction: J·t edge by edge
+        body.extend(forward_mode_body(tl.tangents, frame, tl.forward_order))
     elif frame.phase is Phase.FORWARD_DONE and frame.active is None:
         if trace is None:
             reason = results.backward_error

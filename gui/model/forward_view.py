@@ -1,8 +1,9 @@
 """Forward mode, written up (no Qt): one edge of a forward-mode pass and the cost comparison.
 
-The forward-mode panel shows :func:`forward_step_html` for the step it is at and
-:func:`tangent_lines` for every node's tangent so far; exporters can render the
-same text headless. Position ``k`` (0..n) means the first ``k`` edges have run.
+The player plays a forward-mode pass in the forward direction (see
+:mod:`gui.model.timeline`); the chain-rule write-up of such a frame is
+:func:`forward_mode_body` and the active edge's label :func:`edge_label`, so the
+window and every exporter say the same. ``k`` (0..n) edges have run.
 """
 
 from __future__ import annotations
@@ -11,38 +12,51 @@ import json
 
 import numpy as np
 
-from engine.forward_mode import ForwardTrace, PassCounts
+from engine.forward_mode import ForwardStep, ForwardTrace, PassCounts
 
 from . import colours, labels
+from .formatting import fmt_shape
+from .timeline import Frame
+
+#: Why a captured trace has no forward mode here.
+CAPTURED_NO_JVP = (
+    "forward mode needs the engine's own ops: a captured trace holds PyTorch's backward "
+    "steps only"
+)
 
 
-def tangents_at(trace: ForwardTrace, k: int) -> dict[str, np.ndarray]:
-    """Every node's tangent after the first ``k`` steps (inputs from the start)."""
-    out = dict(trace.inputs)
-    for s in trace.steps[: max(0, k)]:
-        out[s.consumer] = s.accumulated
-    return out
-
-
-def tangent_lines(trace: ForwardTrace, k: int, order: list[str]) -> list[str]:
+def tangent_lines(frame: Frame, order: list[str]) -> list[str]:
     """``tan name = value`` for each node with a tangent so far, in forward order."""
-    tans = tangents_at(trace, k)
+    tans = frame.grads
     return [f"tan {n} = {labels.inline_tensor(tans[n])}" for n in order if n in tans]
 
 
-def forward_step_html(trace: ForwardTrace, k: int, order: list[str], base_pt: float = 12.0) -> str:
-    """Step ``k`` (1-based) as ``∂c/∂x = J``, ``J · tan x = share``, ``tan c: before → after``,
-    then every node's tangent so far (``k`` 0: the inputs' tangents and what happens)."""
-    body = _step_body(trace, k)
-    lines = "<br/>".join(labels.esc(t) for t in tangent_lines(trace, k, order))
+def forward_mode_body(trace: ForwardTrace, frame: Frame, order: list[str]) -> list[str]:
+    """A forward-direction frame as ``∂c/∂x = J``, ``J · tan x = share``,
+    ``tan c: before → after`` (at 0: the inputs' tangents and what happens), then every
+    node's tangent so far."""
+    body = _step_body(trace, frame.tangent_step, frame.k)
+    lines = "<br/>".join(labels.esc(t) for t in tangent_lines(frame, order))
     body.append(labels.h_para(lines, colours.TANGENT))
-    return labels.h_document("".join(body), base_pt)
+    return body
 
 
-def _step_body(trace: ForwardTrace, k: int) -> list[str]:
+def edge_label(s: ForwardStep) -> str:
+    """The label on a forward-mode step's edge: its local Jacobian, then ``J · t = share``."""
+    jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
+    head = f"∂{s.consumer}/∂{s.operand}"
+    t, out = labels.inline_tensor(s.tangent), labels.inline_tensor(s.jvp)
+    if jac is None:
+        return f"{head} ({fmt_shape(s.tangent.shape)} → {fmt_shape(s.jvp.shape)})\nJ · {t} = {out}"
+    text = labels.matrix_text(jac)
+    sep = "\n" if "\n" in text else " "
+    return f"{head} ={sep}{text}\nJ · {t} = {out}"
+
+
+def _step_body(trace: ForwardTrace, s: ForwardStep | None, k: int) -> list[str]:
     n = len(trace.steps)
     body = []
-    if k <= 0 or not n:
+    if s is None:
         inputs = ", ".join(f"{x} = {labels.inline_tensor(u)}" for x, u in trace.inputs.items())
         body.append(labels.h_para(f"Forward mode: {n} edge steps", bold=True, size="115%"))
         body.append(
@@ -58,10 +72,11 @@ def _step_body(trace: ForwardTrace, k: int) -> list[str]:
             )
         )
         return body
-    s = trace.steps[min(k, n) - 1]
     body.append(
         labels.h_para(
-            f"Forward step {min(k, n)} of {n}: {s.operand} → {s.consumer}", bold=True, size="115%"
+            labels.esc(f"Forward step {k} of {n}: {s.operand} → {s.consumer}"),
+            bold=True,
+            size="115%",
         )
     )
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)

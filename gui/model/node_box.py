@@ -52,6 +52,7 @@ class NodeContent:
     value_state: ValueState = ValueState.BLOCKED
     shape: str = ""
     grad: str | None = None  # None: no gradient shown in this frame
+    grad_title: str = "grad"  # "tan" in the forward direction: the row holds a tangent
     grad_active: bool = False  # receiving the active step's vjp: grad += vjp
     fan_in: int = 0  # shown as "fan-in ×N" while active, when above one
     error: str | None = None
@@ -153,9 +154,12 @@ class NodeBoxes:
         else:
             value, state, shape = HIDDEN, ValueState.HIDDEN, ""
         active = frame.active if frame is not None else None
+        tangent = frame.tangent_step if frame is not None else None
         grad_active, fan_in = False, 0
         grad: str | None
-        if active is not None and active.operand == nid:
+        if tangent is not None and tangent.consumer == nid:  # forward mode: J·t arrives
+            grad, grad_active = self._change_text(tangent.before, tangent.accumulated), True
+        elif active is not None and active.operand == nid:
             if frame is not None and frame.hidden & {"vjp", "accumulated"}:
                 before = "0" if active.before is None else self._fmt(active.before)
                 grad = side_by_side(before, " → ", "?")
@@ -172,6 +176,9 @@ class NodeBoxes:
         error: object = fwd.errors.get(nid)
         if error is None and output == nid and results.backward_error is not None:
             error = results.backward_error  # a wrong-shaped v: the badge goes where v applies
+        forward_mode = frame is not None and frame.timeline is not None and (
+            frame.timeline.tangents is not None
+        )
         return NodeContent(
             title=title,
             style=style,
@@ -181,6 +188,7 @@ class NodeBoxes:
             value_state=state,
             shape=shape,
             grad=grad,
+            grad_title="tan" if forward_mode else "grad",
             grad_active=grad_active,
             fan_in=fan_in,
             error=str(error) if error is not None else None,

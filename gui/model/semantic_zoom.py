@@ -120,14 +120,15 @@ def fitting_chars(chars: int, width_per_pt: float, pt: float, room_w: float) -> 
 
 
 def compact_lines(
-    name: str, value: str, grad: str | None, grad_first: bool = False
+    name: str, value: str, grad: str | None, grad_first: bool = False, grad_title: str = "grad"
 ) -> list[CompactLine]:
-    """The compact form of a box: name, value, and ``grad`` when given. ``grad_first``
+    """The compact form of a box: name, value, and ``grad`` (written after ``grad_title``:
+    "tan" for a tangent) when given. ``grad_first``
     (the active edge's boxes, whose gradient is what the step changes) puts the
     gradient before the value, so it is the line kept when only one fits."""
     extra = [CompactLine(cut(_one_line(value), MAX_COMPACT_CHARS), "value")]
     if grad is not None:
-        word = "grad "
+        word = grad_title + " "
         g = CompactLine(shortened(word + _one_line(grad), len(word) + MAX_COMPACT_CHARS), "grad")
         extra = [g, *extra] if grad_first else [*extra, g]
     return [CompactLine(name, "name"), *extra]

@@ -9,6 +9,11 @@ The timeline has ``len(forward order) + len(trace) + 1`` positions:
 - 1..F: the forward pass, values appearing node by node (F: forward done);
 - F + k for k in 1..n: backward step k of n has just been applied (F + n: backward done).
 
+In the forward direction (forward mode, :class:`Direction`) the steps after F are a
+forward-mode pass's edges instead (:class:`engine.forward_mode.ForwardStep`, ``J·t``
+into the consumer) and ``Frame.grads`` holds every node's tangent so far: the same
+positions, frames and views, another producer of steps.
+
 Building a frame costs O(1): its values, gradients and finished edges are views
 onto indexes the timeline builds once (a lookup is a binary search), not copies
 of everything so far, so playing a trace of n steps is O(n), not O(n²).
@@ -27,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.forward_mode import ForwardStep, ForwardTrace
 from engine.graph import Graph
 from engine.groups import Group, GroupStep, PlayStep, playback_steps
 from engine.trace import Step
@@ -42,6 +48,20 @@ class Phase(Enum):
     FORWARD_DONE = "forward done"
     BACKWARD = "backward"
     BACKWARD_DONE = "backward done"
+    TANGENT = "forward mode"
+    TANGENT_DONE = "forward mode done"
+
+
+class Direction(Enum):
+    """What the steps after the forward pass are: reverse mode (vᵀJ, outputs to
+    inputs) or forward mode (J·t, inputs to outputs)."""
+
+    REVERSE = "reverse"
+    FORWARD = "forward"
+
+
+#: Any step a timeline plays.
+AnyStep = PlayStep | ForwardStep
 
 
 @dataclass(frozen=True)
@@ -67,10 +87,17 @@ class Frame:
     timeline: Timeline | None = field(default=None, compare=False, repr=False)
     #: A collapsed group played as one step (``active`` is None then).
     active_group: GroupStep | None = None
+    #: Forward direction: the forward-mode step applied last (``grads`` are tangents then).
+    tangent_step: ForwardStep | None = None
+
+    @property
+    def edge_step(self) -> Step | ForwardStep | None:
+        """The step on the highlighted edge, in either direction."""
+        return self.active if self.active is not None else self.tangent_step
 
     @property
     def active_edge(self) -> EdgeKey | None:
-        s = self.active
+        s = self.edge_step
         return None if s is None else (s.operand, s.consumer, s.operand_index)
 
 
@@ -108,7 +135,7 @@ class _GradsAt(Mapping[str, np.ndarray]):
             j = bisect_right(updates, self._k - 1)
             if j:
                 s = tl.steps[updates[j - 1]]
-                return s.accumulated if isinstance(s, Step) else s.accumulated[nid]
+                return s.accumulated[nid] if isinstance(s, GroupStep) else s.accumulated
         return tl.start_grads[nid]
 
     def __iter__(self) -> Iterator[str]:
@@ -122,20 +149,25 @@ class _GradsAt(Mapping[str, np.ndarray]):
         return sum(1 for _ in self)
 
 
-def _step_words(step: PlayStep) -> str:
+def _step_words(step: AnyStep) -> str:
     if isinstance(step, Step):
         return f"{step.consumer} → {step.operand}"
+    if isinstance(step, ForwardStep):
+        return f"{step.operand} → {step.consumer}"
     return f"{step.group.title or step.group.id} ({step.edges} edges) → {', '.join(step.inputs)}"
 
 
-def _receivers(step: PlayStep) -> list[str]:
-    """The nodes a step adds a gradient into: its operand, or a group's inputs."""
+def _receivers(step: AnyStep) -> list[str]:
+    """The nodes a step adds a gradient (or a tangent) into: its operand, a group's
+    inputs, or a forward-mode step's consumer."""
+    if isinstance(step, ForwardStep):
+        return [step.consumer]
     return [step.operand] if isinstance(step, Step) else list(step.vjps)
 
 
-def _edge_key(step: PlayStep) -> EdgeKey:
+def _edge_key(step: AnyStep) -> EdgeKey:
     """The edge a step crosses; a group step crosses none of the canvas's edges."""
-    if isinstance(step, Step):
+    if not isinstance(step, GroupStep):
         return (step.operand, step.consumer, step.operand_index)
     return (step.group.id, step.group.id, -1)
 
@@ -151,16 +183,24 @@ class Changes:
 class Timeline:
     """The positions of one document's results; :meth:`frame` is pure in (results, p)."""
 
-    def __init__(self, results: Results, steps: list[PlayStep] | None = None) -> None:
+    def __init__(
+        self,
+        results: Results,
+        steps: list[PlayStep] | None = None,
+        tangents: ForwardTrace | None = None,
+    ) -> None:
         """``steps``: the steps to play when they are not the trace's own (collapsed groups
-        as one step each, from :func:`engine.groups.playback_steps`)."""
+        as one step each, from :func:`engine.groups.playback_steps`); ``tangents``: play
+        this forward-mode pass instead (the forward direction)."""
         self.results = results
         fwd = results.forward
         self.forward_order = [n for n in fwd.order if n in fwd.values]
-        trace = results.trace
+        self.tangents = tangents
+        self.direction = Direction.REVERSE if tangents is None else Direction.FORWARD
+        trace = results.trace if tangents is None else None
         if steps is None:
             steps = list(trace.steps) if trace is not None else []
-        self.steps: list[PlayStep] = steps
+        self.steps: list[AnyStep] = [*steps] if tangents is None else [*tangents.steps]
         self.fan_in: dict[str, int] = trace.fan_ins() if trace is not None else {}
         # Per step: how many of its operand's contributions it completes (1-based);
         # per operand: who sends it a vjp, in order. Read by the chain-rule write-up.
@@ -180,7 +220,7 @@ class Timeline:
         for i, s in enumerate(self.steps):
             for n in _receivers(s):
                 self._updates.setdefault(n, []).append(i)
-        self.start_grads: dict[str, np.ndarray] = {}
+        self.start_grads: dict[str, np.ndarray] = dict(tangents.inputs) if tangents else {}
         if trace is not None:
             start = trace.grads[trace.output]
             if start is not None:  # backward seeds the output with v: always there
@@ -237,13 +277,16 @@ class Timeline:
                 p, self.length, phase, status, 0, n, shown, fan_in=self.fan_in, timeline=self
             )
         k = p - F
+        mode = "backward" if self.tangents is None else "forward mode"
         if k == 0:
-            phase, status = Phase.FORWARD_DONE, f"forward done; backward 0 of {n} steps"
+            phase, status = Phase.FORWARD_DONE, f"forward done; {mode} 0 of {n} steps"
         elif k < n:
             s = self.steps[k - 1]
-            phase, status = Phase.BACKWARD, f"backward step {k} of {n}: {_step_words(s)}"
+            phase = Phase.BACKWARD if self.tangents is None else Phase.TANGENT
+            status = f"{mode} step {k} of {n}: {_step_words(s)}"
         else:
-            phase, status = Phase.BACKWARD_DONE, f"backward done ({n} step{'s' if n != 1 else ''})"
+            phase = Phase.BACKWARD_DONE if self.tangents is None else Phase.TANGENT_DONE
+            status = f"{mode} done ({n} step{'s' if n != 1 else ''})"
         step = self.steps[k - 1] if k else None
         return Frame(
             position=p,
@@ -256,6 +299,7 @@ class Timeline:
             grads=_GradsAt(self, k),
             active=step if isinstance(step, Step) else None,
             active_group=step if isinstance(step, GroupStep) else None,
+            tangent_step=step if isinstance(step, ForwardStep) else None,
             done_edges=_Prefix(self._edge_keys, self._edge_index, k),
             fan_in=self.fan_in,
             timeline=self,
@@ -263,7 +307,7 @@ class Timeline:
 
     def _in_forward(self, p: int) -> bool:
         F = self.forward_length
-        return p < F or (p == F and self.results.trace is None)
+        return p < F or (p == F and self.results.trace is None and self.tangents is None)
 
     def changes(self, a: Frame, b: Frame) -> Changes | None:
         """The nodes and edges whose drawing differs between frames ``a`` and ``b`` of this
@@ -281,17 +325,23 @@ class Timeline:
         nodes = {n for s in steps for n in _receivers(s)}
         edges = set(self._edge_keys[lo - F : hi - F])
         for f in (a, b):
-            if f.active is not None:
-                nodes.update((f.active.operand, f.active.consumer))
+            active = f.edge_step
+            if active is not None:
+                nodes.update((active.operand, active.consumer))
                 edges.add(self._edge_keys[f.k - 1])
             if f.active_group is not None:
                 nodes.update(f.active_group.inputs)
         return Changes(frozenset(nodes), frozenset(edges))
 
 
-def timeline_of(graph: Graph, results: Results, groups: list[Group]) -> Timeline:
+def timeline_of(
+    graph: Graph, results: Results, groups: list[Group], tangents: ForwardTrace | None = None
+) -> Timeline:
     """What plays for a document: its trace, each outermost collapsed group as one step
-    (the player, every export and the CLI's ``--step K`` count the same steps)."""
+    (the player, every export and the CLI's ``--step K`` count the same steps); with
+    ``tangents``, that forward-mode pass (the forward direction)."""
+    if tangents is not None:
+        return Timeline(results, tangents=tangents)
     trace = results.trace
     if trace is None or not any(g.collapsed for g in groups):
         return Timeline(results)

@@ -133,6 +133,7 @@ def test_double_click_expands_a_module_in_place_and_collapses_it_again(qtbot, wi
 def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
     """Each tab below the canvas renders every step (pytest-qt fails on an exception in
     a Qt handler); forward mode, which needs the engine's ops, says so in one line."""
+    from gui.model.timeline import Direction
     from gui.panels.forward_mode import CAPTURED_NO_JVP
 
     tl, tabs = window.player.timeline, window.tabs
@@ -143,3 +144,8 @@ def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
     forward = window.teaching.forward_panel
     messages = [w.text() for w in forward.findChildren(type(window.player_status))]
     assert CAPTURED_NO_JVP in messages
+    box = window.player_bar.direction_box  # the player bar refuses forward mode too
+    box.setCurrentIndex(box.findData(Direction.FORWARD))
+    assert window.player.direction is Direction.REVERSE
+    assert box.currentData() is Direction.REVERSE
+    assert window.player_bar.status_label.text() == CAPTURED_NO_JVP

@@ -229,30 +229,36 @@ def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) ->
 
 
 def test_a_hidden_forward_mode_panel_does_no_work_on_new_results(qtbot) -> None:  # noqa: ANN001
+    from gui.model.timeline import Direction
     from gui.panels.forward_mode import ForwardModePanel
 
     doc = GraphDocument()
     doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
-    highlighted: list[object] = []
-    panel = ForwardModePanel(doc, highlighted.append)
+    player = Player(doc)
+    panel = ForwardModePanel(player)
     qtbot.addWidget(panel)  # a tab behind another one: never shown yet
     follow = panel.follow
     doc.set_backward("n10", np.ones(2))
     doc.undo_stack.clear()
-    assert follow.renders == 0 and panel.trace is None and not panel.editors
+    assert follow.renders == 0 and not panel.editors
     panel.show()
     qtbot.waitExposed(panel)
     assert follow.renders == 1  # shown: built once, for the results of now
-    assert set(panel.editors) == {"x"} and panel.trace is not None
-    panel.seek(3)
-    s = panel.trace.steps[2]
-    assert highlighted[-1] == (s.operand, s.consumer, s.operand_index)
-    doc.set_backward("n11", np.ones(2))  # visible: rebuilt once, its highlight cleared
-    assert follow.renders == 2 and panel.k == 0 and highlighted[-1] is None
+    assert set(panel.editors) == {"x"} and player.direction is Direction.REVERSE
+    panel.run()
+    assert player.direction is Direction.FORWARD and player.frame.k == 0
+    tl = player.timeline
+    player.seek(tl.position_of_step(3))
+    s = tl.steps[2]
+    assert player.frame.active_edge == (s.operand, s.consumer, s.operand_index)
+    built: list[object] = []
+    player.timelineChanged.connect(lambda: built.append(player.timeline))
+    doc.set_backward("n11", np.ones(2))  # visible: rebuilt once; forward mode replayed once
+    assert follow.renders == 2 and len(built) == 1
+    assert player.direction is Direction.FORWARD and player.timeline.tangents is not None
     panel.hide()
-    panel.seek(2)
-    doc.set_backward("n10", np.ones(2))  # hidden: only its stale highlight goes
-    assert follow.renders == 2 and highlighted[-1] is None
+    doc.set_backward("n10", np.ones(2))  # hidden: the panel does nothing
+    assert follow.renders == 2 and len(built) == 2
 
 
 def test_a_bulk_duplicate_routes_only_the_new_edges(qtbot, monkeypatch) -> None:  # noqa: ANN001

@@ -146,39 +146,58 @@ def test_quiz_teacher_chooses_jacobians(window) -> None:  # noqa: ANN001
 # --------------------------------------------------------------------------- forward mode
 
 
-def test_forward_mode_panel_steps_edge_by_edge(window, qtbot, artifacts_dir) -> None:  # noqa: ANN001
+def test_forward_mode_plays_through_the_player_bar(window, qtbot, artifacts_dir) -> None:  # noqa: ANN001
+    """The panel sets the tangents; the player bar's direction switch plays forward mode
+    on the canvas (edge, label, the consumer's tangent) and in the chain-rule panel."""
     from PySide6.QtCore import Qt
 
-    panel = window.teaching.forward_panel
+    from gui.model.timeline import Direction
+
+    panel, player = window.teaching.forward_panel, window.player
     window.tabs.setCurrentWidget(panel)
     assert set(panel.editors) == {"x1", "x2", "x3"}
     assert panel.editors["x1"].text() == "1.0" and panel.editors["x2"].text() == "0.0"
     assert "Forward passes: 3" in panel.comparison.text()
     assert "reverse passes: 3" in panel.comparison.text()
-    for _ in range(len(panel.trace.steps)):
-        qtbot.mouseClick(panel.next, Qt.MouseButton.LeftButton)
-    assert panel.position.text() == "edge 15 of 15"
-    assert "tan y = [6, 1, 1]" in panel.text.toPlainText()
-    assert "Forward step 15 of 15: y3 → y" in panel.text.toPlainText()
-    assert window.canvas.selected_edges() == [("y3", "y", 2)]
-    QApplication.processEvents()
+    assert player.direction is Direction.REVERSE  # showing the tab switches nothing
+    box = window.player_bar.direction_box
+    box.setCurrentIndex(box.findData(Direction.FORWARD))
+    assert player.direction is Direction.FORWARD
+    tl = player.timeline
+    assert len(tl.steps) == 15 and player.frame.k == 0
+    assert "Forward mode: 15 edge steps" in window.chain_rule.text()
+    for _ in range(len(tl.steps)):
+        qtbot.keyClick(window.canvas, Qt.Key.Key_Right)
+    frame = player.frame
+    assert frame.status == "forward mode done (15 steps)"
+    assert frame.active_edge == ("y3", "y", 2) and frame.active is None
+    assert "tan y = [6, 1, 1]" in window.chain_rule.text()
+    assert "Forward step 15 of 15: y3 → y" in window.chain_rule.text()
+    scene = window.canvas.canvas
+    assert scene.label.isVisible() and "J · " in scene.label.text
+    assert scene.nodes["y"].content.grad_title == "tan"
     assert window.grab().save(os.path.join(artifacts_dir, "forward_mode_seed2.png"))
     panel.onehot_index.setValue(2)
-    panel.set_one_hot(2)
-    panel.seek(15)
-    assert "tan y = [2, 1, 2]" in panel.text.toPlainText()
+    panel.set_one_hot(2)  # Run: forward mode from its start, with the new tangents
+    assert player.frame.k == 0
+    player.to_end()
+    assert "tan y = [2, 1, 2]" in window.chain_rule.text()
     panel.set_ones()
     assert panel.editors["x2"].text() == "1.0"
+    box.setCurrentIndex(box.findData(Direction.REVERSE))
+    assert player.direction is Direction.REVERSE and player.frame.tangent_step is None
 
 
 def test_forward_mode_bad_tangent_is_one_line(window, qtbot) -> None:  # noqa: ANN001
     from PySide6.QtCore import Qt
 
+    from gui.model.timeline import Direction
+
     panel = window.teaching.forward_panel
     window.tabs.setCurrentWidget(panel)
     panel.editors["x1"].setText("[1, 2]")
     qtbot.keyClick(panel.editors["x1"], Qt.Key.Key_Return)
-    assert panel.trace is None
+    assert window.player.direction is Direction.REVERSE
     assert panel.message.text().startswith("node 'x1'") and "shape" in panel.message.text()
 
 

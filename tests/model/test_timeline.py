@@ -13,6 +13,7 @@ import pytest
 from engine import tracefile
 from engine.autodiff import backward, forward
 from engine.captured import as_graph
+from engine.forward_mode import ForwardStep, jvp, ones
 from gui.model.results import Results
 from gui.model.timeline import Phase, Timeline
 from support import captured_mlp, seed2_graph, torch
@@ -24,11 +25,22 @@ def seed2_timeline() -> Timeline:
     return Timeline(Results(fwd, backward(g, fwd, "y", np.array([0.1, 0.2, 0.3]))))
 
 
-@pytest.fixture(scope="module", params=["seed2", "captured"])
+def seed2_forward_mode() -> Timeline:
+    """Seed 2 in the forward direction: forward mode with every input's tangent 1."""
+    g = seed2_graph()
+    fwd = forward(g)
+    results = Results(fwd, backward(g, fwd, "y", np.array([0.1, 0.2, 0.3])))
+    return Timeline(results, tangents=jvp(g, fwd, ones(g, fwd)))
+
+
+@pytest.fixture(scope="module", params=["seed2", "captured", "forward mode"])
 def timeline(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Timeline:
-    """Seed 2, and a captured PyTorch MLP (its edges, modules expanded): one timeline."""
+    """Seed 2, a captured PyTorch MLP (its edges, modules expanded) and seed 2's forward
+    mode: one timeline."""
     if request.param == "seed2":
         return seed2_timeline()
+    if request.param == "forward mode":
+        return seed2_forward_mode()
     if torch is None:
         pytest.skip("torch is not installed")
     trace = tracefile.load(captured_mlp(Path(tmp_path_factory.mktemp("tl")) / "mlp.bptrace"))
@@ -40,7 +52,7 @@ def naive_frame(tl: Timeline, k: int) -> tuple[dict[str, np.ndarray], set]:
     grads = dict(tl.start_grads)
     done = set()
     for s in tl.steps[:k]:
-        grads[s.operand] = s.accumulated
+        grads[s.consumer if isinstance(s, ForwardStep) else s.operand] = s.accumulated
         done.add((s.operand, s.consumer, s.operand_index))
     return grads, done
 
@@ -61,7 +73,25 @@ def test_every_frame_matches_replaying_the_steps(timeline: Timeline) -> None:
         assert all(key in f.done_edges for key in done)
         assert f.done_edges - done == frozenset()
         assert set(f.shown_values) == set(tl.forward_order)
-    assert tl.frame(tl.end).phase is Phase.BACKWARD_DONE
+    done = Phase.BACKWARD_DONE if tl.tangents is None else Phase.TANGENT_DONE
+    assert tl.frame(tl.end).phase is done
+
+
+def test_forward_mode_frames_show_the_engines_tangents() -> None:
+    """The forward direction's last frame holds every tangent forward mode computed, and
+    each step's frame names its edge and J·t's receiver (the consumer)."""
+    tl = seed2_forward_mode()
+    assert tl.tangents is not None
+    end = tl.frame(tl.end)
+    for nid, t in tl.tangents.tangents.items():
+        np.testing.assert_array_equal(end.grads[nid], t)
+    np.testing.assert_allclose(end.grads["y"], [11, 3, 6])  # J·[1, 1, 1]: J's row sums
+    f = tl.frame(tl.position_of_step(6))
+    s = tl.steps[5]
+    assert isinstance(s, ForwardStep) and f.tangent_step is s and f.active is None
+    assert f.active_edge == (s.operand, s.consumer, s.operand_index)
+    assert f.status == f"forward mode step 6 of 15: {s.operand} → {s.consumer}"
+    assert tl.frame(tl.forward_length).status == "forward done; forward mode 0 of 15 steps"
 
 
 def test_a_step_changes_only_the_nodes_and_edges_it_touches(timeline: Timeline) -> None:
