@@ -42,6 +42,7 @@ from ..model.semantic_zoom import (
     compact_rows,
     fitting_chars,
     is_compact,
+    room_chars,
     shortened,
 )
 from ..theme import THEME, name_font
@@ -480,8 +481,8 @@ class NodeItem(QGraphicsRectItem):
         c = self.content
         if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
             return None
-        least = MIN_EXTRA_SHARE * self.min_screen_pt() / zoom  # smallest a line is shown
-        lines, widths, line, room = self._compact_metrics(least)
+        floor = self.min_screen_pt() / zoom  # the size a line is shown at, room allowing
+        lines, widths, line, room = self._compact_metrics(MIN_EXTRA_SHARE * floor, floor)
         gap = compact_fonts().beside_gap / COMPACT_REF_PT
         sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
         if beside:  # the value first: "8  grad 0 → 2", never "grad 0 → 2  8"
@@ -518,22 +519,27 @@ class NodeItem(QGraphicsRectItem):
         return c is not None and (c.grad_active or self.highlight_consumer)
 
     def _compact_metrics(
-        self, fit_pt: float | None = None
+        self, fit_pt: float | None = None, shown_pt: float | None = None
     ) -> tuple[list[CompactLine], list[float], float, tuple[float, float]]:
         """Compact lines, their widths and the line height at 1 pt, and the room.
 
         ``fit_pt``: an active box's gradient line too wide for its box at this scene size
         (the smallest a line is shown) is cut to fit (``inf``: to its shortest cut), as
-        :func:`~gui.model.semantic_zoom.fitting_chars` says, rather than left out."""
+        :func:`~gui.model.semantic_zoom.fitting_chars` says, rather than left out.
+        ``shown_pt``: the size the lines are shown at when there is room; lines are cut
+        only past the characters the box's width holds at it (the camera, asking
+        without it, plans for the usual cut)."""
         c = self.content
         assert c is not None
         in_step = self._in_step()
-        lines = compact_lines(self.node_id, c.value, c.grad, grad_first=in_step)
         f = compact_fonts()
+        room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
+        chars = 0 if shown_pt is None else room_chars(
+            room[0], advance(f.fm_mono, "0") / COMPACT_REF_PT, shown_pt)
+        lines = compact_lines(self.node_id, c.value, c.grad, grad_first=in_step, chars=chars)
         widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
                   / COMPACT_REF_PT for ln in lines]
         line = f.fm_mono.lineSpacing() / COMPACT_REF_PT
-        room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
         if in_step and fit_pt is not None and lines[1].kind == "grad":
             text = lines[1].text
             chars = fitting_chars(len(text), widths[1], fit_pt, room[0])

@@ -119,16 +119,28 @@ def fitting_chars(chars: int, width_per_pt: float, pt: float, room_w: float) -> 
     return max(MIN_ACTIVE_GRAD_CHARS, int(room_w / (pt * width_per_pt / chars)))
 
 
+def room_chars(room_w: float, char_w_per_pt: float, pt: float) -> int:
+    """How many monospaced characters (``char_w_per_pt`` wide at 1 pt) a box's text
+    room ``room_w`` holds at ``pt`` points, less the gradient's word ``grad `` so
+    that line fits too: a wide box shows a long line whole instead of cutting it at
+    :data:`MAX_COMPACT_CHARS`."""
+    return max(0, int(room_w / (char_w_per_pt * pt)) - len("grad "))
+
+
 def compact_lines(
-    name: str, value: str, grad: str | None, grad_first: bool = False
+    name: str, value: str, grad: str | None, grad_first: bool = False,
+    chars: int = MAX_COMPACT_CHARS,
 ) -> list[CompactLine]:
     """The compact form of a box: name, value, and ``grad`` when given. ``grad_first``
     (the active edge's boxes, whose gradient is what the step changes) puts the
-    gradient before the value, so it is the line kept when only one fits."""
-    extra = [CompactLine(cut(_one_line(value), MAX_COMPACT_CHARS), "value")]
+    gradient before the value, so it is the line kept when only one fits. ``chars``:
+    the longest value (the gradient's after its word); a box with room for more at its
+    size passes more (:func:`room_chars`) rather than cutting a line it could show."""
+    chars = max(MAX_COMPACT_CHARS, chars)
+    extra = [CompactLine(cut(_one_line(value), chars), "value")]
     if grad is not None:
         word = "grad "
-        g = CompactLine(shortened(word + _one_line(grad), len(word) + MAX_COMPACT_CHARS), "grad")
+        g = CompactLine(shortened(word + _one_line(grad), len(word) + chars), "grad")
         extra = [g, *extra] if grad_first else [*extra, g]
     return [CompactLine(name, "name"), *extra]
 

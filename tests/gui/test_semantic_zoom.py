@@ -14,6 +14,7 @@ from gui.model.semantic_zoom import (
     compact_sizes,
     fitting_chars,
     is_compact,
+    room_chars,
     shortened,
 )
 
@@ -79,6 +80,33 @@ def test_fitting_chars_cut_to_the_room_but_not_below_the_shortest_cut() -> None:
     assert fitting_chars(20, 2.0, 60.0, 30.0) == MIN_ACTIVE_GRAD_CHARS  # 5 would fit
     assert fitting_chars(20, 2.0, float("inf"), 30.0) == MIN_ACTIVE_GRAD_CHARS
     assert fitting_chars(8, 2.0, 60.0, 30.0) == 8  # already short: kept, it shrinks
+
+
+def test_a_wide_box_holds_more_characters_than_the_usual_cut() -> None:
+    # a room 300 wide at 10 pt of 0.6-wide characters: 50 characters, less "grad "
+    assert room_chars(300.0, 0.6, 10.0) == 45
+    long = "[" + ", ".join(["0.125"] * 6) + "]"  # 42 characters
+    assert compact_lines("x", long, None, chars=45)[1].text == long
+    assert compact_lines("x", long, None, chars=5) == compact_lines("x", long, None)  # never less
+
+
+def test_the_active_boxs_gradient_line_uses_the_boxs_width_before_cutting(qtbot) -> None:  # noqa: ANN001, E501
+    # Fix 10: "grad → [[-1.411, 1.294, -…" was cut at 22 characters in a box with room
+    from gui.canvas.node_item import COMPACT_REF_PT, NodeItem, advance, compact_fonts
+    from gui.model.node_box import NodeContent
+
+    after = "[[-1.411, 1.294, -0.5012, 2.123],\n [1, 2, 3, 4]]"
+    grad = side_by_side("[[0, 0, 0, 0],\n [0, 0, 0, 0]]", " → ", after)
+    item = NodeItem("W1", NodeContent(title="W1", value=after, grad=grad, grad_active=True))
+    zoom = 0.7
+    form = item.compact_form(zoom)
+    assert form is not None
+    (line, pt), = [(ln, pt) for ln, pt in form if ln.kind == "grad"]
+    assert line.text.startswith("grad → [[-1.411, 1.294, -0.5012")
+    assert pt * zoom >= item.min_screen_pt() - 1e-6  # not shrunk for it
+    width, _height = item.size
+    drawn = advance(compact_fonts().fm_mono, line.text) / COMPACT_REF_PT * pt
+    assert drawn <= width - 16.0  # inside the box's text room
 
 
 def test_sizes_reach_the_screen_minimum_when_there_is_room() -> None:
