@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from ..model.node_box import BoxStyle, NodeContent, ValueState
 from ..model.semantic_zoom import (
+    ACTIVE_GROW,
     MIN_EXTRA_SHARE,
     MIN_SCREEN_PT,
     CompactLine,
@@ -42,6 +43,7 @@ from ..model.semantic_zoom import (
     compact_rows,
     fitting_chars,
     is_compact,
+    name_growth,
     room_chars,
     shortened,
 )
@@ -323,6 +325,7 @@ class NodeItem(QGraphicsRectItem):
         """The consumer of the active backward step: a lighter outline."""
         if flag != self.highlight_consumer:
             self.highlight_consumer = flag
+            self._set_bounds()  # an active step's box may grow, drawn compact
             self.update()
 
     def set_hover_port(self, port: PortItem | None) -> None:
@@ -393,7 +396,7 @@ class NodeItem(QGraphicsRectItem):
         height = title_h + body
         if width != self._rect.width() or height != self._rect.height():
             self._rect = QRectF(0, 0, width, height)
-            self._set_bounds()
+        self._set_bounds()
         self._title_h = title_h
         self._radius = 7.0 * s
         self._band = _band(width, title_h, self._radius)
@@ -469,7 +472,8 @@ class NodeItem(QGraphicsRectItem):
 
     def _set_bounds(self) -> None:
         m = 8.0 * UNIT  # room for the ports, the thick highlight border, the shadow
-        self.setRect(self._rect.adjusted(-m, -m, m, m))
+        grow = ACTIVE_GROW * self._rect.height() / 2 if self._in_step() else 0.0
+        self.setRect(self._rect.adjusted(-m, -m - grow, m, m + grow))
 
     def min_screen_pt(self) -> float:
         """The smallest on-screen text size the canvas showing this box accepts."""
@@ -478,17 +482,34 @@ class NodeItem(QGraphicsRectItem):
     def compact_form(self, zoom: float) -> list[tuple[CompactLine, float]] | None:
         """At ``zoom``, the compact form's lines with their point sizes (scene), or None
         when the full box is readable (see :mod:`gui.model.semantic_zoom`)."""
+        layout = self._compact_layout(zoom)
+        return None if layout is None else layout[0]
+
+    def _compact_layout(
+        self, zoom: float
+    ) -> tuple[list[tuple[CompactLine, float]], QRectF] | None:
+        """:meth:`compact_form` and the rectangle it is drawn in: the box, or, for the
+        active step's boxes, the box grown (up to :data:`ACTIVE_GROW`, about its
+        middle) so that their names keep the size the other boxes' names grow to."""
         c = self.content
         if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
             return None
         floor = self.min_screen_pt() / zoom  # the size a line is shown at, room allowing
         lines, widths, line, room = self._compact_metrics(MIN_EXTRA_SHARE * floor, floor)
+        in_step = self._in_step()
+        rect = QRectF(self._rect)
+        if in_step:
+            grow = min(name_growth(zoom, self.min_screen_pt(), widths, line, room),
+                       ACTIVE_GROW * rect.height())
+            rect.adjust(0, -grow / 2, 0, grow / 2)
+            room = (room[0], room[1] + grow)
         gap = compact_fonts().beside_gap / COMPACT_REF_PT
-        sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
+        sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap,
+                                     name_first=in_step)
         if beside:  # the value first: "8  grad 0 → 2", never "grad 0 → 2  8"
             value, grad = sorted(lines[1:], key=lambda ln: ln.kind != "value")
             lines[1:] = [value, replace(grad, beside=True)]
-        return list(zip(lines, sizes, strict=True))
+        return list(zip(lines, sizes, strict=True)), rect
 
     def compact_min_zooms(self) -> MinZooms:
         """The smallest zooms at which the compact form stays legible at the canvas's
@@ -556,7 +577,8 @@ class NodeItem(QGraphicsRectItem):
         band = QRectF(0, 0, self._rect.width(), self._title_h).translated(x, y)
         return self._rect.translated(x, y), band, BAND[self.content.style]
 
-    def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]]) -> None:
+    def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]],
+                       rect: QRectF) -> None:
         """Name and value (and the gradient being received) large, centred in the box.
 
         Each line is laid out at :data:`COMPACT_REF_PT`, where its width was measured,
@@ -573,7 +595,7 @@ class NodeItem(QGraphicsRectItem):
                     rows[-1].append((ln, pt))
                 else:
                     rows.append([(ln, pt)])
-        y = (self._rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
+        y = rect.top() + (rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
         colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
         gap = f.beside_gap
         for row in rows:
@@ -581,7 +603,7 @@ class NodeItem(QGraphicsRectItem):
             k = pt / COMPACT_REF_PT
             widths = [advance(f.fm_name if ln.kind == "name" else f.fm_mono, ln.text)
                       for ln, _pt in row]
-            x = (self._rect.width() / k - sum(widths) - gap * (len(row) - 1)) / 2
+            x = (rect.width() / k - sum(widths) - gap * (len(row) - 1)) / 2
             painter.save()
             painter.translate(0, y)
             painter.scale(k, k)
@@ -604,7 +626,10 @@ class NodeItem(QGraphicsRectItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         band = BAND[c.style]
-        compact = self.compact_form(lod) if lod >= FAR_LOD else None
+        layout = self._compact_layout(lod) if lod >= FAR_LOD else None
+        compact = None
+        if layout is not None:
+            compact, rect = layout
         if lod < FAR_LOD:  # a few pixels on screen: a box with its band, nothing finer
             painter.setPen(QPen(THEME.node_selected if selected else THEME.node_border, 0))
             painter.setBrush(THEME.node_fill)
@@ -647,7 +672,7 @@ class NodeItem(QGraphicsRectItem):
             painter.setPen(QPen(THEME.node_selected, cline(1.5)))
             painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
         if compact is not None:
-            self._paint_compact(painter, compact)
+            self._paint_compact(painter, compact, rect)
             return
 
         for port in [*self.in_ports, self.out_port]:

@@ -3,6 +3,8 @@ drawing it when the whole graph is shown small."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gui.model.node_box import side_by_side
@@ -14,6 +16,7 @@ from gui.model.semantic_zoom import (
     compact_sizes,
     fitting_chars,
     is_compact,
+    name_growth,
     room_chars,
     shortened,
 )
@@ -155,6 +158,16 @@ def test_a_short_value_and_gradient_go_side_by_side_and_the_name_grows() -> None
     assert two == (compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0)), False)
 
 
+def test_an_active_box_grows_and_gives_its_name_the_third_lines_room() -> None:
+    # floor 16: name 1.5x = 24 over a 16 pt line need 40 pt x 1.5 = 60 units of height
+    assert name_growth(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 50.0)) == pytest.approx(10.0)
+    assert name_growth(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 80.0)) == 0.0
+    stacked, _beside = compact_rows(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0), 0.5)
+    sizes, beside = compact_rows(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0), 0.5,
+                                 name_first=True)
+    assert sizes[0] > stacked[0] and sizes[1] > 0 and sizes[2] == 0.0 and not beside
+
+
 def test_the_active_edges_boxes_put_the_gradient_first() -> None:
     lines = compact_lines("x", "3", "0 → 2", grad_first=True)
     assert [ln.kind for ln in lines] == ["name", "grad", "value"]
@@ -238,6 +251,10 @@ def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # no
         sheet.show_position(sheet.player.timeline.end)  # every gradient shown
         item = sheet.canvas.node_item("n1_0")
         assert item.content is not None and item.content.grad is not None
+        # a box outside the active step: the active one gives its name the row instead
+        # (test_active_names.py)
+        item.set_content(replace(item.content, grad_active=False))
+        item.set_consumer_highlight(False)
         zoom = 0.568  # the random 16-node graph's frames
         form = item.compact_form(zoom)
         width, height = item.size
