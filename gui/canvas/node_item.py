@@ -56,6 +56,11 @@ BOX_PT = 10.0
 TEXT_LOD = 0.33
 #: Below this, a box is a few pixels: no shadow, no rounded corners, no ports.
 FAR_LOD = 0.15
+#: A box's bounds reach this far (scene units) past its sides: the ports, the thick
+#: highlight border, the shadow.
+BOUNDS_MARGIN = 8.0
+#: Ports are drawn at least this wide on screen (pixels), within the bounds' margin.
+MIN_PORT_PX = 10.0
 
 
 @dataclass
@@ -471,7 +476,7 @@ class NodeItem(QGraphicsRectItem):
     # ------------------------------------------------------------------ painting
 
     def _set_bounds(self) -> None:
-        m = 8.0 * UNIT  # room for the ports, the thick highlight border, the shadow
+        m = BOUNDS_MARGIN * UNIT  # room for the ports, the thick highlight border, the shadow
         grow = ACTIVE_GROW * self._rect.height() / 2 if self._in_step() else 0.0
         self.setRect(self._rect.adjusted(-m, -m - grow, m, m + grow))
 
@@ -617,6 +622,18 @@ class NodeItem(QGraphicsRectItem):
             painter.restore()
             y += per_pt * pt
 
+    def _paint_ports(self, painter: QPainter, lod: float) -> None:
+        """The ports, at least :data:`MIN_PORT_PX` wide on screen (as far as the box's
+        margin allows): a compact box shown small keeps showing where to connect."""
+        for port in [*self.in_ports, self.out_port]:
+            hover = port is self.hover_port
+            rect, pen, brush = port_style(port.is_output, port.connected or port.is_output or hover,
+                                          hover)
+            r = min(max(rect.width(), MIN_PORT_PX / lod), 2 * BOUNDS_MARGIN * UNIT) / 2
+            painter.setPen(pen)
+            painter.setBrush(brush)
+            painter.drawEllipse(port.pos(), r, r)
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         c, s, r = self.content, UNIT, self._radius
@@ -673,15 +690,9 @@ class NodeItem(QGraphicsRectItem):
             painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
         if compact is not None:
             self._paint_compact(painter, compact, rect)
+        self._paint_ports(painter, lod)
+        if compact is not None:
             return
-
-        for port in [*self.in_ports, self.out_port]:
-            hover = port is self.hover_port
-            rect, pen, brush = port_style(port.is_output, port.connected or port.is_output or hover,
-                                          hover)
-            painter.setPen(pen)
-            painter.setBrush(brush)
-            painter.drawEllipse(rect.translated(port.pos()))
 
         if lod < TEXT_LOD:
             return
