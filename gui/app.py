@@ -37,8 +37,13 @@ def create_window(path: str | Path | None = None) -> MainWindow:
 
     window = MainWindow()
     window.restore_layout()
-    if path is None or not window.files.load_path(path):
-        window.open_default_example()
+    if path is not None and window.files.load_path(path):
+        return window
+    if path is None and window.resume_session():  # a later launch: where the user left
+        return window
+    window.open_default_example()  # at step 0
+    if path is None:
+        QTimer.singleShot(0, window.tour.start_if_first)  # once shown; first launch only
     return window
 
 

@@ -130,6 +130,9 @@ class FileController(QObject):
         self.host = host
         FileController._serial += 1
         self._session = f"{os.getpid()}-{FileController._serial}"
+        #: The file last opened (an example too, which opens as a copy): where a later
+        #: launch reopens when the document was never saved elsewhere.
+        self.last_opened: Path | None = None
         self._dirty = False
         self._written: Path | None = None  # the autosave file this session last wrote
         #: The document's file as this window last read or wrote it (two-instance check).
@@ -215,6 +218,7 @@ class FileController(QObject):
         # A shipped example always opens as a copy, so Save never overwrites it.
         example = example or p.resolve().parent == Path(EXAMPLES_DIR).resolve()
         self.remove_autosave()
+        self.last_opened = p.resolve()
         if isinstance(gf, CapturedTrace):
             with collector_paused():
                 self.doc.load_trace(gf, p.resolve())

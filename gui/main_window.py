@@ -53,6 +53,7 @@ from .clipboard import Clipboard
 from .commands import READ_ONLY
 from .document import GraphDocument
 from .files import Answer, DiskChange, FileController
+from .guided_tour import GuidedTour
 from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
@@ -69,6 +70,9 @@ FULL_SCREEN_WAIT_MS = 400
 EXPORT_SIZE_KEY = "export/size"
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
+#: Where the user left: the document's file and the player's position (a later launch).
+SESSION_FILE_KEY = "session/file"
+SESSION_POSITION_KEY = "session/position"
 #: Share of the window's width the status bar's problems line may take.
 PROBLEMS_SHARE = 0.45
 #: The window's size on first run, when the screen has room for it.
@@ -170,6 +174,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self.teaching = Teaching(self)
+        self.tour = GuidedTour(self)
         self._wire()
         self._update_title()
         self._update_problems()
@@ -413,6 +418,7 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([act["shortcuts"], act["about"]])
         help_menu.addAction("&Examples Tour", self.show_examples_tour)
+        help_menu.addAction("&Guided Tour", lambda: self.tour.start())
 
     def show_examples_tour(self) -> None:
         """Help > Examples Tour: each shipped example and, in one sentence, what it teaches."""
@@ -581,6 +587,17 @@ class MainWindow(QMainWindow):
         if self.close():
             QApplication.closeAllWindows()
             QApplication.quit()
+
+    def resume_session(self) -> bool:
+        """Reopen the file the user left last time at the step they left it on; False
+        when there is none (a first launch) or it cannot be read any more."""
+        settings = QSettings()
+        path = settings.value(SESSION_FILE_KEY)
+        if not path or not Path(str(path)).is_file() or not self.files.load_path(str(path)):
+            return False
+        position = int(settings.value(SESSION_POSITION_KEY, 0))
+        self.player.seek(position)
+        return True
 
     def open_default_example(self) -> bool:
         """Seed example 2 (the stack of three scalars with v = [0.1, 0.2, 0.3])."""
@@ -783,6 +800,10 @@ class MainWindow(QMainWindow):
         settings = QSettings()
         settings.setValue(GEOMETRY_KEY, self.saveGeometry())
         settings.setValue(STATE_KEY, self.saveState())
+        left = self.doc.path or self.files.last_opened
+        if left is not None:
+            settings.setValue(SESSION_FILE_KEY, str(left))
+            settings.setValue(SESSION_POSITION_KEY, self.player.position)
         self.player.pause()
         self.files.shutdown()
         event.accept()

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from ..model.node_box import BoxStyle, NodeContent, ValueState
 from ..model.semantic_zoom import (
+    ACTIVE_GROW,
     MIN_EXTRA_SHARE,
     MIN_SCREEN_PT,
     CompactLine,
@@ -42,6 +43,8 @@ from ..model.semantic_zoom import (
     compact_rows,
     fitting_chars,
     is_compact,
+    name_growth,
+    room_chars,
     shortened,
 )
 from ..theme import THEME, name_font
@@ -53,6 +56,11 @@ BOX_PT = 10.0
 TEXT_LOD = 0.33
 #: Below this, a box is a few pixels: no shadow, no rounded corners, no ports.
 FAR_LOD = 0.15
+#: A box's bounds reach this far (scene units) past its sides: the ports, the thick
+#: highlight border, the shadow.
+BOUNDS_MARGIN = 8.0
+#: Ports are drawn at least this wide on screen (pixels), within the bounds' margin.
+MIN_PORT_PX = 10.0
 
 
 @dataclass
@@ -322,6 +330,7 @@ class NodeItem(QGraphicsRectItem):
         """The consumer of the active backward step: a lighter outline."""
         if flag != self.highlight_consumer:
             self.highlight_consumer = flag
+            self._set_bounds()  # an active step's box may grow, drawn compact
             self.update()
 
     def set_hover_port(self, port: PortItem | None) -> None:
@@ -392,7 +401,7 @@ class NodeItem(QGraphicsRectItem):
         height = title_h + body
         if width != self._rect.width() or height != self._rect.height():
             self._rect = QRectF(0, 0, width, height)
-            self._set_bounds()
+        self._set_bounds()
         self._title_h = title_h
         self._radius = 7.0 * s
         self._band = _band(width, title_h, self._radius)
@@ -468,8 +477,9 @@ class NodeItem(QGraphicsRectItem):
     # ------------------------------------------------------------------ painting
 
     def _set_bounds(self) -> None:
-        m = 8.0 * UNIT  # room for the ports, the thick highlight border, the shadow
-        self.setRect(self._rect.adjusted(-m, -m, m, m))
+        m = BOUNDS_MARGIN * UNIT  # room for the ports, the thick highlight border, the shadow
+        grow = ACTIVE_GROW * self._rect.height() / 2 if self._in_step() else 0.0
+        self.setRect(self._rect.adjusted(-m, -m - grow, m, m + grow))
 
     def min_screen_pt(self) -> float:
         """The smallest on-screen text size the canvas showing this box accepts."""
@@ -478,17 +488,34 @@ class NodeItem(QGraphicsRectItem):
     def compact_form(self, zoom: float) -> list[tuple[CompactLine, float]] | None:
         """At ``zoom``, the compact form's lines with their point sizes (scene), or None
         when the full box is readable (see :mod:`gui.model.semantic_zoom`)."""
+        layout = self._compact_layout(zoom)
+        return None if layout is None else layout[0]
+
+    def _compact_layout(
+        self, zoom: float
+    ) -> tuple[list[tuple[CompactLine, float]], QRectF] | None:
+        """:meth:`compact_form` and the rectangle it is drawn in: the box, or, for the
+        active step's boxes, the box grown (up to :data:`ACTIVE_GROW`, about its
+        middle) so that their names keep the size the other boxes' names grow to."""
         c = self.content
         if c is None or not is_compact(zoom, BOX_PT, self.min_screen_pt()):
             return None
-        least = MIN_EXTRA_SHARE * self.min_screen_pt() / zoom  # smallest a line is shown
-        lines, widths, line, room = self._compact_metrics(least)
+        floor = self.min_screen_pt() / zoom  # the size a line is shown at, room allowing
+        lines, widths, line, room = self._compact_metrics(MIN_EXTRA_SHARE * floor, floor)
+        in_step = self._in_step()
+        rect = QRectF(self._rect)
+        if in_step:
+            grow = min(name_growth(zoom, self.min_screen_pt(), widths, line, room),
+                       ACTIVE_GROW * rect.height())
+            rect.adjust(0, -grow / 2, 0, grow / 2)
+            room = (room[0], room[1] + grow)
         gap = compact_fonts().beside_gap / COMPACT_REF_PT
-        sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap)
+        sizes, beside = compact_rows(zoom, self.min_screen_pt(), widths, line, room, gap,
+                                     name_first=in_step)
         if beside:  # the value first: "8  grad 0 → 2", never "grad 0 → 2  8"
             value, grad = sorted(lines[1:], key=lambda ln: ln.kind != "value")
             lines[1:] = [value, replace(grad, beside=True)]
-        return list(zip(lines, sizes, strict=True))
+        return list(zip(lines, sizes, strict=True)), rect
 
     def compact_min_zooms(self) -> MinZooms:
         """The smallest zooms at which the compact form stays legible at the canvas's
@@ -519,22 +546,29 @@ class NodeItem(QGraphicsRectItem):
         return c is not None and (c.grad_active or self.highlight_consumer)
 
     def _compact_metrics(
-        self, fit_pt: float | None = None
+        self, fit_pt: float | None = None, shown_pt: float | None = None
     ) -> tuple[list[CompactLine], list[float], float, tuple[float, float]]:
         """Compact lines, their widths and the line height at 1 pt, and the room.
 
         ``fit_pt``: an active box's gradient line too wide for its box at this scene size
         (the smallest a line is shown) is cut to fit (``inf``: to its shortest cut), as
-        :func:`~gui.model.semantic_zoom.fitting_chars` says, rather than left out."""
+        :func:`~gui.model.semantic_zoom.fitting_chars` says, rather than left out.
+        ``shown_pt``: the size the lines are shown at when there is room; lines are cut
+        only past the characters the box's width holds at it (the camera, asking
+        without it, plans for the usual cut)."""
         c = self.content
         assert c is not None
         in_step = self._in_step()
-        lines = compact_lines(self.node_id, c.value, c.grad, in_step, c.grad_title)
         f = compact_fonts()
+        room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
+        chars = 0 if shown_pt is None else room_chars(
+            room[0], advance(f.fm_mono, "0") / COMPACT_REF_PT, shown_pt)
+        lines = compact_lines(
+            self.node_id, c.value, c.grad, grad_first=in_step, chars=chars, grad_title=c.grad_title
+        )
         widths = [advance(f.fm_mono if ln.kind != "name" else f.fm_name, ln.text)
                   / COMPACT_REF_PT for ln in lines]
         line = f.fm_mono.lineSpacing() / COMPACT_REF_PT
-        room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
         if in_step and fit_pt is not None and lines[1].kind == "grad":
             text = lines[1].text
             chars = fitting_chars(len(text), widths[1], fit_pt, room[0])
@@ -551,7 +585,8 @@ class NodeItem(QGraphicsRectItem):
         band = QRectF(0, 0, self._rect.width(), self._title_h).translated(x, y)
         return self._rect.translated(x, y), band, BAND[self.content.style]
 
-    def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]]) -> None:
+    def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]],
+                       rect: QRectF) -> None:
         """Name and value (and the gradient being received) large, centred in the box.
 
         Each line is laid out at :data:`COMPACT_REF_PT`, where its width was measured,
@@ -568,7 +603,7 @@ class NodeItem(QGraphicsRectItem):
                     rows[-1].append((ln, pt))
                 else:
                     rows.append([(ln, pt)])
-        y = (self._rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
+        y = rect.top() + (rect.height() - per_pt * sum(row[0][1] for row in rows)) / 2
         colours = {"name": THEME.text, "value": THEME.value_text, "grad": THEME.grad_text}
         gap = f.beside_gap
         for row in rows:
@@ -576,7 +611,7 @@ class NodeItem(QGraphicsRectItem):
             k = pt / COMPACT_REF_PT
             widths = [advance(f.fm_name if ln.kind == "name" else f.fm_mono, ln.text)
                       for ln, _pt in row]
-            x = (self._rect.width() / k - sum(widths) - gap * (len(row) - 1)) / 2
+            x = (rect.width() / k - sum(widths) - gap * (len(row) - 1)) / 2
             painter.save()
             painter.translate(0, y)
             painter.scale(k, k)
@@ -590,6 +625,18 @@ class NodeItem(QGraphicsRectItem):
             painter.restore()
             y += per_pt * pt
 
+    def _paint_ports(self, painter: QPainter, lod: float) -> None:
+        """The ports, at least :data:`MIN_PORT_PX` wide on screen (as far as the box's
+        margin allows): a compact box shown small keeps showing where to connect."""
+        for port in [*self.in_ports, self.out_port]:
+            hover = port is self.hover_port
+            rect, pen, brush = port_style(port.is_output, port.connected or port.is_output or hover,
+                                          hover)
+            r = min(max(rect.width(), MIN_PORT_PX / lod), 2 * BOUNDS_MARGIN * UNIT) / 2
+            painter.setPen(pen)
+            painter.setBrush(brush)
+            painter.drawEllipse(port.pos(), r, r)
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         c, s, r = self.content, UNIT, self._radius
@@ -599,7 +646,10 @@ class NodeItem(QGraphicsRectItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         band = BAND[c.style]
-        compact = self.compact_form(lod) if lod >= FAR_LOD else None
+        layout = self._compact_layout(lod) if lod >= FAR_LOD else None
+        compact = None
+        if layout is not None:
+            compact, rect = layout
         if lod < FAR_LOD:  # a few pixels on screen: a box with its band, nothing finer
             painter.setPen(QPen(THEME.node_selected if selected else THEME.node_border, 0))
             painter.setBrush(THEME.node_fill)
@@ -642,16 +692,10 @@ class NodeItem(QGraphicsRectItem):
             painter.setPen(QPen(THEME.node_selected, cline(1.5)))
             painter.drawRoundedRect(rect.adjusted(3 * s, 3 * s, -3 * s, -3 * s), r - 2, r - 2)
         if compact is not None:
-            self._paint_compact(painter, compact)
+            self._paint_compact(painter, compact, rect)
+        self._paint_ports(painter, lod)
+        if compact is not None:
             return
-
-        for port in [*self.in_ports, self.out_port]:
-            hover = port is self.hover_port
-            rect, pen, brush = port_style(port.is_output, port.connected or port.is_output or hover,
-                                          hover)
-            painter.setPen(pen)
-            painter.setBrush(brush)
-            painter.drawEllipse(rect.translated(port.pos()))
 
         if lod < TEXT_LOD:
             return

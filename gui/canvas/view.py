@@ -626,17 +626,26 @@ class CanvasView(QGraphicsView):
             self.zoom_by(ratio)
         self.viewport().update()
 
-    def port_at(self, view_pos: QPoint) -> PortItem | None:
-        """The port nearest ``view_pos`` within a few pixels (easier than the dot)."""
+    def port_at(self, view_pos: QPoint, output: bool | None = None) -> PortItem | None:
+        """The port nearest ``view_pos`` within a few pixels (easier than the dot), an
+        output port or an operand port when ``output`` says which.
+
+        Zoomed out, a few pixels cover a whole box: a port then reaches a quarter of
+        its box's width in, so a drag from a box's side connects and one from its
+        middle moves it, and a drop on a box's middle finds its free operand port (the
+        nearest port there was often the box's own output)."""
         centre = self.mapToScene(view_pos)
         r = PORT_GRAB_PX / max(self.zoom(), 1e-6)
         best, best_d = None, r
         for item in self.canvas.items(QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r)):
             if isinstance(item, NodeItem):
+                reach = min(best_d, item.size[0] / 4)
                 for port in (*item.in_ports, item.out_port):
+                    if output is not None and port.is_output != output:
+                        continue
                     d = QLineF(port.scenePos(), centre).length()
-                    if d <= best_d:
-                        best, best_d = port, d
+                    if d <= reach:
+                        best, best_d, reach = port, d, d
         return best
 
     def _hover(self, view_pos: QPoint) -> None:
@@ -669,8 +678,10 @@ class CanvasView(QGraphicsView):
 
     def _target_at(self, view_pos: QPoint) -> PortItem | None:
         """Where a connection drag would land: a port, or a box's natural port."""
-        port = self.port_at(view_pos)
-        if port is not None or self._drag_port is None:
+        if self._drag_port is None:
+            return self.port_at(view_pos)
+        port = self.port_at(view_pos, not self._drag_port.is_output)
+        if port is not None:
             return port
         node = self._node_at(view_pos)
         if node is None or node.node_id == self._drag_port.node_id:

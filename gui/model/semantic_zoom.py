@@ -25,6 +25,10 @@ MAX_COMPACT_CHARS = 22
 #: whole small graph shortens that line to its box rather than the camera closing in
 #: on two boxes for the sake of a long vector.
 MIN_ACTIVE_GRAD_CHARS = 12
+#: The active step's boxes, drawn compact, grow by up to this share of their height so
+#: that their names reach the size the other boxes' names grow to (see
+#: :func:`name_growth`).
+ACTIVE_GROW = 0.5
 #: Value and gradient go side by side (freeing a line for the name) only when they
 #: keep at least this share of the size they would have stacked.
 BESIDE_KEEP = 0.95
@@ -119,17 +123,29 @@ def fitting_chars(chars: int, width_per_pt: float, pt: float, room_w: float) -> 
     return max(MIN_ACTIVE_GRAD_CHARS, int(room_w / (pt * width_per_pt / chars)))
 
 
+def room_chars(room_w: float, char_w_per_pt: float, pt: float) -> int:
+    """How many monospaced characters (``char_w_per_pt`` wide at 1 pt) a box's text
+    room ``room_w`` holds at ``pt`` points, less the gradient's word ``grad `` so
+    that line fits too: a wide box shows a long line whole instead of cutting it at
+    :data:`MAX_COMPACT_CHARS`."""
+    return max(0, int(room_w / (char_w_per_pt * pt)) - len("grad "))
+
+
 def compact_lines(
-    name: str, value: str, grad: str | None, grad_first: bool = False, grad_title: str = "grad"
+    name: str, value: str, grad: str | None, grad_first: bool = False,
+    chars: int = MAX_COMPACT_CHARS, grad_title: str = "grad",
 ) -> list[CompactLine]:
     """The compact form of a box: name, value, and ``grad`` (written after ``grad_title``:
     "tan" for a tangent) when given. ``grad_first``
     (the active edge's boxes, whose gradient is what the step changes) puts the
-    gradient before the value, so it is the line kept when only one fits."""
-    extra = [CompactLine(cut(_one_line(value), MAX_COMPACT_CHARS), "value")]
+    gradient before the value, so it is the line kept when only one fits. ``chars``:
+    the longest value (the gradient's after its word); a box with room for more at its
+    size passes more (:func:`room_chars`) rather than cutting a line it could show."""
+    chars = max(MAX_COMPACT_CHARS, chars)
+    extra = [CompactLine(cut(_one_line(value), chars), "value")]
     if grad is not None:
         word = grad_title + " "
-        g = CompactLine(shortened(word + _one_line(grad), len(word) + MAX_COMPACT_CHARS), "grad")
+        g = CompactLine(shortened(word + _one_line(grad), len(word) + chars), "grad")
         extra = [g, *extra] if grad_first else [*extra, g]
     return [CompactLine(name, "name"), *extra]
 
@@ -185,6 +201,7 @@ def compact_rows(
     line_per_pt: float,
     room: tuple[float, float],
     gap_per_pt: float,
+    name_first: bool = False,
 ) -> tuple[list[float], bool]:
     """:func:`compact_sizes`, or, for a name with two lines under it, those two side by
     side, ``gap_per_pt`` apart (True), when that frees height for the name to grow and
@@ -193,7 +210,12 @@ def compact_rows(
     Stacked, three lines share a box's height: the name stays at the minimum size
     while a box with two lines grows its name 1.5x. A short value and gradient
     (``0.1006`` and ``grad 3``) fit on one row at about the size they had stacked, and
-    the name, what a class looks for first, gets the line they leave."""
+    the name, what a class looks for first, gets the line they leave.
+
+    ``name_first`` (the active step's boxes): when neither lets the name grow as far
+    as a name grows (:data:`NAME_GROW`) and a two-line form grows it more, the third
+    line (the value, under the gradient the step changes) is left out for it, so the
+    boxes the class looks at keep their names at least as large as the other boxes'."""
     stacked = compact_sizes(zoom, min_screen_pt, widths_per_pt, line_per_pt, room)
     if len(widths_per_pt) != 3:
         return stacked, False
@@ -206,8 +228,44 @@ def compact_rows(
         and pair_pt >= BESIDE_KEEP * shown
         and pair_pt * zoom >= MIN_EXTRA_SHARE * min_screen_pt
     ):
-        return [name_pt, pair_pt, pair_pt], True
-    return stacked, False
+        sizes, beside = [name_pt, pair_pt, pair_pt], True
+    else:
+        sizes, beside = stacked, False
+    if name_first:
+        two = compact_sizes(zoom, min_screen_pt, widths_per_pt[:2], line_per_pt, room)
+        if sizes[0] < _grown_name(zoom, min_screen_pt, name_w, room[0]) - 1e-9 \
+                and two[0] > sizes[0] + 1e-9:
+            return [*two, 0.0], False
+    return sizes, beside
+
+
+def _grown_name(zoom: float, min_screen_pt: float, name_w: float, room_w: float) -> float:
+    """The largest a name grows (scene points): :data:`NAME_GROW` times the minimum
+    size, or as wide as the room."""
+    grown = NAME_GROW * min_screen_pt / zoom
+    return grown if name_w <= 0 else min(grown, room_w / name_w)
+
+
+def name_growth(
+    zoom: float,
+    min_screen_pt: float,
+    widths_per_pt: list[float],
+    line_per_pt: float,
+    room: tuple[float, float],
+) -> float:
+    """The height (scene units) beyond ``room`` an active step's box needs, drawn
+    compact, for its name at :data:`NAME_GROW` times the minimum size (or as wide as
+    its room) over the line under it at its full size: the other boxes' names grow so
+    in the height their short lines leave, and the active box's, its gradient line at
+    full size, used to stay at the minimum exactly when the class looks for it."""
+    floor = min_screen_pt / zoom
+    room_w, room_h = room
+    name = _grown_name(zoom, min_screen_pt, widths_per_pt[0], room_w)
+    under = 0.0
+    if len(widths_per_pt) > 1:
+        w = widths_per_pt[1]
+        under = floor if w <= 0 else min(floor, room_w / w)
+    return max(0.0, (name + under) * line_per_pt - room_h)
 
 
 def compact_min_zoom(

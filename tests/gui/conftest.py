@@ -35,6 +35,8 @@ def settings_sandbox(qapp):  # noqa: ANN001, ANN201 - pytest fixture
     qapp.setOrganizationName("Backprop Studio")
     qapp.setApplicationName("Backprop Studio")
     QSettings().clear()
+    # no first-run tour over every window a test opens (test_guided_tour.py clears it)
+    QSettings().setValue("tour/seen", True)
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     autosave = os.path.join(folder, "autosave")
     if os.path.isdir(autosave):

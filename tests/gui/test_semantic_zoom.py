@@ -3,6 +3,8 @@ drawing it when the whole graph is shown small."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gui.model.node_box import side_by_side
@@ -14,6 +16,8 @@ from gui.model.semantic_zoom import (
     compact_sizes,
     fitting_chars,
     is_compact,
+    name_growth,
+    room_chars,
     shortened,
 )
 
@@ -81,6 +85,33 @@ def test_fitting_chars_cut_to_the_room_but_not_below_the_shortest_cut() -> None:
     assert fitting_chars(8, 2.0, 60.0, 30.0) == 8  # already short: kept, it shrinks
 
 
+def test_a_wide_box_holds_more_characters_than_the_usual_cut() -> None:
+    # a room 300 wide at 10 pt of 0.6-wide characters: 50 characters, less "grad "
+    assert room_chars(300.0, 0.6, 10.0) == 45
+    long = "[" + ", ".join(["0.125"] * 6) + "]"  # 42 characters
+    assert compact_lines("x", long, None, chars=45)[1].text == long
+    assert compact_lines("x", long, None, chars=5) == compact_lines("x", long, None)  # never less
+
+
+def test_the_active_boxs_gradient_line_uses_the_boxs_width_before_cutting(qtbot) -> None:  # noqa: ANN001, E501
+    # Fix 10: "grad → [[-1.411, 1.294, -…" was cut at 22 characters in a box with room
+    from gui.canvas.node_item import COMPACT_REF_PT, NodeItem, advance, compact_fonts
+    from gui.model.node_box import NodeContent
+
+    after = "[[-1.411, 1.294, -0.5012, 2.123],\n [1, 2, 3, 4]]"
+    grad = side_by_side("[[0, 0, 0, 0],\n [0, 0, 0, 0]]", " → ", after)
+    item = NodeItem("W1", NodeContent(title="W1", value=after, grad=grad, grad_active=True))
+    zoom = 0.7
+    form = item.compact_form(zoom)
+    assert form is not None
+    (line, pt), = [(ln, pt) for ln, pt in form if ln.kind == "grad"]
+    assert line.text.startswith("grad → [[-1.411, 1.294, -0.5012")
+    assert pt * zoom >= item.min_screen_pt() - 1e-6  # not shrunk for it
+    width, _height = item.size
+    drawn = advance(compact_fonts().fm_mono, line.text) / COMPACT_REF_PT * pt
+    assert drawn <= width - 16.0  # inside the box's text room
+
+
 def test_sizes_reach_the_screen_minimum_when_there_is_room() -> None:
     sizes = compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 80.0))
     # 16 pt x 0.5 = 8 pt; the name grows to 1.5x that in the room left
@@ -125,6 +156,16 @@ def test_a_short_value_and_gradient_go_side_by_side_and_the_name_grows() -> None
     # a name with one line under it is as before
     two = compact_rows(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0), 0.5)
     assert two == (compact_sizes(0.5, 8.0, [2.0, 1.0], 1.5, (200.0, 60.0)), False)
+
+
+def test_an_active_box_grows_and_gives_its_name_the_third_lines_room() -> None:
+    # floor 16: name 1.5x = 24 over a 16 pt line need 40 pt x 1.5 = 60 units of height
+    assert name_growth(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 50.0)) == pytest.approx(10.0)
+    assert name_growth(0.5, 8.0, [2.0, 1.0, 1.0], 1.5, (200.0, 80.0)) == 0.0
+    stacked, _beside = compact_rows(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0), 0.5)
+    sizes, beside = compact_rows(0.5, 8.0, [2.0, 6.0, 6.0], 1.5, (100.0, 60.0), 0.5,
+                                 name_first=True)
+    assert sizes[0] > stacked[0] and sizes[1] > 0 and sizes[2] == 0.0 and not beside
 
 
 def test_the_active_edges_boxes_put_the_gradient_first() -> None:
@@ -210,6 +251,10 @@ def test_a_compact_box_draws_value_and_gradient_on_one_row(qtbot) -> None:  # no
         sheet.show_position(sheet.player.timeline.end)  # every gradient shown
         item = sheet.canvas.node_item("n1_0")
         assert item.content is not None and item.content.grad is not None
+        # a box outside the active step: the active one gives its name the row instead
+        # (test_active_names.py)
+        item.set_content(replace(item.content, grad_active=False))
+        item.set_consumer_highlight(False)
         zoom = 0.568  # the random 16-node graph's frames
         form = item.compact_form(zoom)
         width, height = item.size
