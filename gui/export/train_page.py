@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF, QTextDocument
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF, QTextDocument
 
 from engine.graph import Graph
 from engine.train import TrainSpec
@@ -22,8 +22,13 @@ from engine.train import TrainSpec
 from ..model import colours, labels
 from ..model.train_view import Rehearsal, number, rehearse, rule, update_lines
 
-#: Room left of the curve for its axis numbers (``4.019e−15``), in page units.
+#: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
+#: the handout's 12 points; larger text gets proportionally more (:func:`label_w`).
 LABEL_W = 80.0
+
+
+def label_w(pt: float) -> float:
+    return LABEL_W * max(1.0, pt / 12.0)
 
 
 class Pages(Protocol):
@@ -45,7 +50,7 @@ def write_train_page(pages: Pages, graph: Graph, spec: TrainSpec, steps: int, pt
     w, h = pages.width, pages.height
     used = pages.text(_page_html(spec, run, pt), QRectF(0, 0, w, h * 0.55))
     curve_h = min(h - used - 60, h * 0.45)
-    rect = QRectF(LABEL_W + 6, used + 24, w - LABEL_W - 16, curve_h)
+    rect = QRectF(label_w(pt) + 6, used + 24, w - label_w(pt) - 16, curve_h)
     _curve(pages.painter, run.losses, rect, pt)
 
 
@@ -94,7 +99,7 @@ def curve_rect(rect: QRectF, used: float, pt: float) -> QRectF:
     """Where the loss curve of :func:`paint_loss_card` goes: under ``used`` of ``rect``,
     room left for the axis numbers and the caption under it."""
     top = rect.top() + used + pt * 1.5
-    return QRectF(rect.left() + LABEL_W + 6, top, rect.width() - LABEL_W - 16,
+    return QRectF(rect.left() + label_w(pt) + 6, top, rect.width() - label_w(pt) - 16,
                   rect.bottom() - top - pt * 2.5)
 
 
@@ -138,12 +143,13 @@ def _curve(p: QPainter, losses: tuple[float, ...], rect: QRectF, pt: float) -> N
     font = QFont("DejaVu Sans")
     font.setPointSizeF(pt * 0.9)
     p.setFont(font)
+    line = QFontMetricsF(font).height()
     top = number(10**hi if log else hi)
     bottom = number(10**lo if log else lo)
     for text, y in ((top, rect.top()), (bottom, rect.bottom())):
-        p.drawText(QRectF(rect.left() - LABEL_W - 4, y - 8, LABEL_W, 16),
-                   Qt.AlignmentFlag.AlignRight, text)
-    p.drawText(QRectF(rect.left(), rect.bottom() + 4, rect.width(), 18),
+        p.drawText(QRectF(rect.left() - label_w(pt) - 4, y - line / 2, label_w(pt), line),
+                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+    p.drawText(QRectF(rect.left(), rect.bottom() + 4, rect.width(), line),
                Qt.AlignmentFlag.AlignCenter,
                f"loss per step, steps 1 to {len(losses)}{' (log scale)' if log else ''}")
     p.setPen(QPen(QColor(colours.EDGE_ACTIVE), 2.0))
