@@ -178,3 +178,23 @@ def captured_cnn(path: Path) -> Path:
         loss = model(x).pow(2).sum()
     capture(loss, names=model).save(path)
     return path
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def decoded(path: Path) -> list[np.ndarray]:
+    """Every picture of an animation, as RGB arrays (Pillow, or PyAV for MP4)."""
+    if path.suffix == ".mp4":
+        import av  # lazy: only the export tests decode video
+
+        with av.open(str(path)) as c:
+            return [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
+    from PIL import Image
+
+    with Image.open(path) as im:
+        out = []
+        for i in range(im.n_frames):
+            im.seek(i)
+            out.append(np.asarray(im.convert("RGB")))
+        return out

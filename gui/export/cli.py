@@ -139,8 +139,6 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
     train = 0 if args.train is None else parse_train_steps(args.train)
-    if train and kind != Kind.PDF:
-        raise ExportError("--train is written into a .pdf handout only so far")
     return LessonOptions(
         kind=kind,
         size=parse_size(args.size),

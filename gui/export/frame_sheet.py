@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -226,25 +226,35 @@ class FrameSheet(QWidget):
 
     def svg(self) -> bytes:
         """The sheet as it stands, as an SVG document (vector canvas and text)."""
-        from PySide6.QtSvg import QSvgGenerator  # lazy: only an SVG export loads QtSvg
+        return svg_document(
+            (self.width(), self.height()), self.title, self.player.status_text(), self.paint_into
+        )
 
-        data = QByteArray()
-        buffer = QBuffer(data)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        size = self.size()
-        gen = QSvgGenerator()
-        gen.setOutputDevice(buffer)
-        gen.setSize(size)
-        gen.setViewBox(QRect(QPoint(0, 0), size))
-        gen.setResolution(96)  # CSS pixels: a browser shows the SVG at WxH
-        gen.setTitle(self.title)
-        gen.setDescription(f"{APP_NAME}: {self.player.status_text()}")
-        painter = QPainter()
-        if not painter.begin(gen):
-            raise ExportError("cannot start the SVG writer")
-        self.paint_into(painter)
-        buffer.close()
-        return xml_safe(bytes(data.data()))
+
+def svg_document(
+    size: tuple[int, int], title: str, status: str, paint: Callable[[QPainter], None]
+) -> bytes:
+    """What ``paint`` draws on a ``size`` picture, as an SVG document; ``paint`` ends the
+    painter."""
+    from PySide6.QtSvg import QSvgGenerator  # lazy: only an SVG export loads QtSvg
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    qsize = QSize(*size)
+    gen = QSvgGenerator()
+    gen.setOutputDevice(buffer)
+    gen.setSize(qsize)
+    gen.setViewBox(QRect(QPoint(0, 0), qsize))
+    gen.setResolution(96)  # CSS pixels: a browser shows the SVG at WxH
+    gen.setTitle(title)
+    gen.setDescription(f"{APP_NAME}: {status}")
+    painter = QPainter()
+    if not painter.begin(gen):
+        raise ExportError("cannot start the SVG writer")
+    paint(painter)
+    buffer.close()
+    return xml_safe(bytes(data.data()))
 
 
 #: Characters XML 1.0 forbids (controls but tab, newline, return; U+FFFE, U+FFFF): a

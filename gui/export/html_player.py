@@ -24,12 +24,16 @@ from ..desktop import ICON_FILE
 from ..model import colours
 from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
+from ..model.train_view import update_html
 from .animation import Progress
 from .atomic import atomic_file
-from .render import LessonRenderer
+from .frame_sheet import svg_document
+from .render import UPDATE_STATUS, LessonRenderer
 
 #: Points of the write-up text (the page scales with the browser's zoom).
 TEXT_PT = 12.0
+#: The loss curve's slide in the player's status line.
+LOSS_STATUS = "the loss per training step"
 
 
 
@@ -170,6 +174,13 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
                     f'<div class="text">{_body(text)}</div>'
                 )
                 f.write(_slide("frame", sheet.player.status_text(), inner, step))
+            elif shot.kind is ShotKind.UPDATE:
+                f.write(_update_slide(renderer))
+            elif shot.kind is ShotKind.LOSS:
+                picture = svg_document(renderer.size, sheet.title, LOSS_STATUS,
+                                       lambda p: renderer.paint_whole_card(ShotKind.LOSS, p))
+                inner = f'<div class="picture">{inline_svg(picture)}</div>'
+                f.write(_slide("loss", LOSS_STATUS, inner))
             else:
                 card = _body(renderer.card_html(shot.kind, TEXT_PT * 1.2))
                 status = "title" if shot.kind is ShotKind.TITLE else "backward done: vᵀJ"
@@ -178,6 +189,21 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
                 progress(i, len(shots))
         f.write(f"</main>\n<script>{script}</script>\n")
         f.write("</body></html>\n")
+
+
+def _update_slide(renderer: LessonRenderer) -> str:
+    """The first training step: the graph with each update on its box, beside the end
+    of backward's write-up and the update rule with its numbers."""
+    sheet = renderer.update_sheet
+    doc, tl = sheet.doc, sheet.player.timeline
+    spec, state = doc.train, doc.train_state
+    assert spec is not None and state is not None
+    text = chain_rule_html(doc.graph, tl, tl.frame(tl.end), sheet.player.end_to_end, TEXT_PT)
+    inner = (
+        f'<div class="picture">{inline_svg(sheet.svg())}</div>'
+        f'<div class="text">{_body(text)}{update_html(spec, state)}</div>'
+    )
+    return _slide("update", UPDATE_STATUS.format(spec.optimizer), inner)
 
 
 def _body(rich_text: str) -> str:

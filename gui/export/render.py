@@ -2,13 +2,18 @@
 
 One :class:`LessonRenderer` holds one off-screen :class:`FrameSheet` for the whole
 lesson; each shot is painted on demand and dropped by the caller, so memory stays
-flat however many frames there are.
+flat however many frames there are. The update act (``--train N``) is painted on a
+second sheet showing a copy of the document after its first training step, as the
+Train tab leaves it (the update on each parameter's box, the rule in the chain-rule
+text): the exported document itself never changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 
 from PySide6.QtCore import QRectF
@@ -18,16 +23,21 @@ from engine import tracefile
 from engine.captured import CapturedTrace
 from engine.fileformat import load
 
+from ..canvas.train_marks import TrainMarks
 from ..document import GraphDocument
 from ..model import lesson
 from ..model.lesson import Shot, ShotKind
+from ..model.train_view import Rehearsal, propose, rehearse, start
 from ..theme import THEME
 from .frame_sheet import FrameSheet, ensure_app
 from .options import LessonOptions
+from .train_page import paint_loss_card
 
 #: Card text size at 720 pixels of height (points); scales with the image.
 CARD_PT = 17.0
 CARD_MARGIN = 0.07  # of the width, each side
+#: The update frame's status line (the optimizer's name filled in).
+UPDATE_STATUS = "then the update: training step 1 ({})"
 
 
 def load_document(file: str | Path) -> GraphDocument:
@@ -59,18 +69,51 @@ class LessonRenderer:
         self.options = options
         self.sheet = FrameSheet(doc, options.size, options.view)
         tl = self.sheet.player.timeline
-        self.shots = lesson.plan(tl.forward_length, tl.end, options.timing, options.forward)
+        train = bool(options.train) and doc.train is not None
+        self.shots = lesson.plan(tl.forward_length, tl.end, options.timing, options.forward, train)
         self.sheet.keep_arrangement(
             [shot.position for shot in self.shots if shot.kind is ShotKind.FRAME]
         )
+        self._trained: tuple[GraphDocument, FrameSheet, TrainMarks] | None = None
 
     @property
     def size(self) -> tuple[int, int]:
         return self.options.size
 
     def close(self) -> None:
-        self.sheet.close()
-        self.sheet.deleteLater()
+        for sheet in (self.sheet, *(() if self._trained is None else (self._trained[1],))):
+            sheet.close()
+            sheet.deleteLater()
+
+    # ------------------------------------------------------------------ the update act
+
+    @cached_property
+    def rehearsal(self) -> Rehearsal:
+        """The ``--train N`` run on a copy of the graph (the loss card's numbers)."""
+        assert self.doc.train is not None
+        return rehearse(self.doc.graph, self.doc.train, self.options.train)
+
+    @property
+    def update_sheet(self) -> FrameSheet:
+        """A sheet at the end of the backward pass with the first training step's update
+        on each parameter's box and, under the chain-rule text, the rule with its numbers.
+        The boxes keep the values and gradients the lesson just showed (the update's
+        inputs); each update line ends with the value it reaches."""
+        if self._trained is None:
+            spec = self.doc.train
+            assert spec is not None
+            copy = GraphDocument()
+            copy.load(replace(self.doc.to_file(), graph=self.doc.graph.copy()), self.doc.path)
+            state = propose(copy.graph, spec, start(copy.graph, spec))
+            copy.set_training({}, state)
+            sheet = FrameSheet(copy, self.size, self.options.view)
+            scene = sheet.canvas.canvas
+            marks = TrainMarks(scene, copy, scene.nodes)
+            marks.refresh()
+            sheet.show_position(sheet.player.timeline.end)
+            sheet.header.setText(f"{sheet.title}   ·   {UPDATE_STATUS.format(spec.optimizer)}")
+            self._trained = (copy, sheet, marks)
+        return self._trained[1]
 
     # ------------------------------------------------------------------ cards
 
@@ -104,18 +147,30 @@ class LessonRenderer:
         if shot.kind is ShotKind.FRAME:
             self.sheet.show_position(shot.position, shot.pulse, 1.0 if shot.held else shot.pulse)
             return self.sheet.image()
+        if shot.kind is ShotKind.UPDATE:
+            return self.update_sheet.image()
         w, h = self.size
         image = QImage(w, h, QImage.Format.Format_RGB32)
         image.fill(THEME.paper)
         painter = QPainter(image)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        m = CARD_MARGIN * w
-        self.paint_card(
-            shot.kind, painter, QRectF(m, m * 0.8, w - 2 * m, h - 1.6 * m), CARD_PT * h / 720.0
-        )
-        painter.end()
+        self.paint_whole_card(shot.kind, painter)
         return image
+
+    def paint_whole_card(self, kind: ShotKind, painter: QPainter) -> None:
+        """A card (title, end, or the loss curve) filling the picture, then end ``painter``."""
+        w, h = self.size
+        m = CARD_MARGIN * w
+        rect, pt = QRectF(m, m * 0.8, w - 2 * m, h - 1.6 * m), CARD_PT * h / 720.0
+        try:
+            if kind is ShotKind.LOSS:
+                assert self.doc.train is not None
+                paint_loss_card(painter, rect, self.doc.train, self.rehearsal, pt)
+            else:
+                self.paint_card(kind, painter, rect, pt)
+        finally:
+            painter.end()
 
     def images(self, shots: list[Shot] | None = None) -> Iterator[tuple[Shot, QImage]]:
         """Each shot with its picture, one at a time (the caller drops each)."""

@@ -1,4 +1,5 @@
-"""The handout's last page for a graph with a train block: the update, with numbers.
+"""The update act of a lesson for a graph with a train block: the handout's last page,
+and the loss card closing an animation or a web page.
 
 The optimizer's rule, the first step's update of every parameter with the numbers
 plugged in (:mod:`gui.model.train_view`, the engine's own Update), then the loss
@@ -13,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF, QTextDocument
 
 from engine.graph import Graph
 from engine.train import TrainSpec
@@ -21,8 +22,13 @@ from engine.train import TrainSpec
 from ..model import colours, labels
 from ..model.train_view import Rehearsal, number, rehearse, rule, update_lines
 
-#: Room left of the curve for its axis numbers (``4.019e−15``), in page units.
+#: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
+#: the handout's 12 points; larger text gets proportionally more (:func:`label_w`).
 LABEL_W = 80.0
+
+
+def label_w(pt: float) -> float:
+    return LABEL_W * max(1.0, pt / 12.0)
 
 
 class Pages(Protocol):
@@ -44,7 +50,7 @@ def write_train_page(pages: Pages, graph: Graph, spec: TrainSpec, steps: int, pt
     w, h = pages.width, pages.height
     used = pages.text(_page_html(spec, run, pt), QRectF(0, 0, w, h * 0.55))
     curve_h = min(h - used - 60, h * 0.45)
-    rect = QRectF(LABEL_W + 6, used + 24, w - LABEL_W - 16, curve_h)
+    rect = QRectF(label_w(pt) + 6, used + 24, w - label_w(pt) - 16, curve_h)
     _curve(pages.painter, run.losses, rect, pt)
 
 
@@ -58,19 +64,69 @@ def _page_html(spec: TrainSpec, run: Rehearsal, pt: float) -> str:
     for up in run.first.updates.values():
         body += "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(line)}</p>'
                         for line in update_lines(up, spec))
+    return labels.h_document(head + body + _summary_html(spec, run), pt)
+
+
+def _summary_html(spec: TrainSpec, run: Rehearsal) -> str:
+    """Where the run ends: the last loss (and the file's target), the parameters reached."""
+    mono = "font-family:'DejaVu Sans Mono';"
     last = run.losses[-1]
-    body += labels.h_para(f"After {len(run.losses)} steps: loss = {labels.esc(number(last))}"
+    body = labels.h_para(f"After {len(run.losses)} steps: loss = {labels.esc(number(last))}"
                           + (f" (target {labels.esc(number(spec.target))})"
                              if spec.target is not None else ""), bold=True)
     reached = ", ".join(f"{p} = {_short(v)}" for p, v in run.final.items())
-    body += f'<p style="margin:2px 0px; {mono}">{labels.esc(reached)}</p>'
-    return labels.h_document(head + body, pt)
+    return body + f'<p style="margin:2px 0px; {mono}">{labels.esc(reached)}</p>'
+
+
+def paint_loss_card(
+    p: QPainter, rect: QRectF, spec: TrainSpec, run: Rehearsal, pt: float
+) -> None:
+    """An animation's last picture: the loss over the run as a curve under its summary."""
+    head = labels.h_para(f"The loss over {len(run.losses)} training steps ({spec.optimizer})",
+                         bold=True, size=f"{pt * 1.5:.0f}pt")
+    text = QTextDocument()
+    text.setHtml(labels.h_document(head + _summary_html(spec, run), pt))
+    text.setTextWidth(rect.width())
+    p.save()
+    p.translate(rect.topLeft())
+    text.drawContents(p, QRectF(0, 0, rect.width(), rect.height()))
+    p.restore()
+    used = text.size().height()
+    _curve(p, run.losses, curve_rect(rect, used, pt), pt)
+
+
+def curve_rect(rect: QRectF, used: float, pt: float) -> QRectF:
+    """Where the loss curve of :func:`paint_loss_card` goes: under ``used`` of ``rect``,
+    room left for the axis numbers and the caption under it."""
+    top = rect.top() + used + pt * 1.5
+    return QRectF(rect.left() + label_w(pt) + 6, top, rect.width() - label_w(pt) - 16,
+                  rect.bottom() - top - pt * 2.5)
 
 
 def _short(value: object) -> str:
     flat = np.asarray(value).ravel()
     shown = ", ".join(number(float(v)) for v in flat[:4])
     return shown if flat.size == 1 else f"[{shown}{', …' if flat.size > 4 else ''}]"
+
+
+def curve_points(
+    losses: tuple[float, ...], rect: QRectF
+) -> tuple[bool, float, float, list[QPointF]]:
+    """Where each finite loss is drawn in ``rect``: log scale (when all are positive and
+    span more than 100x), the lowest and highest plotted value, and the points."""
+    finite = [x for x in losses if math.isfinite(x)]
+    log = min(finite) > 0 and max(finite) / min(finite) > 100
+    ys = [math.log10(x) if log else x for x in finite]
+    lo, hi = min(ys), max(ys)
+    span = (hi - lo) or 1.0
+    n = max(1, len(losses) - 1)
+    points = []
+    for k, x in enumerate(losses):
+        if math.isfinite(x):
+            y = math.log10(x) if log else x
+            points.append(QPointF(rect.left() + rect.width() * k / n,
+                                  rect.bottom() - rect.height() * (y - lo) / span))
+    return log, lo, hi, points
 
 
 def _curve(p: QPainter, losses: tuple[float, ...], rect: QRectF, pt: float) -> None:
@@ -80,31 +136,22 @@ def _curve(p: QPainter, losses: tuple[float, ...], rect: QRectF, pt: float) -> N
     finite = [x for x in losses if math.isfinite(x)]
     if not finite:
         return
-    log = min(finite) > 0 and max(finite) / min(finite) > 100
-    ys = [math.log10(x) if log else x for x in finite]
-    lo, hi = min(ys), max(ys)
-    span = (hi - lo) or 1.0
-    n = max(1, len(losses) - 1)
-    points = QPolygonF()
-    for k, x in enumerate(losses):
-        if math.isfinite(x):
-            y = math.log10(x) if log else x
-            points.append(QPointF(rect.left() + rect.width() * k / n,
-                                  rect.bottom() - rect.height() * (y - lo) / span))
+    log, lo, hi, points = curve_points(losses, rect)
     p.save()
     p.setPen(QPen(QColor(colours.TEXT), 1.0))
     p.drawRect(rect)
     font = QFont("DejaVu Sans")
     font.setPointSizeF(pt * 0.9)
     p.setFont(font)
+    line = QFontMetricsF(font).height()
     top = number(10**hi if log else hi)
     bottom = number(10**lo if log else lo)
     for text, y in ((top, rect.top()), (bottom, rect.bottom())):
-        p.drawText(QRectF(rect.left() - LABEL_W - 4, y - 8, LABEL_W, 16),
-                   Qt.AlignmentFlag.AlignRight, text)
-    p.drawText(QRectF(rect.left(), rect.bottom() + 4, rect.width(), 18),
+        p.drawText(QRectF(rect.left() - label_w(pt) - 4, y - line / 2, label_w(pt), line),
+                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+    p.drawText(QRectF(rect.left(), rect.bottom() + 4, rect.width(), line),
                Qt.AlignmentFlag.AlignCenter,
                f"loss per step, steps 1 to {len(losses)}{' (log scale)' if log else ''}")
     p.setPen(QPen(QColor(colours.EDGE_ACTIVE), 2.0))
-    p.drawPolyline(points)
+    p.drawPolyline(QPolygonF(points))
     p.restore()

@@ -43,11 +43,15 @@ HOLD_PULSE = 1.0
 
 
 class ShotKind(StrEnum):
-    """A lesson's pictures: the title card, a frame of the timeline, the end card."""
+    """A lesson's pictures: the title card, a frame of the timeline, the end card; with
+    ``--train N`` then the update act: the first training step drawn on the graph, and
+    the loss curve over the N steps."""
 
     TITLE = "title"
     FRAME = "frame"
     END = "end"
+    UPDATE = "update"
+    LOSS = "loss"
 
 
 @dataclass(frozen=True)
@@ -66,13 +70,16 @@ class Shot:
     held: bool = True
 
 
-def plan(forward_length: int, end: int, timing: Timing, forward: bool) -> list[Shot]:
+def plan(
+    forward_length: int, end: int, timing: Timing, forward: bool, train: bool = False
+) -> list[Shot]:
     """The shots of a lesson over a timeline with ``forward_length`` forward positions
     and its last position ``end`` (see :class:`gui.model.timeline.Timeline`).
 
     Title card; with ``forward`` the forward pass node by node; the start of backward;
     each backward step as its transition (the pulse travelling along the edge, at
-    ``timing.fps``) then its held frame; the end card.
+    ``timing.fps``) then its held frame; the end card; with ``train`` the update act
+    (the first step's update, then the loss curve), each held as long as a card.
     """
     hold = _ms(timing.hold)
     shots = [Shot(ShotKind.TITLE, _ms(timing.title))]
@@ -89,6 +96,8 @@ def plan(forward_length: int, end: int, timing: Timing, forward: bool) -> list[S
         ]
         shots.append(Shot(ShotKind.FRAME, hold, p))
     shots.append(Shot(ShotKind.END, _ms(timing.end)))
+    if train:
+        shots += [Shot(ShotKind.UPDATE, _ms(timing.end)), Shot(ShotKind.LOSS, _ms(timing.end))]
     return shots
 
 

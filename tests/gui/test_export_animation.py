@@ -20,6 +20,7 @@ from engine import app_signature
 from gui.export.options import ExportError, LessonOptions, lesson_kind
 from gui.export.writers import write_lesson
 from gui.model.lesson import Timing, backward_call, plan
+from support import decoded
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED2 = ROOT / "assets" / "examples" / "seed2_stack_vjp.bpgraph"
@@ -31,19 +32,6 @@ def seed2_doc(qapp):  # noqa: ANN001, ANN201
     from gui.export.render import load_document
 
     return load_document(SEED2)
-
-
-def decoded(path: Path) -> list[np.ndarray]:
-    """Every picture of an animation, as RGB arrays (Pillow, or PyAV for MP4)."""
-    if path.suffix == ".mp4":
-        with av.open(str(path)) as c:
-            return [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
-    with Image.open(path) as im:
-        out = []
-        for i in range(im.n_frames):
-            im.seek(i)
-            out.append(np.asarray(im.convert("RGB")))
-        return out
 
 
 def maker(path: Path) -> str:
