@@ -31,7 +31,7 @@ from engine.forward_mode import ForwardTrace, jvp, one_hot, ones, pass_counts, t
 from ..document import GraphDocument
 from ..model import forward_view
 from ..model.quiz import parse_answer
-from ..theme import THEME
+from ..theme import THEME, style
 from .follow import WhenVisible
 
 EdgeKey = tuple[str, str, int]
@@ -93,7 +93,7 @@ class ForwardModePanel(QWidget):
         self.comparison.setObjectName("ForwardModeComparison")
         self.comparison.setWordWrap(True)
         self.message = QLabel()
-        self.message.setStyleSheet(f"color: {THEME.error_text.name()};")
+        style(self.message, lambda: f"color: {THEME.error_text.name()};")
 
         left = QVBoxLayout()
         left.addWidget(QLabel("Tangent u on each input (torch.func.jvp's tangents):"))

@@ -27,7 +27,7 @@ from ..model import labels
 from ..model.quiz import DEFAULT_HIDDEN, TOLERANCE_TEXT, Hidden, Quiz
 from ..model.timeline import Frame
 from ..player import Player
-from ..theme import THEME
+from ..theme import THEME, style
 
 
 class QuizPanel(QWidget):
@@ -73,7 +73,7 @@ class QuizPanel(QWidget):
         self.score = QLabel()
         self.score.setObjectName("QuizScore")
         tolerance = QLabel(TOLERANCE_TEXT)
-        tolerance.setStyleSheet(f"color: {THEME.text_muted.name()};")
+        style(tolerance, lambda: f"color: {THEME.text_muted.name()};")
 
         grid = QGridLayout()
         grid.addWidget(self.answer, 0, 0)
@@ -182,7 +182,7 @@ class QuizPanel(QWidget):
 
     def _say(self, text: str, color: QColor) -> None:
         self.verdict.setText(text)
-        self.verdict.setStyleSheet(f"color: {color.name()}; font-weight: bold;")
+        style(self.verdict, lambda: f"color: {color.name()}; font-weight: bold;")
 
     # ------------------------------------------------------------------ refresh
 

@@ -19,7 +19,7 @@ from ..document import GraphDocument
 from ..model import colours, labels
 from ..model.timeline import Phase
 from ..player import Player
-from ..theme import THEME
+from ..theme import THEME, paper_browser, style
 from .follow import FollowPlayer
 
 BASE_PT = 11.0
@@ -76,7 +76,7 @@ class SummaryPanel(QWidget):
     def _text_browser(self, name: str) -> QTextBrowser:
         browser = QTextBrowser(self)
         browser.setObjectName(name)
-        browser.setStyleSheet(f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}")
+        style(browser, paper_browser)
         browser.document().setDocumentMargin(10)
         return browser
 
