@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect, QSettings
 from PySide6.QtGui import QImage, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from engine.examples import EXAMPLES_DIR
 from gui.canvas.node_item import NodeItem
 from gui.export import cli
+from gui.export.dialog import ExportAnimationDialog
 from gui.main_window import THEME_KEY, MainWindow
 from gui.model import colours
 from gui.theme import THEME, application_palette
@@ -52,7 +53,9 @@ def _canvas_colours(win: MainWindow) -> tuple[str, str]:
     return _dominant(image, image.rect()), _dominant(image, rect)
 
 
-def test_view_theme_restyles_live_and_is_remembered(make_window) -> None:  # noqa: ANN001
+def test_view_theme_restyles_live_and_is_remembered(
+    make_window, tmp_path: Path, monkeypatch  # noqa: ANN001
+) -> None:
     win = make_window(SEED2, size=(1280, 720))
     assert win.theme_actions["light"].isChecked()
     light_bg, light_box = _canvas_colours(win)
@@ -69,6 +72,14 @@ def test_view_theme_restyles_live_and_is_remembered(make_window) -> None:  # noq
     assert ground == colours.THEMES["dark"]["PANEL"]
     assert colours.THEMES["dark"]["TEXT_MUTED"] in hint.styleSheet()
     assert colours.contrast(colours.THEMES["dark"]["TEXT_MUTED"], ground) >= 4.5
+    # File > Export Image is light though the window is dark, which stays dark.
+    target = tmp_path / "frame.png"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    win.actions["export"].trigger()
+    image = QImage(str(target))
+    light = colours.THEMES["light"]
+    assert _dominant(image, image.rect()) in (light["BACKGROUND"], light["PAPER"])
+    assert THEME.name == "dark" and _canvas_colours(win)[0] == dark_bg
 
     win.theme_actions["projector"].trigger()
     assert _canvas_colours(win)[0] == colours.THEMES["projector"]["BACKGROUND"]
@@ -110,3 +121,15 @@ def test_exports_are_light_unless_asked(qapp, tmp_path: Path, capsys) -> None:  
     assert cli.main([str(SEED2), "--step", "2", "--out", str(tmp_path / "x.png"),
                      "--theme", "neon"]) == 2
     assert "invalid choice: 'neon'" in capsys.readouterr().err
+
+
+def test_the_export_dialog_asks_for_a_theme_light_by_default(make_window) -> None:  # noqa: ANN001
+    win = make_window(SEED2, size=(1280, 720))
+    win.set_theme("dark")
+    dialog = ExportAnimationDialog(win.doc, win)
+    args = dialog.arguments("g.bpgraph")
+    assert args[args.index("--theme") + 1] == "light"
+    dialog.theme_box.setCurrentText("projector")
+    args = dialog.arguments("g.bpgraph")
+    assert args[args.index("--theme") + 1] == "projector"
+    dialog.close()
