@@ -72,6 +72,8 @@ def test_view_theme_restyles_live_and_is_remembered(
     assert ground == colours.THEMES["dark"]["PANEL"]
     assert colours.THEMES["dark"]["TEXT_MUTED"] in hint.styleSheet()
     assert colours.contrast(colours.THEMES["dark"]["TEXT_MUTED"], ground) >= 4.5
+    formula = win.palette_panel.item("add").foreground(1).color().name()
+    assert formula == colours.THEMES["dark"]["TEXT_MUTED"]
     # File > Export Image is light though the window is dark, which stays dark.
     target = tmp_path / "frame.png"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
