@@ -92,21 +92,29 @@ def test_view_theme_restyles_live_and_is_remembered(
 
 @pytest.mark.parametrize("theme", sorted(colours.THEMES))
 def test_each_theme_screenshots(theme: str, make_window, artifacts_dir: str) -> None:  # noqa: ANN001
-    win = make_window(SEED2, size=(1280, 720))
-    win.canvas.animations_enabled = False
-    win.set_theme(theme)
-    tl = win.player.timeline
-    for mode in ("window", "presentation"):
-        if mode == "presentation":
-            win.enter_presentation()
-            win.showNormal()  # the offscreen screen is not 1280x720
-            win.resize(1280, 720)
-        win.player.seek(tl.position_of_step((len(tl.steps) + 1) // 2))
-        QApplication.processEvents()
-        win.canvas.refit()
-        QApplication.processEvents()
-        assert _canvas_colours(win)[0] == colours.THEMES[theme]["BACKGROUND"]
-        assert win.grab().save(os.path.join(artifacts_dir, f"theme-{theme}-{mode}.png"))
+    """The window at seed 2's middle step; presentation mode on seed 2 and the classifier
+    head at steps 1, middle and last."""
+    for stem in ("seed2_stack_vjp", "classifier_head"):
+        win = make_window(EXAMPLES_DIR / f"{stem}.bpgraph", size=(1280, 720))
+        win.canvas.animations_enabled = False
+        win.set_theme(theme)
+        tl = win.player.timeline
+        n = len(tl.steps)
+        shots = [("window", (n + 1) // 2)] if stem.startswith("seed2") else []
+        shots += [("presentation", k) for k in (1, (n + 1) // 2, n)]
+        for mode, k in shots:
+            if mode == "presentation" and not win.presenting:
+                win.enter_presentation()
+                win.showNormal()  # the offscreen screen is not 1280x720
+                win.resize(1280, 720)
+            win.player.seek(tl.position_of_step(k))
+            QApplication.processEvents()
+            win.canvas.refit()
+            QApplication.processEvents()
+            assert _canvas_colours(win)[0] == colours.THEMES[theme]["BACKGROUND"]
+            name = f"theme-{theme}-{stem}-{mode}-step{k}.png"
+            assert win.grab().save(os.path.join(artifacts_dir, name))
+        win.leave_presentation()
 
 
 def test_exports_are_light_unless_asked(qapp, tmp_path: Path, capsys) -> None:  # noqa: ANN001
