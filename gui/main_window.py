@@ -17,6 +17,7 @@ from PySide6 import QtGui
 from PySide6.QtCore import QByteArray, QEvent, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
+    QActionGroup,
     QCloseEvent,
     QCursor,
     QGuiApplication,
@@ -54,6 +55,7 @@ from .commands import READ_ONLY
 from .document import GraphDocument
 from .files import Answer, DiskChange, FileController
 from .guided_tour import GuidedTour
+from .model import colours
 from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
@@ -62,9 +64,10 @@ from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
 from .pytorch_code import install as install_pytorch_code
 from .teaching import Teaching
-from .theme import PRESENTATION_SCALE, THEME
+from .theme import PRESENTATION_SCALE, THEME, application_palette, restyle, style, using
 
 SCALE_KEY = "presentation/scale"
+THEME_KEY = "view/theme"
 #: How long a window manager may take to make the window full screen.
 FULL_SCREEN_WAIT_MS = 400
 EXPORT_SIZE_KEY = "export/size"
@@ -96,6 +99,13 @@ def export_size() -> tuple[int, int]:
 
 def set_export_size(size: tuple[int, int]) -> None:
     QSettings().setValue(EXPORT_SIZE_KEY, f"{size[0]}x{size[1]}")
+
+
+def saved_theme() -> str:
+    """The colour theme chosen last (View > Theme), persisted; the default one if none
+    or an unknown name was saved."""
+    name = str(QSettings().value(THEME_KEY, colours.DEFAULT))
+    return name if name in colours.THEMES else colours.DEFAULT
 
 
 def presentation_scale() -> float:
@@ -166,6 +176,8 @@ class MainWindow(QMainWindow):
         self._saved_state: QByteArray | None = None
         self._pending_view: dict[str, Any] | str | None = "fit"
         self._shown_once = False
+        THEME.use(saved_theme())  # before building: every widget starts in its colours
+        QApplication.setPalette(application_palette())
 
         self._build_player_bar()
         self._build_read_only_banner()
@@ -279,7 +291,7 @@ class MainWindow(QMainWindow):
         self.problems = QLabel()
         self.problems.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
         self.problems.setObjectName("StatusProblems")
-        self.problems.setStyleSheet(f"color: {THEME.error_text.name()};")
+        style(self.problems, lambda: f"color: {THEME.error_text.name()};")
         # No stretch: the status bar's own messages ("Saved", "Cannot connect: ...")
         # show left of the permanent widgets, so these must leave them room.
         self._problems_text = ""
@@ -404,6 +416,7 @@ class MainWindow(QMainWindow):
         view.addActions([act["fit"], act["follow"], act["layout"], act["next_panel"]])
         view.addSeparator()
         view.addActions([act["present"], act["font_scale"]])
+        self._build_theme_menu(view.addMenu("&Theme"))
         view.addSeparator()
         for dock in (self.palette_dock, self.inspector_dock, self.notes_dock, self.panels_dock):
             view.addAction(dock.toggleViewAction())
@@ -419,6 +432,30 @@ class MainWindow(QMainWindow):
         help_menu.addActions([act["shortcuts"], act["about"]])
         help_menu.addAction("&Examples Tour", self.show_examples_tour)
         help_menu.addAction("&Guided Tour", lambda: self.tour.start())
+
+    def _build_theme_menu(self, menu: QMenu) -> None:
+        """View > Theme: one checkable action per theme of the colour table, exclusive."""
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        self.theme_actions: dict[str, QAction] = {}
+        for name in colours.THEMES:
+            action = menu.addAction(name.title())
+            action.setObjectName(f"theme_{name}")
+            action.setCheckable(True)
+            action.setChecked(name == THEME.name)
+            action.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            group.addAction(action)
+            self.theme_actions[name] = action
+
+    def set_theme(self, name: str) -> None:
+        """Show every colour from theme ``name`` now (canvas, panels, docks) and remember
+        it for the next launch."""
+        QSettings().setValue(THEME_KEY, name)
+        THEME.use(name)
+        QApplication.setPalette(application_palette())
+        restyle(self)
+        self.theme_actions[name].setChecked(True)
+        self._apply_theme()
 
     def show_examples_tour(self) -> None:
         """Help > Examples Tour: each shipped example and, in one sentence, what it teaches."""
@@ -615,7 +652,8 @@ class MainWindow(QMainWindow):
         from .export import save_frame  # lazy: the exporters load on first use, not at startup
 
         try:
-            save_frame(self.doc, self.player.position, path, export_size())
+            with using(colours.DEFAULT):  # exports are light, whatever the window shows
+                save_frame(self.doc, self.player.position, path, export_size())
         except Exception as exc:  # disk full, bad folder, ...: one line, app goes on
             self.show_error(f"Cannot export {Path(path).name}: {exc}".splitlines()[0])
             return
@@ -639,7 +677,8 @@ class MainWindow(QMainWindow):
         """Edit > Copy Frame: the current frame as an image on the clipboard (for slides)."""
         from .export import render_frame  # lazy: as in export_image
 
-        image = render_frame(self.doc, self.player.position, export_size())
+        with using(colours.DEFAULT):  # as Export Image
+            image = render_frame(self.doc, self.player.position, export_size())
         QGuiApplication.clipboard().setImage(image)
         self.show_status(f"Copied the frame ({image.width()}x{image.height()})")
 

@@ -66,7 +66,7 @@ from engine.pytorch_import import CodeError, Imported, import_code
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
-from .theme import THEME
+from .theme import THEME, style
 
 
 class CodeEditor(QPlainTextEdit):
@@ -177,11 +177,11 @@ class ImportCodeDialog(QDialog):
             self.imported = import_code(text)
         except (CodeError, GraphError) as exc:
             self.preview.setText(str(exc))
-            self.preview.setStyleSheet(f"color: {THEME.error_text.name()};")
+            style(self.preview, lambda: f"color: {THEME.error_text.name()};")
             self.editor.mark_error(getattr(exc, "line", None))
             ok.setEnabled(False)
             return
-        self.preview.setStyleSheet("")
+        style(self.preview, str)
         self.preview.setText(_summary(self.imported))
         self.editor.mark_error(None)
         ok.setEnabled(True)
@@ -319,9 +319,9 @@ class CodeDock(QDockWidget):
         except (CodeError, GraphError) as exc:  # GraphError: a node the graph refuses (an id)
             self.editor.mark_error(getattr(exc, "line", None))
             self.status.setText(str(exc))
-            self.status.setStyleSheet(f"color: {THEME.error_text.name()};")
+            style(self.status, lambda: f"color: {THEME.error_text.name()};")
             return False
-        self.status.setStyleSheet("")
+        style(self.status, str)
         self.edited = False
         push(self.doc, ReplaceGraph(self.doc, imported))
         self.refresh()

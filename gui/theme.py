@@ -9,11 +9,14 @@ lines, higher contrast) is one switch rather than a hunt through the views.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray
-from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import QWidget
 
 from gui.model import colours
 from gui.name_zero import plain_narrow_zero
@@ -28,56 +31,67 @@ def _c(hex_rgb: str, alpha: int = 255) -> QColor:
 
 @dataclass
 class Theme:
-    """The look of the canvas and panels; ``scale`` multiplies fonts and line widths."""
+    """The look of the canvas and panels; ``scale`` multiplies fonts and line widths,
+    ``name`` is the colour theme (a key of :data:`gui.model.colours.THEMES`)."""
 
     scale: float = 1.0
     high_contrast: bool = False
+    name: str = colours.DEFAULT
 
-    background = _c(colours.BACKGROUND)
-    grid_minor = _c(colours.GRID_MINOR)
-    grid_major = _c(colours.GRID_MAJOR)
-    paper = _c(colours.PAPER)
-    header = _c(colours.HEADER)
-    node_fill = _c(colours.PAPER)
-    node_border = _c(colours.NODE_BORDER)
-    node_selected = _c(colours.NODE_SELECTED)
-    node_shadow = _c(colours.SHADOW, alpha=22)
-    title_op = _c(colours.TITLE_OP)
-    title_input = _c(colours.TITLE_INPUT)
-    title_const = _c(colours.TITLE_CONST)
-    output_fill = _c(colours.OUTPUT_FILL)
-    grad_active_fill = _c(colours.GRAD_ACTIVE_FILL)
-    grad_active_mark = _c(colours.GRAD_ACTIVE_MARK)
-    text = _c(colours.TEXT)
-    text_muted = _c(colours.TEXT_MUTED)
-    value_text = _c(colours.TEXT)
-    grad_text = _c(colours.GRAD_TEXT)
-    error = _c(colours.ERROR)
-    error_text = _c(colours.ERROR_TEXT)
-    error_mark = _c(colours.ERROR_MARK)
-    note_fill = _c(colours.NOTE_FILL)
-    note_text = _c(colours.NOTE_TEXT)
-    right = _c(colours.RIGHT)
-    wrong = _c(colours.WRONG)
-    edge = _c(colours.EDGE)
-    edge_done = _c(colours.EDGE_DONE)
-    edge_active = _c(colours.EDGE_ACTIVE)
-    edge_label_fill = _c(colours.PAPER, alpha=250)
-    edge_label_shadow = _c(colours.SHADOW, alpha=28)
-    pulse = _c(colours.PULSE)
-    port_in = _c(colours.PORT_IN)
-    port_out = _c(colours.PORT_OUT)
-    diverging = tuple(_c(h) for h in colours.DIVERGING)
-    series = tuple(_c(h) for h in colours.SERIES)
-    # Gradient check rows, by status (engine.gradcheck.Status values).
-    check_ok = _c(colours.CHECK_OK)
-    check_close = _c(colours.CHECK_CLOSE)
-    check_bad = _c(colours.CHECK_BAD)
-    check_kink = _c(colours.CHECK_KINK)
-    check_undefined = _c(colours.CHECK_UNDEFINED)
-    # Groups: the frame around the members, and its fill (opaque when collapsed).
-    group_border = _c(colours.GROUP_BORDER)
-    group_fill = _c(colours.GROUP_FILL)
+    def __post_init__(self) -> None:
+        self.use(self.name)
+
+    def use(self, name: str) -> None:
+        """Take every colour from theme ``name`` (here and in :mod:`gui.model.colours`);
+        the views pick them up when they repaint (``MainWindow.set_theme``)."""
+        colours.use(name)
+        self.name = name
+        self.background = _c(colours.BACKGROUND)
+        self.grid_minor = _c(colours.GRID_MINOR)
+        self.grid_major = _c(colours.GRID_MAJOR)
+        self.paper = _c(colours.PAPER)
+        self.panel = _c(colours.PANEL)
+        self.header = _c(colours.HEADER)
+        self.node_fill = _c(colours.PAPER)
+        self.node_border = _c(colours.NODE_BORDER)
+        self.node_selected = _c(colours.NODE_SELECTED)
+        self.node_shadow = _c(colours.SHADOW, alpha=22)
+        self.title_op = _c(colours.TITLE_OP)
+        self.title_input = _c(colours.TITLE_INPUT)
+        self.title_const = _c(colours.TITLE_CONST)
+        self.output_fill = _c(colours.OUTPUT_FILL)
+        self.grad_active_fill = _c(colours.GRAD_ACTIVE_FILL)
+        self.grad_active_mark = _c(colours.GRAD_ACTIVE_MARK)
+        self.text = _c(colours.TEXT)
+        self.text_muted = _c(colours.TEXT_MUTED)
+        self.value_text = _c(colours.TEXT)
+        self.grad_text = _c(colours.GRAD_TEXT)
+        self.error = _c(colours.ERROR)
+        self.error_text = _c(colours.ERROR_TEXT)
+        self.error_mark = _c(colours.ERROR_MARK)
+        self.note_fill = _c(colours.NOTE_FILL)
+        self.note_text = _c(colours.NOTE_TEXT)
+        self.right = _c(colours.RIGHT)
+        self.wrong = _c(colours.WRONG)
+        self.edge = _c(colours.EDGE)
+        self.edge_done = _c(colours.EDGE_DONE)
+        self.edge_active = _c(colours.EDGE_ACTIVE)
+        self.edge_label_fill = _c(colours.PAPER, alpha=250)
+        self.edge_label_shadow = _c(colours.SHADOW, alpha=28)
+        self.pulse = _c(colours.PULSE)
+        self.port_in = _c(colours.PORT_IN)
+        self.port_out = _c(colours.PORT_OUT)
+        self.diverging = tuple(_c(h) for h in colours.DIVERGING)
+        self.series = tuple(_c(h) for h in colours.SERIES)
+        # Gradient check rows, by status (engine.gradcheck.Status values).
+        self.check_ok = _c(colours.CHECK_OK)
+        self.check_close = _c(colours.CHECK_CLOSE)
+        self.check_bad = _c(colours.CHECK_BAD)
+        self.check_kink = _c(colours.CHECK_KINK)
+        self.check_undefined = _c(colours.CHECK_UNDEFINED)
+        # Groups: the frame around the members, and its fill (opaque when collapsed).
+        self.group_border = _c(colours.GROUP_BORDER)
+        self.group_fill = _c(colours.GROUP_FILL)
 
     def font(self, size: float = 10.0, bold: bool = False, mono: bool = False) -> QFont:
         f = QFont("DejaVu Sans Mono" if mono else "DejaVu Sans")
@@ -87,6 +101,55 @@ class Theme:
 
     def line(self, width: float = 1.5) -> float:
         return width * self.scale * (1.5 if self.high_contrast else 1.0)
+
+
+def application_palette() -> QPalette:
+    """The Qt palette of the theme in use, for the whole application: panels, docks
+    and dialogs draw on the theme's grounds, never the system's (a dark system theme
+    under the light theme's grey put the inspector's hint at 2.1:1)."""
+    t, pal, role = THEME, QPalette(), QPalette.ColorRole
+    for r, c in ((role.Window, t.panel), (role.WindowText, t.text), (role.Base, t.paper),
+                 (role.AlternateBase, t.header), (role.Text, t.text), (role.Button, t.header),
+                 (role.ButtonText, t.text), (role.ToolTipBase, t.paper),
+                 (role.ToolTipText, t.text), (role.PlaceholderText, t.text_muted),
+                 (role.Highlight, t.node_selected), (role.HighlightedText, t.paper),
+                 (role.Link, _c(colours.JACOBIAN)), (role.BrightText, t.error_text)):
+        pal.setColor(r, c)
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, r, t.text_muted)
+    return pal
+
+
+@contextmanager
+def using(name: str) -> Iterator[None]:
+    """Colours from theme ``name`` for the duration (an export in its own theme), then
+    the theme before again."""
+    previous = THEME.name
+    THEME.use(name)
+    try:
+        yield
+    finally:
+        THEME.use(previous)
+
+
+def style(widget: QWidget, sheet: Callable[[], str]) -> None:
+    """Give ``widget`` the style sheet ``sheet()``, written again from the new colours
+    at every theme change (:func:`restyle`): a sheet holds colours as text."""
+    widget._theme_sheet = sheet  # type: ignore[attr-defined]
+    widget.setStyleSheet(sheet())
+
+
+def paper_browser() -> str:
+    """The sheet of a text panel: the page on paper, no frame."""
+    return f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
+
+
+def restyle(root: QWidget) -> None:
+    """Rewrite the sheet of every widget under ``root`` given one by :func:`style`."""
+    for widget in (root, *root.findChildren(QWidget)):
+        sheet = getattr(widget, "_theme_sheet", None)
+        if sheet is not None:
+            widget.setStyleSheet(sheet())
 
 
 #: The app's single theme; presentation mode changes ``scale`` and ``high_contrast``.

@@ -116,6 +116,6 @@ def test_the_scan_finds_each_way_of_writing_a_colour() -> None:
 
 
 def test_the_table_is_hex_strings() -> None:
-    values = [v for k, v in vars(colours).items() if k.isupper()]
-    flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
+    values = [*colours.DIVERGING, *colours.SERIES]
+    flat = values + [x for table in colours.THEMES.values() for x in table.values()]
     assert flat and all(re.fullmatch(r"#[0-9a-f]{6}", x) for x in flat), flat

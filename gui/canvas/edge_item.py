@@ -139,12 +139,12 @@ def route(
 #: Width of the band around a curve that takes clicks (times UNIT).
 HIT_WIDTH = 12.0
 
-_pens: dict[tuple[EdgeState, float, bool], QPen] = {}
+_pens: dict[tuple[EdgeState, float, bool, str], QPen] = {}
 
 
 def edge_pen(state: EdgeState) -> QPen:
     """The pen of an edge in ``state`` (shared by all edges in that state)."""
-    key = (state, UNIT, THEME.high_contrast)
+    key = (state, UNIT, THEME.high_contrast, THEME.name)
     pen = _pens.get(key)
     if pen is None:
         colour, width = {

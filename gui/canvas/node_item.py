@@ -213,12 +213,19 @@ def _band(width: float, height: float, radius: float) -> QPainterPath:
     return path
 
 
-#: The title band's colour (and the compact box's tint) by box style.
+#: The THEME colour of the title band (and the compact box's tint) by box style, read
+#: when painting: View > Theme changes it.
 BAND = {
-    BoxStyle.OP: THEME.title_op,
-    BoxStyle.INPUT: THEME.title_input,
-    BoxStyle.CONST: THEME.title_const,
+    BoxStyle.OP: "title_op",
+    BoxStyle.INPUT: "title_input",
+    BoxStyle.CONST: "title_const",
 }
+
+
+def band_colour(style: BoxStyle) -> QColor:
+    """The title band's colour of a box of ``style`` in the theme in use."""
+    colour: QColor = getattr(THEME, BAND[style])
+    return colour
 
 
 class ErrorBadge(QGraphicsItem):
@@ -583,7 +590,7 @@ class NodeItem(QGraphicsRectItem):
         assert self.content is not None
         x, y = self.x(), self.y()
         band = QRectF(0, 0, self._rect.width(), self._title_h).translated(x, y)
-        return self._rect.translated(x, y), band, BAND[self.content.style]
+        return self._rect.translated(x, y), band, band_colour(self.content.style)
 
     def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]],
                        rect: QRectF) -> None:
@@ -645,7 +652,7 @@ class NodeItem(QGraphicsRectItem):
         rect = self._rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        band = BAND[c.style]
+        band = band_colour(c.style)
         layout = self._compact_layout(lod) if lod >= FAR_LOD else None
         compact = None
         if layout is not None:

@@ -34,12 +34,12 @@ def cline(width: float) -> float:
     return width * UNIT * (1.5 if THEME.high_contrast else 1.0)
 
 
-_styles: dict[tuple[bool, bool, bool, bool], tuple[QRectF, QPen, QBrush]] = {}
+_styles: dict[tuple[str, bool, bool, bool, bool], tuple[QRectF, QPen, QBrush]] = {}
 
 
 def port_style(is_output: bool, filled: bool, hover: bool) -> tuple[QRectF, QPen, QBrush]:
     """Rect, pen and brush of a port (shared: thousands of ports, a handful of looks)."""
-    key = (THEME.high_contrast, is_output, filled, hover)
+    key = (THEME.name, THEME.high_contrast, is_output, filled, hover)
     style = _styles.get(key)
     if style is None:
         r = 5.5 * UNIT * (1.35 if hover else 1.0)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidge
 
 from engine.ops import OP_NAMES, OPS
 
-from ..theme import THEME
+from ..theme import THEME, style
 
 
 def op_info(name: str) -> tuple[str, str]:
@@ -46,10 +46,10 @@ class QuickSearch(QFrame):
         super().__init__(parent, Qt.WindowType.Popup)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("QuickSearch")
-        self.setStyleSheet(
+        style(self, lambda: (
             f"#QuickSearch {{ background: {THEME.paper.name()};"
             f" border: 1px solid {THEME.node_border.name()}; border-radius: 6px; }}"
-        )
+        ))
         self.edit = QLineEdit(self)
         self.edit.setPlaceholderText("Add node: type an op name…")
         self.edit.setFont(THEME.font(10.5))
@@ -59,7 +59,7 @@ class QuickSearch(QFrame):
         self.info = QLabel(self)
         self.info.setWordWrap(True)
         self.info.setFont(THEME.font(9.0))
-        self.info.setStyleSheet(f"color: {THEME.text_muted.name()};")
+        style(self.info, lambda: f"color: {THEME.text_muted.name()};")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)

@@ -67,7 +67,7 @@ from ..model.names import MIME_OP
 from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
-from ..theme import CHAIN_RULE_PT, THEME
+from ..theme import CHAIN_RULE_PT, THEME, style
 from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
 from .group_frames import GroupFrame
 from .node_item import BOX_PT, FAR_LOD, NodeItem
@@ -150,11 +150,11 @@ class CanvasView(QGraphicsView):
         self.note = QLabel(self)  # a refused edit says why right on the canvas
         self.note.setObjectName("CanvasNote")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(
+        style(self.note, lambda: (
             f"QLabel#CanvasNote {{ background: {THEME.note_fill.name()};"
             f" color: {THEME.note_text.name()}; border: 1px solid {THEME.error.name()};"
             " border-radius: 6px; padding: 6px; }"
-        )
+        ))
         self.note.hide()
         self._note_timer = QTimer(self)
         self._note_timer.setSingleShot(True)

@@ -26,7 +26,9 @@ from engine.errors import printable
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
+from ..model import colours
 from ..model.timeline import timeline_of
+from ..theme import using
 from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
 from .options import (
@@ -121,6 +123,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="a graph with a train block: end with the update, then the loss over N steps",
     )
+    parser.add_argument(
+        "--theme",
+        default=colours.DEFAULT,
+        choices=list(colours.THEMES),
+        help=f"colours (default {colours.DEFAULT}; projector: high contrast)",
+    )
     parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -182,10 +190,8 @@ def main(argv: list[str]) -> int:
         print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
         return 2
     try:
-        if options is not None:
-            status = _export_lesson(args.file, out, options, args.progress)
-        else:
-            status = _export_frame(args.file, step, out, size, View(args.view))
+        with using(args.theme):  # in-process callers (tests) get their theme back
+            status = _export(args, out, options, step, size)
         for line in _held:
             print(line, file=sys.stderr)
         return status
@@ -207,6 +213,19 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _export(
+    args: argparse.Namespace,
+    out: Path,
+    options: LessonOptions | None,
+    step: int | None,
+    size: tuple[int, int],
+) -> int:
+    """The export asked for, in the theme in use: a whole lesson or one frame."""
+    if options is not None:
+        return _export_lesson(args.file, out, options, args.progress)
+    return _export_frame(args.file, step, out, size, View(args.view))
 
 
 def _file_argument(argv: list[str]) -> str:

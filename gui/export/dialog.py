@@ -43,7 +43,9 @@ from engine.atomic_write import remove_stale_temps
 from engine.fileformat import SUFFIX, save
 
 from ..document import GraphDocument
+from ..model import colours
 from ..model.timeline import timeline_of
+from ..theme import using
 from .frame_sheet import render_frame
 from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Format, Timing, View
 
@@ -99,6 +101,9 @@ class ExportAnimationDialog(QDialog):
         self.view_box = QComboBox()
         self.view_box.addItems(VIEWS)
         self.view_box.setToolTip("slide: canvas and chain-rule text; canvas: the canvas alone")
+        self.theme_box = QComboBox()  # the export's colours, light unless asked
+        self.theme_box.addItems(list(colours.THEMES))
+        self.theme_box.setCurrentText(colours.DEFAULT)
 
         form = QFormLayout()
         form.addRow("Format", self.format_box)
@@ -108,6 +113,7 @@ class ExportAnimationDialog(QDialog):
         form.addRow("Transition", self.transition_box)
         form.addRow("Frames per second", self.fps_box)
         form.addRow("View", self.view_box)
+        form.addRow("Theme", self.theme_box)
         form.addRow("", self.forward_box)
 
         self.preview = QLabel()
@@ -140,6 +146,7 @@ class ExportAnimationDialog(QDialog):
         for box in (self.width_box, self.height_box):
             box.editingFinished.connect(self.update_preview)
         self.view_box.currentIndexChanged.connect(self.update_preview)
+        self.theme_box.currentIndexChanged.connect(self.update_preview)
         self.update_preview()
 
     @staticmethod
@@ -199,6 +206,7 @@ class ExportAnimationDialog(QDialog):
             "--transition", f"{self.transition_box.value():g}",
             "--fps", str(self.fps_box.value()),
             "--view", self.view_box.currentText(),
+            "--theme", self.theme_box.currentText(),
             *(("--forward",) if self.forward_box.isChecked() else ()),
             *extra, "--progress",
         ]  # fmt: skip
@@ -207,7 +215,8 @@ class ExportAnimationDialog(QDialog):
         """The first step (forward done, backward about to start) at the chosen size."""
         size = (self.width_box.value(), self.height_box.value())
         start = timeline_of(self.doc.graph, self.doc.results, self.doc.live_groups()).forward_length
-        image = render_frame(self.doc, start, size, View(self.view_box.currentText()))
+        with using(self.theme_box.currentText()):
+            image = render_frame(self.doc, start, size, View(self.view_box.currentText()))
         pixmap = QPixmap.fromImage(image).scaledToWidth(
             PREVIEW_WIDTH, Qt.TransformationMode.SmoothTransformation
         )

@@ -35,7 +35,7 @@ from ..document import GraphDocument
 from ..model.camera import CameraTarget
 from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
-from ..theme import THEME
+from ..theme import THEME, application_palette
 from . import camera
 from .options import DEFAULT_SIZE, ExportError, View
 
@@ -77,7 +77,7 @@ class FrameSheet(QWidget):
         self.view = view
         self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         self.setAutoFillBackground(True)
-        pal = self.palette()
+        pal = application_palette()  # the export's theme, not the app's or the system's
         pal.setColor(self.backgroundRole(), THEME.paper)
         self.setPalette(pal)
         w, h = size

@@ -250,13 +250,15 @@ def h_sigma(index: str) -> str:
     )
 
 
-def h_matrix(cells: Sequence[Sequence[str]], color: str = colours.TEXT) -> str:
+def h_matrix(cells: Sequence[Sequence[str]], color: str | None = None) -> str:
     """A matrix in square brackets; cells are HTML, right-aligned so digits line up.
 
     The brackets are two narrow cells spanning all rows, each with three borders,
     so their serifs stay short whatever the width of the numbers. The colour is the
-    cell's own (a span in each cell cost the panel's layout a format per number).
+    cell's own (a span in each cell cost the panel's layout a format per number);
+    ``None``: the theme's text colour.
     """
+    color = color or colours.TEXT
     rows = len(cells)
     b = f"2px solid {colours.TEXT}"
     bracket = (
@@ -324,7 +326,9 @@ def h_equation(cells: Sequence[str]) -> str:
     return f'<table cellspacing="2" cellpadding="0"><tr>{tds}</tr></table>'
 
 
-def h_para(text: str, color: str = colours.TEXT, size: str = "100%", bold: bool = False) -> str:
+def h_para(text: str, color: str | None = None, size: str = "100%", bold: bool = False) -> str:
+    """A paragraph in ``color`` (``None``: the theme's text colour, read now)."""
+    color = color or colours.TEXT
     weight = "font-weight:bold;" if bold else ""
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
 

@@ -17,7 +17,7 @@ from ..model.labels import QT_SUB_SHARE
 from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
-from ..theme import CHAIN_RULE_PT, THEME
+from ..theme import CHAIN_RULE_PT, THEME, paper_browser, style
 from .follow import FollowPlayer
 from .text_cache import CachedTextBrowser
 
@@ -55,9 +55,7 @@ class ChainRulePanel(QWidget):
         self.browser = CachedTextBrowser(self)
         self.browser.setObjectName("ChainRuleText")
         self.browser.setOpenLinks(False)
-        self.browser.setStyleSheet(
-            f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
-        )
+        style(self.browser, paper_browser)
         self.browser.document().setDocumentMargin(MARGIN)
         # Equations fit the width (no sideways scrolling, the step never half hidden).
         self.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

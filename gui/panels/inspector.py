@@ -40,7 +40,7 @@ from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGr
 from ..document import GraphDocument
 from ..model.formatting import fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
-from ..theme import THEME
+from ..theme import THEME, style
 from ..train_commands import set_trainable
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
@@ -51,9 +51,16 @@ NO_SELECTION = (
     "Add nodes by double-clicking an op in the palette, dragging it onto the canvas, "
     "or pressing Tab on the canvas."
 )
-_MUTED = f"color: {THEME.text_muted.name()};"
-_ERROR = f"color: {THEME.error_text.name()};"
-_GRAD = f"color: {THEME.grad_text.name()};"
+def _muted() -> str:
+    return f"color: {THEME.text_muted.name()};"
+
+
+def _error() -> str:
+    return f"color: {THEME.error_text.name()};"
+
+
+def _grad() -> str:
+    return f"color: {THEME.grad_text.name()};"
 
 
 class ScrubValue(SetValue):
@@ -94,7 +101,7 @@ class _Section(QGroupBox):
         self.doc = doc
         self.problem = _plain(QLabel())
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(_ERROR)
+        style(self.problem, _error)
         self.problem.hide()
 
     def _push(self, cmd: EditCommand) -> bool:
@@ -132,7 +139,7 @@ class NodeSection(_Section):
 
         self.hint = _plain(QLabel(NO_SELECTION))
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet(_MUTED)
+        style(self.hint, _muted)
         self.op_label = QLabel()
         self.op_label.setWordWrap(True)
         self.name_edit = QLineEdit()
@@ -146,10 +153,10 @@ class NodeSection(_Section):
         self.trainable.setToolTip("A parameter Teach > Train updates (the data stay fixed)")
         self.value_label = _mono(QLabel())
         self.grad_label = _mono(QLabel())
-        self.grad_label.setStyleSheet(_GRAD)
+        style(self.grad_label, _grad)
         self.error_label = _plain(QLabel())
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(_ERROR)
+        style(self.error_label, _error)
 
         self.body = QWidget()
         form = QFormLayout(self.body)
@@ -202,7 +209,7 @@ class NodeSection(_Section):
             self._build_attrs(node.op)
             self._op = node.op
         doc_text = OPS[node.op].doc
-        self.op_label.setText(f"<b>{node.op}</b> &nbsp;<span style='{_MUTED}'>{doc_text}</span>")
+        self.op_label.setText(f"<b>{node.op}</b> &nbsp;<span style='{_muted()}'>{doc_text}</span>")
         if not self.name_edit.hasFocus():
             self.name_edit.setText(node.id)
         self._show_attrs(node.attrs)
@@ -479,13 +486,13 @@ class BackwardSection(_Section):
         results = self.doc.results
         if results.backward_error is not None:
             self.status.setText(str(results.backward_error))
-            self.status.setStyleSheet(_ERROR)
+            style(self.status, _error)
         elif results.trace is not None:
             n = len(results.trace)
             self.status.setText(
                 f"backward from {results.trace.output!r}: {n} edge step{'s' if n != 1 else ''}"
             )
-            self.status.setStyleSheet(_MUTED)
+            style(self.status, _muted)
         else:
             self.status.setText("")
 

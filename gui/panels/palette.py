@@ -117,7 +117,6 @@ class Palette(QWidget):
             group.setFirstColumnSpanned(True)
             for op in ops_in(category):
                 item = QTreeWidgetItem(group, [op, op_formula(op)])
-                item.setForeground(1, self.palette().placeholderText())
                 item.setToolTip(1, op_tooltip(op))
                 item.setData(0, _OP_ROLE, op)
                 item.setToolTip(0, op_tooltip(op))
@@ -128,10 +127,22 @@ class Palette(QWidget):
                 )
                 self._items[op] = item
         self.tree.expandAll()
+        self._tint_formulas()
         self.tree.resizeColumnToContents(0)
         self.tree.itemActivated.connect(self._activated)
         self.filter.textChanged.connect(self._apply_filter)
         self.filter.returnPressed.connect(self._activate_first)
+
+    def _tint_formulas(self) -> None:
+        """The formulas in the palette's muted ink (again when View > Theme changes it)."""
+        ink = self.palette().placeholderText()
+        for item in self._items.values():
+            item.setForeground(1, ink)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.PaletteChange:
+            self._tint_formulas()
+        super().changeEvent(event)
 
     def item(self, op: str) -> QTreeWidgetItem:
         """The tree item of one op (tests double-click it the way a user would)."""

@@ -9,7 +9,6 @@ stops at each open question; stepping on skips it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -27,7 +26,7 @@ from ..model import labels
 from ..model.quiz import DEFAULT_HIDDEN, TOLERANCE_TEXT, Hidden, Quiz
 from ..model.timeline import Frame
 from ..player import Player
-from ..theme import THEME
+from ..theme import THEME, style
 
 
 class QuizPanel(QWidget):
@@ -73,7 +72,7 @@ class QuizPanel(QWidget):
         self.score = QLabel()
         self.score.setObjectName("QuizScore")
         tolerance = QLabel(TOLERANCE_TEXT)
-        tolerance.setStyleSheet(f"color: {THEME.text_muted.name()};")
+        style(tolerance, lambda: f"color: {THEME.text_muted.name()};")
 
         grid = QGridLayout()
         grid.addWidget(self.answer, 0, 0)
@@ -164,7 +163,7 @@ class QuizPanel(QWidget):
         if index is None:
             return
         verdict = self.quiz.check(index, self.answer.text())
-        self._say(verdict.message, THEME.right if verdict.correct else THEME.wrong)
+        self._say(verdict.message, "right" if verdict.correct else "wrong")
         if verdict.correct:
             self.answer.clear()
             self.player.refresh_frame()
@@ -175,14 +174,15 @@ class QuizPanel(QWidget):
         if index is None:
             return
         text = self.quiz.reveal(index)
-        self._say(f"the engine says {text}", THEME.wrong if self.answer.text() else THEME.text)
+        self._say(f"the engine says {text}", "wrong" if self.answer.text() else "text")
         self.answer.clear()
         self.player.refresh_frame()
         self._refresh()
 
-    def _say(self, text: str, color: QColor) -> None:
+    def _say(self, text: str, role: str) -> None:
+        """Show ``text`` in the THEME colour ``role`` (read again at a theme change)."""
         self.verdict.setText(text)
-        self.verdict.setStyleSheet(f"color: {color.name()}; font-weight: bold;")
+        style(self.verdict, lambda: f"color: {getattr(THEME, role).name()}; font-weight: bold;")
 
     # ------------------------------------------------------------------ refresh
 

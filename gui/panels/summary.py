@@ -21,7 +21,7 @@ from ..model import colours, labels
 from ..model.end_to_end import Computing
 from ..model.timeline import Phase
 from ..player import Player
-from ..theme import THEME
+from ..theme import THEME, paper_browser, style
 from .follow import FollowPlayer
 
 BASE_PT = 11.0
@@ -79,7 +79,7 @@ class SummaryPanel(QWidget):
     def _text_browser(self, name: str) -> QTextBrowser:
         browser = QTextBrowser(self)
         browser.setObjectName(name)
-        browser.setStyleSheet(f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}")
+        style(browser, paper_browser)
         browser.document().setDocumentMargin(10)
         return browser
 
