@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 
 def in_notebook() -> bool:
     """True inside a Jupyter kernel (IPython already imported and running a kernel)."""
-    import sys
-
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     return shell is not None and getattr(shell, "kernel", None) is not None
