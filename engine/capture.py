@@ -40,12 +40,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from . import tracefile
 from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
+from .gradient_flow import FlowRow, trace_flow
 from .trace import Step
 
 #: Keys :func:`tracking` leaves in a node's ``metadata``.
@@ -133,13 +134,23 @@ class TorchTrace(CapturedTrace):
         """Write a ``.bptrace`` file (it replays without PyTorch)."""
         tracefile.save(path, self)
 
-    def show(self) -> subprocess.Popen[bytes]:
-        """Open the app on this trace in a separate process (this one carries on)."""
+    def show(self) -> subprocess.Popen[bytes] | None:
+        """Open the app on this trace in a separate process (this one carries on); None
+        is for a subclass that shows it where it is (``backprop_studio`` in a notebook)."""
         fd, name = tempfile.mkstemp(suffix=tracefile.SUFFIX, prefix="capture-")
         os.close(fd)
         self.save(name)
         main = Path(__file__).resolve().parent.parent / "main.py"
         return subprocess.Popen([sys.executable, str(main), name])
+
+    def gradient_flow(self) -> list[FlowRow]:
+        """One row per parameter in depth order: ``name``, ``module``, ``shape``,
+        ``mean_abs``, ``max_abs``, ``norm``, ``ratio`` (‖grad‖ / ‖weight‖), and a
+        vanishing/exploding ``flag`` with its ``reason`` (see :mod:`engine.gradient_flow`)."""
+        return trace_flow(self)
+
+
+T = TypeVar("T", bound=TorchTrace)
 
 
 def _parameter_names(names: Any) -> dict[int, str]:
@@ -249,7 +260,8 @@ def _inner_modules(infos: dict[str, CapturedNode], labelled: set[str]) -> None:
 class _Recorder:
     """Hooks on every node of one graph, removed in ``finally``; the records after."""
 
-    def __init__(self, root: Any, names: Any) -> None:
+    def __init__(self, root: Any, names: Any, kind: type[TorchTrace] = TorchTrace) -> None:
+        self.kind = kind
         self.nodes = _forward_order(_walk(root))
         self.root = root
         self.ids = _name_nodes(self.nodes, _parameter_names(names))
@@ -307,7 +319,7 @@ class _Recorder:
         else:  # no forward was tracked: guess from the parameters
             _modules(infos, list(infos))
         root_id = ids[self.root]
-        trace = TorchTrace(output=root_id, gradient=gradient, nodes=infos)
+        trace = self.kind(output=root_id, gradient=gradient, nodes=infos)
         trace.module_classes = self.classes
         sums: dict[tuple[str, int], np.ndarray] = {(ids[n], 0): g for n, g in self.prior.items()}
         for node, grad_inputs, grad_outputs in self.records:
@@ -332,9 +344,16 @@ class _Recorder:
             if hasattr(n, "variable"):
                 leaf_id = ids[n]
                 trace.leaves.append(leaf_id)
+                trace.weight_norms[leaf_id] = _norm(n.variable)
                 grad = n.variable.grad
                 trace.grads[leaf_id] = _numpy(grad) if grad is not None else None
         return trace
+
+
+def _norm(t: Any) -> float:
+    """``‖t‖₂`` in float64, without copying a parameter into numpy."""
+    torch = _torch()
+    return float(torch.linalg.vector_norm(t.detach(), dtype=torch.float64))
 
 
 def _root(output: Any) -> Any:
@@ -354,21 +373,32 @@ def _seed(output: Any, gradient: Any) -> np.ndarray:
     return _numpy(_torch().as_tensor(gradient))
 
 
-def _record(backward: Callable[[], None], output: Any, gradient: Any, names: Any) -> TorchTrace:
-    recorder = _Recorder(_root(output), names)
+def _record(
+    backward: Callable[[], None], output: Any, gradient: Any, names: Any, kind: type[T]
+) -> T:
+    recorder = _Recorder(_root(output), names, kind)
     with recorder.hooked():
         backward()
-    return recorder.trace(_seed(output, gradient))
+    trace = recorder.trace(_seed(output, gradient))
+    assert isinstance(trace, kind)
+    return trace
 
 
 def capture(
-    output: Any, gradient: Any = None, names: Any = None, *, keep_graph: bool = True
-) -> TorchTrace:
+    output: Any,
+    gradient: Any = None,
+    names: Any = None,
+    *,
+    keep_graph: bool = True,
+    kind: type[T] = TorchTrace,  # type: ignore[assignment]
+) -> T:
     """Run ``output.backward(gradient)`` once and return it as a trace.
 
     ``names`` (an ``nn.Module`` or ``{name: tensor}``) names the leaves; gradients
     accumulate into ``.grad`` as with any backward. ``keep_graph`` retains the graph
-    so Jacobians can be built later by pulling back through PyTorch's nodes.
+    so Jacobians can be built later by pulling back through PyTorch's nodes. ``kind``
+    is the trace class made (``backprop_studio`` passes its own, which adds the GUI's
+    exports without the engine importing them).
     """
     torch = _torch()
     return _record(
@@ -376,18 +406,24 @@ def capture(
         output,
         gradient,
         names,
+        kind,
     )
 
 
 @contextmanager
-def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[TorchTrace]]:
+def recording(
+    names: Any = None,
+    *,
+    keep_graph: bool = True,
+    kind: type[T] = TorchTrace,  # type: ignore[assignment]
+) -> Iterator[list[T]]:
     """Capture every ``backward()`` run inside; yields the list the traces go into.
 
     ``Tensor.backward`` calls ``torch.autograd.backward``, which is wrapped for the
     duration (the graph is retained unless ``keep_graph=False``).
     """
     torch = _torch()
-    traces: list[TorchTrace] = []
+    traces: list[T] = []
     original = torch.autograd.backward
 
     def backward(
@@ -408,6 +444,7 @@ def recording(names: Any = None, *, keep_graph: bool = True) -> Iterator[list[To
                 output,
                 gradient,
                 names,
+                kind,
             )
         )
 

@@ -91,6 +91,9 @@ class CapturedTrace(Trace):
     nodes: dict[str, CapturedNode] = field(default_factory=dict)
     #: Each module path's class name (``"layers.0": "Linear"``), where it is known.
     module_classes: dict[str, str] = field(default_factory=dict)
+    #: Each leaf's ``‖value‖₂`` at capture time (not saved: a loaded trace has the
+    #: values themselves when the forward was tracked), for the gradient flow's ratio.
+    weight_norms: dict[str, float] = field(default_factory=dict)
 
     def modules(self) -> list[str]:
         """The module paths that hold nodes, in forward order."""

@@ -158,6 +158,22 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     )
 
 
+def lesson_options(out: str, **options: object) -> LessonOptions:
+    """The options of ``--all --out OUT`` from keywords named after the flags (``size="640x360"``
+    or ``(640, 360)``, ``fps=``, ``hold=``, ``transition=``, ``forward=True``, ``worksheet=True``,
+    ``view="canvas"``, ``train=``), read by the command line's own parser so the two can never
+    differ; raises ExportError (an unknown keyword included) with the reason."""
+    argv = ["FILE", "--all", "--out", out]
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is not False and value is not None:
+            text = "x".join(map(str, value)) if isinstance(value, tuple) else str(value)
+            argv += [flag, text]
+    return _lesson_options(_parser().parse_args(argv), lesson_kind(out))
+
+
 def main(argv: list[str]) -> int:
     """Entry point of ``main.py export``; returns the exit status (0 ok, 2 bad input, 1 failed)."""
     qInstallMessageHandler(_quiet_messages)

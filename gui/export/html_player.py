@@ -82,7 +82,7 @@ SCRIPT = """
     scrub.value=at;
     status.textContent=slides[at].getAttribute('data-status');
     var k=slides[at].getAttribute('data-step');
-    if(k!==null){history.replaceState(null,'','#step='+k);}
+    if(k!==null){try{history.replaceState(null,'','#step='+k);}catch(e){}}
   }
   function fromHash(){
     var m=/step=(\\d+)/.exec(location.hash);

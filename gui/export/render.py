@@ -21,7 +21,7 @@ from PySide6.QtGui import QImage, QPainter, QTextDocument
 
 from engine import tracefile
 from engine.captured import CapturedTrace
-from engine.fileformat import load
+from engine.fileformat import GraphFile, load
 
 from ..canvas.train_marks import TrainMarks
 from ..document import GraphDocument
@@ -45,10 +45,14 @@ def load_document(file: str | Path) -> GraphDocument:
     (raises FileFormatError)."""
     if str(file).lower().endswith(tracefile.SUFFIX):
         return trace_document(tracefile.load(file), Path(file))
+    return graph_document(load(file, partial=True), Path(file))
+
+
+def graph_document(gf: GraphFile, path: Path | None = None) -> GraphDocument:
+    """A document for a loaded graph file, headless (as :func:`trace_document`)."""
     ensure_app()
-    gf = load(file, partial=True)
     doc = GraphDocument()
-    doc.load(gf, Path(file))
+    doc.load(gf, path)
     return doc
 
 
