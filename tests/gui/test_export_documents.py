@@ -17,8 +17,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pypdf
 import pytest
+from PIL import Image
 
 from engine import app_signature
 from gui.export.html_player import icon_data_uri
@@ -208,3 +210,23 @@ def test_worksheet_of_a_collapsed_group(lesson, tmp_path: Path) -> None:  # noqa
     assert "Step 4 of 4: the sums as one step" in questions
     assert "Step 4 (the sums): vjp = [1.1, 1.4, 1]" in key
     assert "[1.1, 1.4, 1]" not in questions
+
+
+def test_worksheet_pages_render_to_png_for_a_look(lesson, artifacts_dir: str) -> None:  # noqa: ANN001
+    """The worksheet as it prints: poppler's pdftoppm (Debian's poppler-utils, installed
+    by .ci/run) renders its first question page to a PNG in the artifacts folder, and the
+    page holds ink (text and the canvas picture), not an empty sheet."""
+    doc, _steps = lesson
+    out = Path(artifacts_dir) / "lesson_seed2_worksheet.pdf"
+    write_lesson(doc, out, LessonOptions("pdf", worksheet=True))
+    stem = Path(artifacts_dir) / "worksheet_page"
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "60", "-f", "2", "-l", "2", "-singlefile", str(out), str(stem)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    with Image.open(f"{stem}.png") as im:
+        grey = np.asarray(im.convert("L"))
+    assert grey.shape[0] > grey.shape[1]  # a portrait page
+    assert (grey < 128).mean() > 0.005  # dark pixels: text and the picture are there
