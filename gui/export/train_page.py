@@ -20,7 +20,7 @@ from engine.graph import Graph
 from engine.train import TrainSpec
 
 from ..model import colours, labels
-from ..model.train_view import Rehearsal, number, rehearse, rule, update_lines
+from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, update_lines
 
 #: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
 #: the handout's 12 points; larger text gets proportionally more (:func:`label_w`).
@@ -55,27 +55,23 @@ def write_train_page(pages: Pages, graph: Graph, spec: TrainSpec, steps: int, pt
 
 
 def _page_html(spec: TrainSpec, run: Rehearsal, pt: float) -> str:
-    mono = "font-family:'DejaVu Sans Mono';"
     head = labels.h_para(f"After the backward pass, the update ({spec.optimizer})", bold=True,
                          size=f"{pt * 1.5:.0f}pt")
-    body = "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(line)}</p>'
-                   for line in rule(spec))
+    body = mono_lines(rule(spec))
     body += labels.h_para(f"Step 1: loss = {labels.esc(number(run.first.loss))}", bold=True)
     for up in run.first.updates.values():
-        body += "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(line)}</p>'
-                        for line in update_lines(up, spec))
+        body += mono_lines(update_lines(up, spec))
     return labels.h_document(head + body + _summary_html(spec, run), pt)
 
 
 def _summary_html(spec: TrainSpec, run: Rehearsal) -> str:
     """Where the run ends: the last loss (and the file's target), the parameters reached."""
-    mono = "font-family:'DejaVu Sans Mono';"
     last = run.losses[-1]
     body = labels.h_para(f"After {len(run.losses)} steps: loss = {labels.esc(number(last))}"
                           + (f" (target {labels.esc(number(spec.target))})"
                              if spec.target is not None else ""), bold=True)
     reached = ", ".join(f"{p} = {_short(v)}" for p, v in run.final.items())
-    return body + f'<p style="margin:2px 0px; {mono}">{labels.esc(reached)}</p>'
+    return body + mono_lines([reached])
 
 
 def paint_loss_card(

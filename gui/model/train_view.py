@@ -12,6 +12,7 @@ value, so the drawing and the change cannot differ).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,13 +162,19 @@ def update_html(spec: TrainSpec, state: TrainState) -> str:
     the rule, then every parameter's update with the numbers (ids escaped here)."""
     if state.last is None:
         return ""
-    mono = "font-family:'DejaVu Sans Mono';"
     lines = [f"Then the update, step {state.t} ({spec.optimizer})", *rule(spec)]
     for up in state.last.updates.values():
         lines += update_lines(up, spec)
     head, *rest = lines
-    return (labels.h_para(labels.esc(head), bold=True, size="115%")
-            + "".join(f'<p style="margin:2px 0px; {mono}">{labels.esc(x)}</p>' for x in rest))
+    return labels.h_para(labels.esc(head), bold=True, size="115%") + mono_lines(rest)
+
+
+def mono_lines(lines: Iterable[str]) -> str:
+    """Plain-text lines (rules, updates: they hold ids) as monospaced paragraphs, escaped."""
+    return "".join(
+        f"<p style=\"margin:2px 0px; font-family:'DejaVu Sans Mono';\">{labels.esc(x)}</p>"
+        for x in lines
+    )
 
 
 def box_line(up: Update, spec: TrainSpec) -> str:
