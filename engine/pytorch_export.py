@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import json
 import keyword
-import math
 import re
 import unicodedata
-from typing import Any
 
 import numpy as np
 
 from .errors import printable
 from .graph import Graph, Node, topological_sort
 from .ops import LEAF_OPS, OPS
+from .ops.torch_source import expression, literal
 from .pytorch_train import training_lines
 from .train import TrainSpec, params_of
 
@@ -32,7 +31,6 @@ RESERVED = frozenset({"torch", "print", "float", "list", "tuple", "range", "json
 #: (``# coding: utf-7`` in a title would make it decode the rest differently).
 HEADER = ("# -*- coding: utf-8 -*-", "# PyTorch script exported by Backprop Studio")
 
-_INFIX = ("+", "-", "*", "/", "**", "@")
 _FLOAT64 = "dtype=torch.float64"
 
 
@@ -95,21 +93,7 @@ def requires_grad(graph: Graph) -> set[str]:
 
 def tensor_literal(value: np.ndarray | float) -> str:
     """A nested list literal the importer reads back bit for bit (``float("nan")`` included)."""
-    a = np.asarray(value, dtype=np.float64)
-
-    def number(x: float) -> str:
-        if math.isnan(x):
-            return 'float("nan")'
-        if math.isinf(x):
-            return 'float("inf")' if x > 0 else '-float("inf")'
-        return repr(float(x))
-
-    def walk(x: Any) -> str:
-        if isinstance(x, list):
-            return "[" + ", ".join(walk(y) for y in x) + "]"
-        return number(x)
-
-    return walk(a.tolist())
+    return literal(np.asarray(value, dtype=np.float64).tolist())
 
 
 def _leaf_line(node: Node) -> str:
@@ -122,73 +106,6 @@ def _leaf_line(node: Node) -> str:
         return f"torch.zeros({sizes}, {_FLOAT64}{grad})"
     assert value is not None  # a leaf holds its value
     return f"torch.tensor({tensor_literal(value)}, {_FLOAT64}{grad})"
-
-
-def _op_expression(node: Node, args: list[str]) -> str:
-    """The node as PyTorch writes it, in the op table's preferred readable spelling:
-    an operator where the table lists one, else its first ``torch.*`` function."""
-    spec = OPS[node.op]
-    spellings = spec.torch
-    if len(args) == 2 and any(s in _INFIX for s in spellings):
-        sym = next(s for s in spellings if s in _INFIX)
-        return f"{args[0]} {sym} {args[1]}"
-    if spec.arity == 1 and "-" in spellings:
-        return f"-{args[0]}"
-    if "[]" in spellings and node.attrs.get("dim", 0) >= 0:
-        dim, index = node.attrs.get("dim", 0), node.attrs.get("index", 0)
-        return f"{args[0]}[{':, ' * dim}{index}]"
-    if node.op == "where":
-        condition = node.attrs.get("condition", True)
-        return f"torch.where(torch.tensor({condition!r}), {args[0]}, {args[1]})"
-    attrs = _written_attrs(spec.attrs, node.attrs)
-    if node.op == "logsumexp" and attrs.get("dim") in (None, []):
-        # PyTorch's logsumexp has no "all dims" value; these two spellings read back as null / []
-        whole = "list" if attrs["dim"] == [] else "tuple"
-        attrs["dim"] = _Source(f"{whole}(range({args[0]}.ndim))")
-    keywords = "".join(f", {k}={_literal(v)}" for k, v in attrs.items())
-    function = next((s for s in spellings if s.startswith("torch.")), None)
-    if function is None:
-        method = next(s for s in spellings if s.startswith("Tensor."))
-        return f"{args[0]}.{method.removeprefix('Tensor.')}({keywords.removeprefix(', ')})"
-    operands = f"[{', '.join(args)}]" if spec.arity is None else ", ".join(args)
-    call = f"{function}({operands}{keywords})"
-    if node.op in ("max", "min") and node.attrs.get("dim") is not None:
-        return call + ".values"  # over a dim PyTorch returns (values, indices)
-    return call
-
-
-def _literal(value: Any) -> str:
-    """An attribute as Python source: ``repr``, but a non-finite float as ``float("nan")``
-    (``repr`` gives ``nan``, a NameError in the script)."""
-    if isinstance(value, float):
-        return tensor_literal(value)
-    if isinstance(value, list | tuple):
-        items = [_literal(v) for v in value]
-        if isinstance(value, tuple):
-            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-        return "[" + ", ".join(items) + "]"
-    return repr(value)
-
-
-class _Source(str):
-    """Python source written as it is (its repr is itself)."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-def _written_attrs(specs: tuple, attrs: dict[str, Any]) -> dict[str, Any]:
-    """Attributes worth writing: all but trailing ones left at a None/False default
-    (``torch.sum(x, dim=None, keepdim=True)``: PyTorch wants dim with keepdim)."""
-    names = [a.name for a in specs]
-    quiet = {a.name for a in specs if _unset(a.default) and attrs.get(a.name) is a.default}
-    last = max((k for k, n in enumerate(names) if n not in quiet), default=-1)
-    return {n: attrs.get(n) for n in names[: last + 1]}
-
-
-def _unset(default: Any) -> bool:
-    """A None/False default (not 0, which equals False: unsqueeze's dim=0 must be written)."""
-    return default is None or default is False
 
 
 def export_script(
@@ -232,7 +149,7 @@ def export_script(
             lines.append(f"# {name} = {node.op}(...): an operand port is not connected")
             continue
         args = [names[s] for s in node.inputs if s is not None]  # all connected (above)
-        lines.append(f"{name} = {_op_expression(node, args)}{comment}")
+        lines.append(f"{name} = {expression(OPS[node.op], args, node.attrs)}{comment}")
         op_lines.append(lines[-1])
         if retain_grads and nid in needs_grad:
             lines.append(f"{name}.retain_grad()")

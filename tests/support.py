@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.graph import Graph
 from engine.ops import OPS
+from engine.ops.torch_source import expression
 
 try:
     import torch
@@ -90,28 +91,13 @@ def seed3_graph() -> Graph:
 def torch_op(name: str, xs: Sequence[Any], attrs: dict[str, Any]) -> Any:
     """The PyTorch counterpart of one engine op, applied to tensors ``xs``.
 
-    Read from the op table: the record's first PyTorch spelling, called with the
-    operands and the attributes by name (an attribute that is None is left out, as
-    PyTorch spells "not given"), so the spellings the table publishes are tested too.
+    Read from the op table: the expression the script export writes for the node
+    (:func:`engine.ops.torch_source.expression`), run on the tensors, so the spellings
+    the table publishes are the ones tested.
     """
-    spelling = OPS[name].torch[0]
-    attrs = {**OPS[name].defaults, **attrs}
-    kwargs = {k: v for k, v in attrs.items() if v is not None}
-    if name == "stack":
-        return torch.stack(list(xs), **kwargs)
-    if name == "where":
-        return torch.where(torch.tensor(attrs.get("condition", True)), xs[0], xs[1])
-    if name in ("sum", "mean", "logsumexp") and attrs["dim"] in (None, []):
-        kwargs["dim"] = tuple(range(xs[0].ndim))  # "all dims", as torch spells it here
-    if name in ("max", "min") and attrs["dim"] is None and not attrs["keepdim"]:
-        del kwargs["keepdim"]  # torch.max(x) takes no keepdim
-    if name == "reshape":
-        kwargs["shape"] = tuple(kwargs.get("shape", [-1]))
-    fn: Any = torch
-    for part in spelling.split(".")[1:]:
-        fn = getattr(fn, part)
-    out = fn(*xs, **kwargs)
-    return out.values if name in ("max", "min") and "dim" in kwargs else out
+    names = [f"x{i}" for i in range(len(xs))]
+    source = expression(OPS[name], names, attrs)
+    return eval(source, {"torch": torch, **dict(zip(names, xs, strict=True))})  # noqa: S307
 
 
 def close(actual: Any, expected: Any, rtol: float = 1e-9, atol: float = 1e-12) -> None:

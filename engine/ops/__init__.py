@@ -6,7 +6,9 @@ on the canvas, the palette and quick search (category, description), the
 inspector (one widget per attribute, chosen by the attribute's kind), the file
 format (attribute validation here; the schema's op list and attribute rules and
 the docs' op table, written by :mod:`.generate`), Jacobian descriptions, forward mode
-(``jvp``) and the PyTorch bridge (``torch``). The leaves ``input`` and ``const``
+(``jvp``), the PyTorch bridge (``torch``, ``torch_args``, ``torch_call``: the importer,
+the script export and the tests' PyTorch oracle) and the random-graph tests
+(``domain``). The leaves ``input`` and ``const``
 are records too, with arity 0. Semantics follow PyTorch in float64,
 broadcasting where PyTorch broadcasts.
 

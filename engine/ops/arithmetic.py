@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from .build import binary, unary
-from .record import Array, Kinks, Op, at_zero
+from .record import KEEPS_POSITIVE, Array, Domain, Kinks, Op, at_zero
 
 
 def _pow(a: Array, b: Array) -> Array:
@@ -50,6 +50,7 @@ RECORDS: tuple[Op, ...] = (
         ("torch.add", "Tensor.add", "+"),
         on_floats=operator.add,
         passes=(True, True),
+        domain=KEEPS_POSITIVE,
     ),
     binary(
         "sub",
@@ -71,6 +72,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise product, broadcasting.",
         ("torch.mul", "Tensor.mul", "*"),
         on_floats=operator.mul,
+        domain=KEEPS_POSITIVE,
     ),
     binary(
         "div",
@@ -81,6 +83,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise quotient, broadcasting.",
         ("torch.div", "Tensor.div", "/"),
         kinks=at_zero(1, "division by 0 is not differentiable"),
+        domain=Domain(positive=(1,), gives_positive="kept"),
     ),
     binary(
         "pow",
@@ -91,6 +94,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise power with a tensor exponent, broadcasting.",
         ("torch.pow", "Tensor.pow", "**"),
         kinks=Kinks(_pow_kinks, "0 ** b with b < 1 has an infinite or undefined slope"),
+        domain=Domain(positive=(0,), gives_positive="first"),
     ),
     unary(
         "neg",

@@ -11,7 +11,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import shape_text
-from .record import Array, Attrs, Forward, Jvp, Kinks, Op, OpShapeError, Shape, Title, Words
+from .record import (
+    ANYWHERE,
+    Array,
+    Attrs,
+    Domain,
+    Forward,
+    Jvp,
+    Kinks,
+    Op,
+    OpShapeError,
+    Shape,
+    Title,
+    Words,
+)
 
 
 def unbroadcast(g: Array, shape: Shape) -> Array:
@@ -133,6 +146,7 @@ def binary(
     on_floats: Callable[[float, float], float] | None = None,
     passes: tuple[bool, bool] = (False, False),
     kinks: Kinks | None = None,
+    domain: Domain = ANYWHERE,
 ) -> Op:
     """A broadcasting elementwise binary op.
 
@@ -188,6 +202,7 @@ def binary(
         jacobian_words=jwords,
         torch=torch,
         kinks=kinks,
+        domain=domain,
     )
 
 
@@ -202,6 +217,7 @@ def unary(
     title: Title | None = None,
     float_grad: bool = False,
     kinks: Kinks | None = None,
+    domain: Domain = ANYWHERE,
 ) -> Op:
     """An elementwise op; its Jacobian is diagonal, so ``grad(g, x, out)`` (``g``
     times the derivative) is both the VJP and the JVP.
@@ -230,4 +246,5 @@ def unary(
         jacobian_words=const_words(words),
         torch=torch or (f"torch.{name}", f"Tensor.{name}"),
         kinks=kinks,
+        domain=domain,
     )

@@ -10,7 +10,19 @@ import numpy as np
 
 from ..errors import shape_text
 from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
-from .record import Array, Attr, Attrs, Kinks, Op, OpShapeError, Shape, at_zero
+from .record import (
+    KEEPS_BOTH,
+    KEEPS_POSITIVE,
+    Array,
+    Attr,
+    Attrs,
+    Domain,
+    Kinks,
+    Op,
+    OpShapeError,
+    Shape,
+    at_zero,
+)
 
 fused_tanh_grad: Callable[[Array, Array, Array], None] | None
 try:  # one pass instead of six; built by the install where a C compiler is found
@@ -165,6 +177,7 @@ RECORDS: tuple[Op, ...] = (
         "diagonal with entries exp(x)",
         "e to the x.",
         float_grad=True,
+        domain=Domain(gives_positive="always"),
     ),
     unary(
         "log",
@@ -173,6 +186,7 @@ RECORDS: tuple[Op, ...] = (
         "diagonal with entries 1/x",
         "Natural log.",
         kinks=Kinks(lambda xs: xs[0] <= 0.0, "log at 0 or below is not differentiable"),
+        domain=Domain(positive=(0,)),
     ),
     unary("sin", np.sin, lambda g, x, out: g * np.cos(x), "diagonal with entries cos(x)", "Sine."),
     unary(
@@ -192,6 +206,7 @@ RECORDS: tuple[Op, ...] = (
         "diagonal with entries σ(x)(1 - σ(x))",
         "Logistic sigmoid 1/(1+e^-x).",
         float_grad=True,
+        domain=Domain(gives_positive="always", gives_unit="always"),
     ),
     unary(
         "relu",
@@ -217,6 +232,7 @@ RECORDS: tuple[Op, ...] = (
         "diagonal with entries 1/(2√x)",
         "Square root.",
         kinks=at_zero(0, "sqrt at 0 has an infinite slope"),
+        domain=Domain(positive=(0,), gives_positive="kept"),
     ),
     unary(
         "square",
@@ -225,6 +241,7 @@ RECORDS: tuple[Op, ...] = (
         "diagonal with entries 2x",
         "x², as torch.square (x ** 2).",
         float_grad=True,
+        domain=KEEPS_POSITIVE,
     ),
     Op(
         name="clamp",
@@ -257,6 +274,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise maximum, broadcasting; a tie splits the gradient.",
         ("torch.maximum", "Tensor.maximum"),
         category="Elementwise functions",
+        domain=KEEPS_BOTH,
     ),
     binary(
         "minimum",
@@ -270,6 +288,7 @@ RECORDS: tuple[Op, ...] = (
         "Elementwise minimum, broadcasting; a tie splits the gradient.",
         ("torch.minimum", "Tensor.minimum"),
         category="Elementwise functions",
+        domain=KEEPS_BOTH,
     ),
     Op(
         name="where",
@@ -292,5 +311,9 @@ RECORDS: tuple[Op, ...] = (
             Attr("condition", "bool-tensor", True, "true/false, or a nested list of them (a mask)"),
         ),
         torch=("torch.where",),
+        domain=KEEPS_BOTH,
+        torch_call=lambda op, a, attrs: (
+            f"torch.where(torch.tensor({attrs['condition']!r}), {a[0]}, {a[1]})"
+        ),
     ),
 )

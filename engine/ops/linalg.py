@@ -8,7 +8,18 @@ import numpy as np
 
 from ..errors import shape_text
 from .build import bilinear_jvp, binary_title, broadcast_dims, dim_index, linear_jvp, unbroadcast
-from .record import DIM_HELP, DIM_RANGE, Array, Attr, Attrs, Op, OpShapeError, Shape
+from .record import (
+    DIM_HELP,
+    DIM_RANGE,
+    KEEPS_BOTH,
+    KEEPS_POSITIVE,
+    Array,
+    Attr,
+    Attrs,
+    Op,
+    OpShapeError,
+    Shape,
+)
 
 
 def _matmul_parts(a: Shape, b: Shape) -> tuple[Shape, Shape, Shape]:
@@ -141,6 +152,7 @@ RECORDS: tuple[Op, ...] = (
         title=binary_title("@"),
         jacobian_words=_matmul_words,
         torch=("torch.matmul", "Tensor.matmul", "@"),
+        domain=KEEPS_POSITIVE,
     ),
     Op(
         name="transpose",
@@ -162,5 +174,6 @@ RECORDS: tuple[Op, ...] = (
             Attr("dim1", "int", -1, DIM_HELP, **DIM_RANGE),
         ),
         torch=("torch.transpose", "Tensor.transpose", "torch.t", "Tensor.t", ".T", ".mT"),
+        domain=KEEPS_BOTH,
     ),
 )

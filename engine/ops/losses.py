@@ -9,7 +9,19 @@ import numpy as np
 
 from ..errors import shape_text
 from .build import broadcast_check, tangents, unbroadcast
-from .record import Array, Attrs, Check, Forward, Jvp, Op, OpShapeError, Shape, Vjp
+from .record import (
+    ANYWHERE,
+    Array,
+    Attrs,
+    Check,
+    Domain,
+    Forward,
+    Jvp,
+    Op,
+    OpShapeError,
+    Shape,
+    Vjp,
+)
 from .softmax import log_softmax, softmax
 
 
@@ -118,7 +130,14 @@ def _ce_jvp(ts: Sequence[Array | None], xs: Sequence[Array], out: Array, attrs: 
 
 
 def _loss(
-    name: str, forward: Forward, vjp: Vjp, jvp: Jvp, check: Check, words: Sequence[str], doc: str
+    name: str,
+    forward: Forward,
+    vjp: Vjp,
+    jvp: Jvp,
+    check: Check,
+    words: Sequence[str],
+    doc: str,
+    domain: Domain = ANYWHERE,
 ) -> Op:
     """A loss of (input, target) with PyTorch's default reduction='mean': a scalar."""
     return Op(
@@ -133,6 +152,7 @@ def _loss(
         title=lambda a, attrs: f"{name}({a[0]}, {a[1]})",
         jacobian_words=lambda i, shapes, out, attrs: words[i],
         torch=(f"torch.nn.functional.{name}",),
+        domain=domain,
     )
 
 
@@ -159,6 +179,7 @@ RECORDS: tuple[Op, ...] = (
         _same_shape_check,
         ("one row: (p - y) / (p(1 - p)) / n", "one row: -logit(p)/n = (ln(1 - p) - ln p)/n"),
         "mean(-(y ln p + (1 - y) ln(1 - p))) for probabilities p; each log clamped at -100.",
+        Domain(unit=(0, 1)),
     ),
     _loss(
         "cross_entropy",

@@ -255,6 +255,65 @@ def at_zero(operand: int, words: str) -> Kinks:
 
 
 @dataclass(frozen=True)
+class Domain:
+    """Where the op's values stay inside what numpy and PyTorch compute alike, for tests
+    that draw random graphs: which operands must be positive (``positive``: log, sqrt,
+    a base, a divisor) or in (0, 1) (``unit``: probabilities), and when the result is
+    positive or in (0, 1): ``"always"``, ``"kept"`` (when every operand is) or
+    ``"first"`` (when the first operand is; pow's base); None: not known to be."""
+
+    positive: tuple[int, ...] = ()
+    unit: tuple[int, ...] = ()
+    gives_positive: str | None = None
+    gives_unit: str | None = None
+
+    def needs(self, operand: int) -> str | None:
+        """``"positive"``, ``"unit"`` or None: what operand ``operand`` must be."""
+        if operand in self.positive:
+            return "positive"
+        return "unit" if operand in self.unit else None
+
+    def keeps(self, rule: str | None, operands: Sequence[bool]) -> bool:
+        """Whether the result has the property ``rule`` grants, given the operands'."""
+        if rule == "always":
+            return True
+        if rule == "kept":
+            return all(operands)
+        return rule == "first" and bool(operands) and operands[0]
+
+
+#: The domain of an op that takes any real operands and promises nothing of its result.
+ANYWHERE = Domain()
+
+#: Positive operands give a positive result (sums, products, copies).
+KEEPS_POSITIVE = Domain(gives_positive="kept")
+
+#: Positive operands, or operands in (0, 1), give the same (selections, copies, means).
+KEEPS_BOTH = Domain(gives_positive="kept", gives_unit="kept")
+
+
+#: A PyTorch call as Python source, from the record, the operands' source and the
+#: node's attributes (defaults filled in).
+TorchCall = Callable[["Op", Sequence[str], Attrs], str]
+
+
+@dataclass(frozen=True)
+class TorchArgs:
+    """How PyTorch passes the op's attributes where that is not the generic rule
+    (operands first, then the attributes in the record's order, by name as keywords):
+    ``order`` is the positional order, ``sizes`` an attribute PyTorch also takes as
+    ``*sizes`` (``x.reshape(2, 3)``), ``ignored`` keywords that change nothing the graph
+    records (``dtype``)."""
+
+    order: tuple[str, ...] | None = None
+    sizes: str | None = None
+    ignored: tuple[str, ...] = ()
+
+
+GENERIC_ARGS = TorchArgs()
+
+
+@dataclass(frozen=True)
 class Op:
     """One op: how to compute it, push a tangent forward, pull a gradient back.
 
@@ -275,6 +334,12 @@ class Op:
       operator. The first entry is the preferred spelling.
     - ``kinks``: where the derivative is undefined (None: nowhere), which gradcheck
       reports instead of calling a mismatch there a bug.
+    - ``domain``: the operands' test domain (:class:`Domain`).
+    - ``torch_args``: how PyTorch passes the attributes, read by the importer
+      (:class:`TorchArgs`; the generic rule when left out).
+    - ``torch_call``: the call as Python source when the generic rule
+      (:func:`engine.ops.torch_source.expression`) does not write it; the script
+      export writes it and the tests' PyTorch oracle runs it.
     """
 
     name: str
@@ -290,6 +355,9 @@ class Op:
     attrs: tuple[Attr, ...] = ()
     torch: tuple[str, ...] = ()
     kinks: Kinks | None = None
+    domain: Domain = ANYWHERE
+    torch_args: TorchArgs = GENERIC_ARGS
+    torch_call: TorchCall | None = None
 
     @property
     def is_leaf(self) -> bool:

@@ -12,6 +12,8 @@ from .record import (
     DIM_HELP,
     DIMS_HELP,
     KEEPDIM,
+    KEEPS_BOTH,
+    KEEPS_POSITIVE,
     Array,
     Attr,
     Attrs,
@@ -21,9 +23,14 @@ from .record import (
     OpShapeError,
     Shape,
     Title,
+    TorchArgs,
     Vjp,
     Words,
 )
+from .torch_source import Source, function_call, written_attrs
+
+#: ``x.sum(dim, dtype=...)``: the dtype changes nothing the graph records.
+_REDUCTION_ARGS = TorchArgs(ignored=("dtype",))
 
 
 def _reduce_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
@@ -111,7 +118,25 @@ def _reduction(name: str, vjp: Vjp, doc: str) -> Op:
         jacobian_words=_reduce_words(name),
         attrs=(Attr("dim", "int-or-list", None, DIMS_HELP), KEEPDIM),
         torch=(f"torch.{name}", f"Tensor.{name}"),
+        domain=KEEPS_BOTH if name == "mean" else KEEPS_POSITIVE,
+        torch_args=_REDUCTION_ARGS,
     )
+
+
+def _logsumexp_call(op: Op, a: Sequence[str], attrs: Attrs) -> str:
+    """PyTorch's logsumexp has no "all dims" value: ``tuple(range(x.ndim))`` for null and
+    ``list(range(x.ndim))`` for [], which the importer reads back as those."""
+    written = written_attrs(op.attrs, attrs)
+    if written.get("dim") in (None, []):
+        whole = "list" if written["dim"] == [] else "tuple"
+        written["dim"] = Source(f"{whole}(range({a[0]}.ndim))")
+    return function_call(op, a, written)
+
+
+def _extreme_call(op: Op, a: Sequence[str], attrs: Attrs) -> str:
+    """Over a dim PyTorch's max/min return (values, indices): the values."""
+    call = function_call(op, a, written_attrs(op.attrs, attrs))
+    return call if attrs.get("dim") is None else call + ".values"
 
 
 def _logsumexp_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
@@ -271,6 +296,8 @@ RECORDS: tuple[Op, ...] = (
         ),
         attrs=(Attr("dim", "int-or-list", -1, DIMS_HELP), KEEPDIM),
         torch=("torch.logsumexp", "Tensor.logsumexp"),
+        torch_args=_REDUCTION_ARGS,
+        torch_call=_logsumexp_call,
     ),
     *(
         Op(
@@ -286,6 +313,8 @@ RECORDS: tuple[Op, ...] = (
             jacobian_words=_extreme_words(fn),
             attrs=(Attr("dim", "int-or-null", None, DIM_HELP + "; empty for all"), KEEPDIM),
             torch=(f"torch.{fn}", f"Tensor.{fn}", f"torch.a{fn}"),
+            domain=KEEPS_BOTH,
+            torch_call=_extreme_call,
         )
         for fn in ("max", "min")
     ),

@@ -12,6 +12,7 @@ from .build import const_words, dim_index, linear_jvp
 from .record import (
     DIM_HELP,
     DIM_RANGE,
+    KEEPS_BOTH,
     Array,
     Attr,
     Attrs,
@@ -21,7 +22,9 @@ from .record import (
     OpShapeError,
     Shape,
     Title,
+    TorchArgs,
 )
+from .torch_source import function_call, written_attrs
 
 
 def _stack_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
@@ -74,6 +77,14 @@ def _select_vjp(i: int, g: Array, xs: Sequence[Array], out: Array, attrs: Attrs)
     dim = attrs.get("dim", 0) % x.ndim
     grad[(slice(None),) * dim + (attrs.get("index", 0),)] = g
     return grad
+
+
+def _select_call(op: Op, a: Sequence[str], attrs: Attrs) -> str:
+    """``x[:, i]`` along a dim counted from the front, else ``torch.select``."""
+    dim, index = attrs["dim"], attrs["index"]
+    if dim >= 0:
+        return f"{a[0]}[{':, ' * dim}{index}]"
+    return function_call(op, a, written_attrs(op.attrs, attrs))
 
 
 def _select_title(a: Sequence[str], attrs: Attrs) -> str:
@@ -144,6 +155,7 @@ def _shape_op(name: str, check: Check, doc: str, title: Title, attrs: tuple[Attr
         jacobian_words=const_words("identity: the same elements, read in a new shape"),
         attrs=attrs,
         torch=(f"torch.{name}", f"Tensor.{name}"),
+        domain=KEEPS_BOTH,
     )
 
 
@@ -163,6 +175,7 @@ RECORDS: tuple[Op, ...] = (
         jacobian_words=lambda i, shapes, out, attrs: f"selection: picks slice {i} of the stack",
         attrs=(Attr("dim", "int", 0, DIM_HELP, **DIM_RANGE),),
         torch=("torch.stack",),
+        domain=KEEPS_BOTH,
     ),
     Op(
         name="select",
@@ -182,6 +195,9 @@ RECORDS: tuple[Op, ...] = (
             Attr("dim", "int", 0, DIM_HELP, **DIM_RANGE),
         ),
         torch=("torch.select", "Tensor.select", "[]"),
+        domain=KEEPS_BOTH,
+        torch_args=TorchArgs(order=("dim", "index")),
+        torch_call=_select_call,
     ),
     Op(
         name="reshape",
@@ -198,6 +214,8 @@ RECORDS: tuple[Op, ...] = (
             Attr("shape", "shape", [-1], "The new shape as a list of integers; one -1 is inferred"),
         ),
         torch=("torch.reshape", "Tensor.reshape", "Tensor.view"),
+        domain=KEEPS_BOTH,
+        torch_args=TorchArgs(sizes="shape"),
     ),
     _shape_op(
         "unsqueeze",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .build import dim_index, reduce_dims
-from .record import DIM_HELP, DIM_RANGE, Array, Attr, Attrs, Op, Shape, Title
+from .record import DIM_HELP, DIM_RANGE, Array, Attr, Attrs, Domain, Op, Shape, Title
 
 
 def _one_dim_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
@@ -68,6 +68,7 @@ RECORDS: tuple[Op, ...] = (
         ),
         attrs=(Attr("dim", "int", -1, DIM_HELP, **DIM_RANGE),),
         torch=("torch.softmax", "Tensor.softmax", "torch.nn.functional.softmax"),
+        domain=Domain(gives_positive="always", gives_unit="always"),
     ),
     Op(
         name="log_softmax",

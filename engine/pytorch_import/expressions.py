@@ -343,8 +343,11 @@ class Expressions(Core):
     def generic(
         self, op: str, target: T, args: list[Any], kwargs: dict[str, Any], node: ast.Call
     ) -> T:
-        """An op in the table: tensors first (as many as its arity), then its attributes."""
+        """An op in the table: tensors first (as many as its arity), then its attributes,
+        in the order and with the ``*sizes`` and ignored keywords its record's
+        ``torch_args`` gives."""
         spec = OPS[op]
+        how = spec.torch_args
         operands = [target]
         rest = list(args)
         arity = spec.arity or 1
@@ -352,12 +355,15 @@ class Expressions(Core):
             operands.append(self.as_tensor(rest.pop(0), node))
         if len(operands) < arity:
             self.refuse(node, f"{op} needs {arity} tensors, got {len(operands)}")
-        names = [a.name for a in spec.attrs]
+        one_sequence = len(rest) == 1 and isinstance(rest[0], tuple | list)
+        if how.sizes is not None and rest and not one_sequence:
+            rest = [rest]  # x.reshape(2, 3) is x.reshape((2, 3))
+        names = list(how.order or [a.name for a in spec.attrs])
         if len(rest) > len(names):
             self.refuse(node, f"{op}: too many arguments")
         attrs = dict(zip(names, rest, strict=False))
         for key, value in kwargs.items():
-            if key in ("out", "inplace") and not value:
+            if (key in ("out", "inplace") and not value) or key in how.ignored:
                 continue
             if key == "axis" and "dim" in names:
                 key = "dim"

@@ -1,7 +1,8 @@
-"""Ops whose PyTorch arguments the generic rule (tensors first, then the record's attrs
-in order) does not read: transposes, reductions, max/min, reshapes, softmax's legacy
-dim, and the spellings the table has no op for (``permute``, ``linear``, the losses'
-other reductions), written with the table's ops and a note saying how.
+"""PyTorch overloads the generic rule (tensors first, then the record's attrs as its
+``torch_args`` orders them) does not read: ``.t()``/``.T``, ``max(a, b)`` beside
+``max(x, dim)``, logsumexp's ``range(x.ndim)``, softmax's legacy dim, and the spellings
+the table has no op for (``permute``, ``linear``, the losses' other reductions),
+written with the table's ops and a note saying how.
 """
 
 from __future__ import annotations
@@ -101,14 +102,6 @@ def _permute(w: Core, t: T, args: list[Any], kwargs: dict[str, Any], node: ast.C
 # ------------------------------------------------------------------ dims and reductions
 
 
-def _select(w: Core, t: T, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> T:
-    dim = kwargs.pop("dim", args[0] if args else None)
-    index = kwargs.pop("index", args[1] if len(args) > 1 else None)
-    if not (is_int(dim) and is_int(index)):
-        w.refuse(node, "select takes an integer dim and index")
-    return w.add("select", [t], {"dim": dim, "index": index}, node)
-
-
 def reduction(w: Core, op: str, t: T, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> T:
     dim = kwargs.pop("dim", kwargs.pop("axis", args[0] if args else None))
     keepdim = kwargs.pop("keepdim", args[1] if len(args) > 1 else False)
@@ -159,15 +152,6 @@ def _logsumexp(w: Core, t: T, args: list[Any], kwargs: dict[str, Any], node: ast
     return reduction(w, "logsumexp", t, args, kwargs, node)
 
 
-def _reshape(w: Core, t: T, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> T:
-    dims = args if args else [kwargs.pop("shape", kwargs.pop("size", None))]
-    if len(dims) == 1 and isinstance(dims[0], tuple | list):
-        dims = list(dims[0])
-    if not all(is_int(d) for d in dims):
-        w.refuse(node, "reshape/view take integer sizes")
-    return w.add("reshape", [t], {"shape": list(dims)}, node)
-
-
 def legacy_softmax_dim(ndim: int) -> int:
     """The dim ``F.softmax(x)`` without one picks (torch's ``_get_softmax_dim``)."""
     return 0 if ndim in (0, 1, 3) else 1
@@ -213,10 +197,6 @@ def detach(w: Core, t: T, node: ast.AST) -> T:
 
 HANDLERS: dict[str, Handler] = {
     "transpose": _transpose,
-    "select": _select,
-    "sum": lambda w, t, a, k, n: reduction(w, "sum", t, a, k, n),
-    "mean": lambda w, t, a, k, n: reduction(w, "mean", t, a, k, n),
-    "reshape": _reshape,
     "max": _extreme("max"),
     "min": _extreme("min"),
     "logsumexp": _logsumexp,

@@ -343,3 +343,19 @@ def test_node_and_nesting_limits() -> None:
     assert f"more than {MAX_NODES:,} nodes" in str(err)
     err = refused("x = " + "(" * 100 + "1" + ")" * 100 + "\n")
     assert "nested" in str(err) and err.line == 1
+
+
+def test_the_generic_rule_reads_each_records_torch_args() -> None:
+    """select's positional order is PyTorch's (dim, index), reshape takes ``*sizes`` and
+    a reduction's dtype is ignored: the records say so, the walker reads them."""
+    im = import_code(
+        "import torch\n"
+        "x = torch.ones(2, 3, requires_grad=True)\n"
+        "a = torch.select(x, 1, 2)\n"
+        "b = x.reshape(3, 2)\n"
+        "c = x.sum(0, dtype=torch.float64)\n"
+    )
+    nodes = im.graph.nodes
+    assert nodes["a"].attrs == {"dim": 1, "index": 2}
+    assert nodes["b"].attrs == {"shape": [3, 2]}
+    assert nodes["c"].attrs == {"dim": 0, "keepdim": False}

@@ -5,7 +5,8 @@ For each drawn graph: every leaf's gradient equals ``.grad`` after
 (None exactly where PyTorch has None), every step's VJP is the upstream row
 vector times that step's local Jacobian, and the end-to-end Jacobian matches
 ``torch.autograd.functional.jacobian``. Values stay in domains where numpy and
-PyTorch agree: log and the base of pow only see provably positive tensors.
+PyTorch agree: each record's ``domain`` says which operands must be provably positive
+(log, a base of pow) or in (0, 1), and when a result is.
 """
 
 from __future__ import annotations
@@ -27,16 +28,6 @@ LEAF_SHAPES = [(2, 3), (), (3,), (2, 1), (1, 3), (3, 2), (2, 2), (2, 2, 3), (1, 
 # Every op of the table; hypothesis leans on the first choice of a list: make it a binary op.
 BINARY = [n for n, op in OPS.items() if op.arity == 2 and op.category == "Arithmetic"]
 ALL_OPS = BINARY + [n for n, op in OPS.items() if not op.is_leaf and n not in BINARY]
-# Operands that must be positive (log, sqrt, a base, a divisor) or in (0, 1) (probabilities).
-POSITIVE_OPERAND = {("log", 0), ("sqrt", 0), ("pow", 0), ("div", 1)}
-UNIT_OPERAND = {("binary_cross_entropy", 0), ("binary_cross_entropy", 1)}
-ALWAYS_POSITIVE = {"exp", "sigmoid", "softmax"}
-POSITIVE_PRESERVING = {"add", "mul", "div", "sum", "mean", "matmul", "transpose", "stack"}
-POSITIVE_PRESERVING |= {"select", "reshape", "sqrt", "square", "maximum", "minimum", "where"}
-POSITIVE_PRESERVING |= {"max", "min", "unsqueeze", "squeeze", "flatten"}
-UNIT_MAKERS = {"sigmoid", "softmax"}
-UNIT_PRESERVING = {"select", "reshape", "transpose", "stack", "unsqueeze", "squeeze", "flatten"}
-UNIT_PRESERVING |= {"max", "min", "maximum", "minimum", "where", "mean"}
 
 
 def _settings(n: int) -> settings:
@@ -114,10 +105,10 @@ def _grow(draw, specs: list[Spec], k: int) -> Spec | None:
     n = rule.arity if rule.arity is not None else draw(st.integers(1, 3))
     ops: list[Spec] = []
     for i in range(n):
-        pool = specs
-        if (op, i) in POSITIVE_OPERAND:
+        pool = specs  # within the record's test domain
+        if rule.domain.needs(i) == "positive":
             pool = [s for s in specs if s.positive]
-        elif (op, i) in UNIT_OPERAND:
+        elif rule.domain.needs(i) == "unit":
             pool = [s for s in specs if s.unit]
         if ops and (rule.arity is None or draw(st.integers(0, 2))):
             # Mostly an operand whose shape fits the first one's.
@@ -131,9 +122,8 @@ def _grow(draw, specs: list[Spec], k: int) -> Spec | None:
         rule.check([s.shape for s in ops], validate_attrs(op, attrs))
     except OpShapeError:
         return None
-    positive = op in POSITIVE_PRESERVING and all(s.positive for s in ops)
-    positive = positive or op in ALWAYS_POSITIVE or (op == "pow" and ops[0].positive)
-    unit = op in UNIT_MAKERS or (op in UNIT_PRESERVING and all(s.unit for s in ops))
+    positive = rule.domain.keeps(rule.domain.gives_positive, [s.positive for s in ops])
+    unit = rule.domain.keeps(rule.domain.gives_unit, [s.unit for s in ops])
     return Spec(
         id=f"n{k}",
         op=op,
