@@ -51,7 +51,7 @@ from .graph import (
 from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .ops import LEAF_OPS, OPS
-from .ops.record import OpShapeError
+from .ops.record import ATTR_KINDS, OpShapeError
 from .schema_validator import SchemaIssue, validate_schema
 from .train import TRAIN_MINOR_VERSION, TrainSpec, train_from_json
 
@@ -197,7 +197,8 @@ def _decode_number_attrs(doc: dict[str, Any]) -> None:
             continue
         for spec in op.attrs:
             value = attrs.get(spec.name)
-            if spec.kind == "number-or-null" and isinstance(value, str) and value in _NONFINITE:
+            floats = ATTR_KINDS[spec.kind].floats
+            if floats and isinstance(value, str) and value in _NONFINITE:
                 attrs[spec.name] = _NONFINITE[value]
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from . import attr_strategies as draws
+
 Array = np.ndarray
 
 
@@ -150,23 +152,29 @@ _INTS = {"type": "array", "items": {"title": "an integer", "type": "integer"}}
 class AttrKind:
     """Everything about one kind of attribute value, asked by the loader, the schema and
     the inspector: a test (``accepts``), the words for an error (``want``), its JSON
-    schema, how typed text becomes a value (``parse``; ValueError says why not) and what
-    an empty line edit suggests (``placeholder``). Values are JSON as they are."""
+    schema, how typed text becomes a value (``parse``; ValueError says why not), what
+    an empty line edit suggests (``placeholder``), what a random-graph test draws
+    (``strategy(attr, shape)``: a hypothesis strategy, :mod:`.attr_strategies`) and
+    whether a non-finite float is saved as "NaN"/"Infinity" (``floats``). Values are
+    JSON as they are."""
 
     want: str
     accepts: Callable[[Any], bool]
     schema: dict[str, Any]
     parse: Callable[[str], Any]
+    strategy: Callable[[Attr, Shape], Any]
     placeholder: str = ""
+    floats: bool = False
 
 
 ATTR_KINDS: dict[str, AttrKind] = {
-    "int": AttrKind("an integer", _is_int, _INT, _parse_int),
+    "int": AttrKind("an integer", _is_int, _INT, _parse_int, draws.integer),
     "int-or-null": AttrKind(
         "null or an integer",
         lambda v: v is None or _is_int(v),
         {"anyOf": [{"type": "null"}, _INT]},
         _parse_int_or_null,
+        draws.integer_or_null,
         "all elements (None)",
     ),
     "int-or-list": AttrKind(
@@ -174,16 +182,22 @@ ATTR_KINDS: dict[str, AttrKind] = {
         lambda v: v is None or _is_int(v) or (isinstance(v, list) and all(map(_is_int, v))),
         {"anyOf": [{"type": "null"}, _INT, {"type": "array", "items": _INT}]},
         lambda text: parse_int_list(text, allow_none=True),
+        draws.dims,
         "all dims (None)",
     ),
     "bool": AttrKind(
-        "true or false", lambda v: isinstance(v, bool), {"type": "boolean"}, _parse_bool
+        "true or false",
+        lambda v: isinstance(v, bool),
+        {"type": "boolean"},
+        _parse_bool,
+        draws.boolean,
     ),
     "shape": AttrKind(
         "a list of integers",
         lambda v: isinstance(v, list) and all(map(_is_int, v)),
         _INTS,
         lambda text: parse_int_list(text, allow_none=False),
+        draws.target_shape,
         "e.g. 2, 3 or -1",
     ),
     "number-or-null": AttrKind(
@@ -191,13 +205,16 @@ ATTR_KINDS: dict[str, AttrKind] = {
         lambda v: v is None or _is_number(v),
         {"anyOf": [{"type": "null"}, {"type": "number"}]},
         _parse_number_or_null,
+        draws.number_or_null,
         "no bound (None)",
+        floats=True,
     ),
     "bool-tensor": AttrKind(
         "true, false or a nested list of them",
         _is_bool_tensor,
         {"$ref": "#/$defs/boolTensor"},
         _parse_bools,
+        draws.bool_tensor,
         "e.g. [true, false]",
     ),
 }
@@ -215,6 +232,10 @@ class Attr:
     help: str = ""
     low: int | None = None
     high: int | None = None
+
+    def strategy(self, shape: Shape) -> Any:
+        """A hypothesis strategy of values for an operand of ``shape`` (its kind's)."""
+        return ATTR_KINDS[self.kind].strategy(self, shape)
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` is not a valid value of this attribute (None: it is)."""

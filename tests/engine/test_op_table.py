@@ -91,3 +91,24 @@ def test_a_records_kinks_are_what_gradcheck_reports(op: str) -> None:
     words = node_kinks(op, at_kink)
     assert words == f"{kinks.words}; 3 elements sit there"
     assert node_kinks(op, [np.full(3, 2.0)] * len(at_kink)) is None
+
+
+@pytest.mark.parametrize(
+    "op, attr", [(op.name, a.name) for op in OPS.values() for a in op.attrs], ids=str
+)
+def test_each_attribute_kinds_strategy_draws_values_of_that_kind(op: str, attr: str) -> None:
+    """The random-graph tests draw attributes from the kind's strategy: every draw is a
+    value of the kind (the schema's type), and some draws are valid for the record."""
+    from hypothesis import find, given, settings
+    from hypothesis import strategies as st
+
+    spec = OPS[op].attr(attr)
+    kind = ATTR_KINDS[spec.kind]
+
+    @settings(max_examples=10, deadline=None, database=None)
+    @given(value=st.sampled_from([(2, 3), (), (3,)]).flatmap(spec.strategy))
+    def drawn(value: object) -> None:
+        assert kind.accepts(value), value
+
+    drawn()
+    assert spec.problem(find(spec.strategy((2, 3)), lambda v: spec.problem(v) is None)) is None

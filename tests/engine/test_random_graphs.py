@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 from engine.autodiff import backward, end_to_end_jacobian, forward
 from engine.graph import Graph
 from engine.ops import OPS, validate_attrs
-from engine.ops.record import Attr, OpShapeError
+from engine.ops.record import OpShapeError
 
 LEAF_SHAPES = [(2, 3), (), (3,), (2, 1), (1, 3), (3, 2), (2, 2), (2, 2, 3), (1, 2, 3), (2, 3, 1)]
 # Every op of the table; hypothesis leans on the first choice of a list: make it a binary op.
@@ -69,29 +69,6 @@ def leaf(draw, k: int, shapes: list[tuple[int, ...]]) -> Spec:
     )
 
 
-def _attr_value(draw, attr: Attr, shape: tuple[int, ...]) -> Any:
-    """A value of the attribute's kind (from the op table), often but not always valid."""
-    nd = max(len(shape), 1)
-    small = st.integers(-nd - 1, nd)
-    if attr.kind == "bool":
-        return draw(st.booleans())
-    if attr.kind == "int":
-        return draw(st.integers(-3, 2) if attr.name == "index" else small)
-    if attr.kind == "int-or-null":
-        return draw(st.one_of(st.none(), small))
-    if attr.kind == "int-or-list":
-        dims = st.lists(st.integers(0, len(shape) - 1), unique=True, max_size=len(shape))
-        return draw(st.one_of(st.none(), small, dims if shape else st.just([])))
-    if attr.kind == "number-or-null":
-        return draw(st.one_of(st.none(), st.floats(-1.0, 1.0)))
-    if attr.kind == "bool-tensor":
-        mask = draw(hnp.arrays(np.bool_, shape[draw(st.integers(0, len(shape))) :]))
-        return mask.tolist()
-    n = int(np.prod(shape))  # shape: targets that fit, and one that need not
-    targets = [[-1], [n], [1, -1], [-1, 1], list(shape[::-1]), [2, -1]]
-    return draw(st.sampled_from(targets + ([[]] if n == 1 else [])))
-
-
 def _grow(draw, specs: list[Spec], k: int) -> Spec | None:
     """Draw one op node on top of ``specs``; None if what was drawn does not fit."""
     op = draw(st.sampled_from(ALL_OPS))
@@ -117,7 +94,8 @@ def _grow(draw, specs: list[Spec], k: int) -> Spec | None:
         if not pool:
             return None
         ops.append(pick(pool))
-    attrs = {a.name: _attr_value(draw, a, ops[0].shape) for a in rule.attrs}
+    # each attribute kind's strategy: values often but not always valid
+    attrs = {a.name: draw(a.strategy(ops[0].shape)) for a in rule.attrs}
     try:
         rule.check([s.shape for s in ops], validate_attrs(op, attrs))
     except OpShapeError:
