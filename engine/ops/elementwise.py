@@ -9,7 +9,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import shape_text
-from .build import binary, broadcast_words, const_words, tangents, unary, unbroadcast
+from .build import (
+    binary,
+    broadcast_words,
+    const_words,
+    same_check,
+    tangents,
+    unary,
+    unbroadcast,
+)
 from .record import (
     KEEPS_BOTH,
     KEEPS_POSITIVE,
@@ -94,6 +102,44 @@ def _sigmoid(x: Array) -> Array:
 def _sgn(x: Array) -> Array:
     """``(x > 0) - (x < 0)``, as abs_backward uses it: +0.0 at both zeros and at NaN."""
     return (x > 0.0).astype(np.float64) - (x < 0.0)
+
+
+_SOFTPLUS_ATTRS = (
+    Attr("beta", "number", 1.0, "β: the larger, the closer to relu"),
+    Attr("threshold", "number", 20.0, "Above this βx the value is x itself"),
+)
+
+
+def _beta_threshold(attrs: Attrs) -> tuple[float, float]:
+    beta, threshold = (float(attrs.get(a.name, a.default)) for a in _SOFTPLUS_ATTRS)
+    return beta, threshold
+
+
+def _softplus_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
+    """PyTorch's softplus: ``x`` where ``βx > threshold`` (the linear region, for
+    numerical stability), else ``log1p(exp(βx)) / β``."""
+    (x,), (beta, threshold) = xs, _beta_threshold(attrs)
+    xb = x * beta
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        smooth = np.log1p(np.exp(xb)) / beta
+    return np.asarray(np.where(xb > threshold, x, smooth), dtype=np.float64)
+
+
+def _softplus_grad(g: Array, xs: Sequence[Array], attrs: Attrs) -> Array:
+    """PyTorch's softplus_backward: ``g`` in the linear region, else ``g·z / (z + 1)``
+    with ``z = exp(βx)`` (σ(βx), in its order of operations)."""
+    beta, threshold = _beta_threshold(attrs)
+    xb = xs[0] * beta
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.exp(xb)
+        smooth = g * z / (z + 1.0)
+    return np.asarray(np.where(xb > threshold, g, smooth), dtype=np.float64)
+
+
+def _softplus_title(a: Sequence[str], attrs: Attrs) -> str:
+    values = zip(_SOFTPLUS_ATTRS, _beta_threshold(attrs), strict=True)
+    changed = [f"{a.name}={v:g}" for a, v in values if v != a.default]
+    return f"softplus({', '.join([a[0], *changed])})"
 
 
 def _clamp_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
@@ -261,6 +307,22 @@ RECORDS: tuple[Op, ...] = (
             Attr("max", "number-or-null", 1.0, "Upper bound; empty for none"),
         ),
         torch=("torch.clamp", "Tensor.clamp", "torch.clip"),
+    ),
+    Op(
+        name="softplus",
+        arity=1,
+        category="Elementwise functions",
+        doc="log(1 + exp(βx)) / β, a smooth relu; x itself where βx > threshold.",
+        forward=_softplus_forward,
+        vjp=lambda i, g, xs, out, attrs: _softplus_grad(g, xs, attrs),
+        jvp=lambda ts, xs, out, attrs: _softplus_grad(tangents(ts, xs)[0], xs, attrs),
+        check=same_check,
+        title=_softplus_title,
+        jacobian_words=const_words(
+            "diagonal with entries σ(βx), 1 where βx > threshold (the linear region)"
+        ),
+        attrs=_SOFTPLUS_ATTRS,
+        torch=("torch.nn.functional.softplus",),
     ),
     binary(
         "maximum",

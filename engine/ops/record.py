@@ -112,6 +112,13 @@ def _parse_number_or_null(text: str) -> float | None:
         raise ValueError(f"{cleaned!r} is not a number") from None
 
 
+def _parse_number(text: str) -> float:
+    value = _parse_number_or_null(text)
+    if value is None:
+        raise ValueError("give a number")
+    return value
+
+
 def _parse_bools(text: str) -> Any:
     try:
         value = json.loads(text.strip().replace("True", "true").replace("False", "false"))
@@ -199,6 +206,15 @@ ATTR_KINDS: dict[str, AttrKind] = {
         lambda text: parse_int_list(text, allow_none=False),
         draws.target_shape,
         "e.g. 2, 3 or -1",
+    ),
+    "number": AttrKind(
+        "a number",
+        _is_number,
+        {"type": "number"},
+        _parse_number,
+        draws.number,
+        "a number",
+        floats=True,
     ),
     "number-or-null": AttrKind(
         "null or a number",

@@ -53,6 +53,8 @@ SPECIAL: list[tuple[str, str, list[Any], dict[str, Any]]] = [
     ("relu", "ties", [A([-1.0, 0.0, 1.0])], {}),
     ("abs", "ties", [A([-1.0, 0.0, 1.0])], {}),
     ("where", "ties", [A([1.0, 2.0]), A([1.0, 3.0])], {"condition": [True, False]}),
+    ("softplus", "non-finite", [A([-INF, INF, NAN, 30.0, -1.0])], {}),
+    ("softplus", "non-finite", [A([INF, 0.6, 0.4])], {"beta": 2.0, "threshold": 1.0}),
     ("mean", "empty", [np.zeros((0, 3))], {}),
     ("mean", "empty", [np.zeros((0, 3))], {"dim": 0}),
     ("sum", "empty", [np.zeros((0, 3))], {}),

@@ -158,6 +158,14 @@ def _new_op_cases() -> list[Any]:
         ((4,), {"min": None, "max": 0.25}),
     ]:
         cases.append(_case("clamp", [shape], attrs, ["away0"]))
+    for shape, attrs in [
+        ((5,), {}),
+        ((2, 3), {"beta": 2.0}),
+        ((2, 3), {"beta": 2.0, "threshold": 1.0}),  # both regions: βx above 1 is x itself
+        ((4,), {"beta": 0.5, "threshold": -0.5}),
+        ((), {"threshold": 0.0}),
+    ]:
+        cases.append(_case("softplus", [shape], attrs, ["any"]))
     for op in ("softmax", "log_softmax"):
         for shape, dim in [((4,), -1), ((2, 3), 1), ((2, 3), 0), ((2, 3, 2), -2), ((), 0)]:
             cases.append(_case(op, [shape], {"dim": dim}, ["any"]))

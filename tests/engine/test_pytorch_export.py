@@ -274,3 +274,22 @@ def test_an_attribute_at_a_zero_default_is_still_written() -> None:
     g.add_node("u", "unsqueeze", ["x"], attrs={"dim": 0})  # 0 == False, but PyTorch needs it
     script = round_trip(g, None, None)
     assert "u = torch.unsqueeze(x, dim=0)" in script
+
+
+def test_softplus_round_trips_with_its_float_attributes() -> None:
+    """A record with float attributes: the export writes them as keywords, the importer
+    reads them back (positional too, in PyTorch's order)."""
+    g = Graph()
+    g.add_node("x", "input", value=np.array([0.2, 0.7]), requires_grad=True)
+    g.add_node("y", "softplus", ["x"], attrs={"beta": 2.0, "threshold": 1.0})
+    script = export_script(g, "y", np.ones(2))
+    assert "torch.nn.functional.softplus(x, beta=2.0, threshold=1.0)" in script
+    back = import_code(script).graph
+    assert back.nodes["y"].op == "softplus"
+    assert back.nodes["y"].attrs == {"beta": 2.0, "threshold": 1.0}
+    code = (
+        "import torch\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "y = torch.nn.functional.softplus(x, 3, 0.5)\n"
+    )
+    assert import_code(code).graph.nodes["y"].attrs == {"beta": 3, "threshold": 0.5}
