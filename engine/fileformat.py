@@ -599,7 +599,8 @@ def _check_arity(nid: str, op: str, ins: list[str | None], partial: bool) -> Non
 def _topological(
     nodes: list[dict[str, Any]], inputs: dict[str, list[str | None]], index: dict[str, int]
 ) -> list[str]:
-    """Operands before consumers, ties in file order; a cycle is an error naming its nodes.
+    """The engine's one topological order (:func:`engine.graph.topological_sort`) over the
+    file's node order; a cycle is an error naming its nodes.
 
     Adding nodes to the Graph in this order keeps each cycle check O(1) (a new
     node has no consumers yet), so a file with many nodes cannot make loading slow.

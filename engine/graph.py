@@ -9,7 +9,6 @@ computed once per structural edit and cached (every run reads it).
 from __future__ import annotations
 
 import copy
-import heapq
 from bisect import bisect_left, insort
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -29,35 +28,19 @@ MAX_ID_LENGTH = 200
 
 
 def topological_sort(operands: Mapping[str, Iterable[str | None]]) -> list[str]:
-    """Operands before consumers and, of the nodes ready at once, the earliest in
-    ``operands``' order first (Kahn's algorithm with a heap): a graph listed in creation
-    order comes back in that order. The file loader and the PyTorch export write and read
-    nodes in it. Nodes on a cycle (and those waiting on one) are left out: the caller
-    compares lengths to find one.
-
-    (The order steps run in is :meth:`Links.generations`', networkx's
-    ``topological_sort`` rule: it decides the order gradients are summed in, which the
-    tests hold to PyTorch's.)"""
-    ids = list(operands)
-    index = {n: k for k, n in enumerate(ids)}
-    users: dict[str, list[str]] = {n: [] for n in ids}
-    waiting: dict[str, int] = {}
+    """The topological order, by the one rule every part of the engine uses
+    (:meth:`Links.generations`), of a graph given as node -> operands in ``operands``'
+    order: the order forward values are computed in, the reverse of the order backward
+    steps run in, the order the file loader adds nodes in and the PyTorch export writes
+    lines in. Nodes on a cycle (and those waiting on one) are left out: the caller
+    compares lengths to find one."""
+    links = Links()
+    for n in operands:
+        links.add_node(n)
     for n, ins in operands.items():
-        distinct = dict.fromkeys(s for s in ins if s is not None)
-        waiting[n] = len(distinct)
-        for s in distinct:
-            users[s].append(n)
-    ready = [index[n] for n, w in waiting.items() if w == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        n = ids[heapq.heappop(ready)]
-        order.append(n)
-        for user in users[n]:
-            waiting[user] -= 1
-            if waiting[user] == 0:
-                heapq.heappush(ready, index[user])
-    return order
+        for s in dict.fromkeys(s for s in ins if s is not None):
+            links.add_edge(s, n)
+    return links.topological_order()
 
 
 def id_problem(id: Any) -> str | None:
@@ -182,9 +165,9 @@ class Node:
 class Links:
     """Distinct operand -> consumer links, in insertion order, with a cached topological order.
 
-    The order is the one networkx's ``topological_sort`` gives for the same insertions
-    (generations of Kahn's algorithm, ties in insertion order), so step orders users
-    have seen stay the same. Any structural change drops the cached order.
+    The order is the engine's one topological rule (:meth:`generations`, as networkx's
+    ``topological_sort`` gives for the same insertions), so step orders users have seen
+    stay the same. Any structural change drops the cached order.
     """
 
     def __init__(self) -> None:
@@ -270,8 +253,12 @@ class Links:
         return self._order
 
     def generations(self) -> list[list[str]]:
-        """Kahn's algorithm by generations: nodes with no operands, then those whose
-        operands are all in earlier generations, ... (ties in insertion order)."""
+        """Kahn's algorithm by generations, the engine's one topological rule: first the
+        nodes with no operands, in insertion order; then each next generation, the nodes
+        whose last operand was in the one before, in the order they become ready, that is
+        scanning the previous generation in its order and each node's consumers in the
+        order their links were made. Everything that walks the graph in order (forward,
+        backward steps, the file loader, the PyTorch export, layout layers) reads it."""
         indegree = {v: len(p) for v, p in self.pred.items() if p}
         generation = [v for v, p in self.pred.items() if not p]
         out: list[list[str]] = []

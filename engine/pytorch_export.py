@@ -17,7 +17,7 @@ import unicodedata
 import numpy as np
 
 from .errors import printable
-from .graph import Graph, Node, topological_sort
+from .graph import Graph, Node
 from .ops import LEAF_OPS, OPS
 from .ops.torch_source import expression, literal
 from .pytorch_train import training_lines
@@ -77,8 +77,15 @@ def id_comment(nid: str) -> str:
 
 
 def export_order(graph: Graph) -> list[str]:
-    """Topological order that keeps the graph's own node order wherever it can."""
-    return topological_sort({nid: n.inputs for nid, n in graph.nodes.items()})
+    """The graph's own node order when it already puts every operand before its consumers
+    (a graph built or loaded in order: the script reads back with the same node order),
+    else the engine's one topological order (:meth:`Graph.topological_order`)."""
+    seen: set[str] = set()
+    for nid, node in graph.nodes.items():
+        if any(s is not None and s not in seen for s in node.inputs):
+            return graph.topological_order()
+        seen.add(nid)
+    return list(graph.nodes)
 
 
 def requires_grad(graph: Graph) -> set[str]:
