@@ -201,6 +201,48 @@ def _fresh(vjp: np.ndarray, g: np.ndarray, xs: list, out: np.ndarray) -> bool:
     return True
 
 
+def _earlier(
+    graph: Graph,
+    program: Program,
+    values: list[np.ndarray | None],
+    req: list[bool],
+    prior: dict[str, np.ndarray],
+) -> dict[int, np.ndarray]:
+    """Slot -> the earlier ``.grad`` of each leaf that requires grad and still has that
+    gradient's shape (the rest start from nothing, as PyTorch's would after a reshape)."""
+    earlier: dict[int, np.ndarray] = {}
+    for leaf, held in prior.items():
+        s = program.slot.get(leaf)
+        if s is None or not req[s] or graph.nodes[leaf].op not in LEAF_OPS:
+            continue
+        value = values[s]
+        if value is not None and held.shape == value.shape:
+            earlier[s] = held
+    return earlier
+
+
+def _sum_into(
+    before: np.ndarray,
+    vjp: np.ndarray,
+    src: int,
+    owned: set[int],
+    g: np.ndarray,
+    xs: list[np.ndarray],
+    out: np.ndarray,
+) -> np.ndarray:
+    """``before + vjp`` for a fan-in, in place where a buffer is free: ``before`` when it
+    is one made here (``owned``), else a fresh ``vjp`` (which then becomes owned)."""
+    if src in owned and before.shape == vjp.shape:
+        return np.add(before, vjp, out=before)  # our own buffer: sum in place
+    if before.shape == vjp.shape and _fresh(vjp, g, xs, out):
+        owned.add(src)
+        return np.add(before, vjp, out=vjp)  # the same bits as before + vjp
+    after = accumulate(before, vjp)
+    if after.ndim:
+        owned.add(src)
+    return after
+
+
 def _propagate(
     graph: Graph,
     fwd: Forward,
@@ -217,17 +259,8 @@ def _propagate(
     leaves) becomes the ``before`` of the first step into each such leaf.
     """
     program, values, req = _slots(graph, fwd)
-    slot_of = program.slot
-    earlier: dict[int, np.ndarray] = {}
-    if prior:
-        for leaf, held in prior.items():
-            s = slot_of.get(leaf)
-            if s is None or not req[s] or graph.nodes[leaf].op not in LEAF_OPS:
-                continue
-            value = values[s]
-            if value is not None and held.shape == value.shape:
-                earlier[s] = held
-    top = slot_of[output]
+    earlier = _earlier(graph, program, values, req, prior) if prior else {}
+    top = program.slot[output]
     grads: list[np.ndarray | None] = [None] * len(program.order)
     grads[top] = v if top not in earlier else earlier[top] + v
     ndarray, f64 = np.ndarray, F64
@@ -238,9 +271,7 @@ def _propagate(
     made, ctx = 0, -1  # steps and contexts recorded so far (the latest context's index)
     with np.errstate(all="ignore"), collector_paused():
         for cid, node, op, operands, count, _ in reversed(program.instructions):
-            if cid > top:
-                continue  # nothing after the output in the order feeds it
-            g = grads[cid]
+            g = grads[cid]  # None after the output in the order: nothing there feeds it
             if g is None or not req[cid]:
                 continue
             if count == 1:  # spelt out, as in forward
@@ -277,16 +308,7 @@ def _propagate(
                         steps.append((cid, src, i, g, vjp, before, after, ctx, -1))
                         made += 1
                     continue
-                if src in owned and before.shape == vjp.shape:
-                    after = np.add(before, vjp, out=before)  # our own buffer: sum in place
-                elif before.shape == vjp.shape and _fresh(vjp, g, xs, out):
-                    after = np.add(before, vjp, out=vjp)  # the same bits as before + vjp
-                    owned.add(src)
-                else:
-                    after = accumulate(before, vjp)
-                    if after.ndim:
-                        owned.add(src)
-                grads[src] = after
+                grads[src] = _sum_into(before, vjp, src, owned, g, xs, out)
                 if steps is not None:  # lazy: the partial sums are not kept (see Step)
                     prev = last.get(src, -1)
                     last[src] = made

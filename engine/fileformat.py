@@ -15,7 +15,9 @@ the GUI or the engine:
    rectangular nested lists, operand counts, shapes that fit each op, the
    backward gradient's shape, and the size limits.
 
-Every problem is a :class:`FileFormatError`, whose ``str`` is one line.
+Every problem is a :class:`FileFormatError`, whose ``str`` is one line. Passes 1 and
+2 and the size limits live in :mod:`engine.file_checks`, tensors (read and written) in
+:mod:`engine.file_tensors`; this module builds the graph and saves it.
 
 Non-finite numbers are not JSON; this format writes them as the strings
 ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` and reads those back (as well as
@@ -35,39 +37,50 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from . import APP_NAME
 from .atomic_write import is_read_only, write_atomic
 from .autodiff import check_gradient
-from .errors import GraphError, brief, quoted, shape_text
+from .errors import GraphError, quoted, shape_text
+from .file_checks import (
+    FORMAT,
+    MAX_DEPTH,
+    VERSION,
+    FileFormatError,
+    check_header,
+    check_limits,
+    check_schema,
+    check_text_and_depth,
+    decode_number_attrs,
+    parse_json,
+)
 from .file_limits import ElementBudget, string_problem
+from .file_tensors import (
+    MAX_ELEMENTS,
+    MAX_NDIM,
+    empty_shape,
+    parse_tensor,
+    plain,
+    shaped,
+    tensor_to_json,
+)
 from .graph import (
     MAX_ID_LENGTH,
     MAX_NODES,
     MAX_OPERANDS,
     Graph,
+    Node,
     arity_problem,
-    topological_sort,
 )
 from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
+from .links import topological_sort
 from .ops import LEAF_OPS, OPS
-from .ops.record import ATTR_KINDS, OpShapeError
-from .schema_validator import SchemaIssue, validate_schema
+from .ops.record import OpShapeError
 from .train import TRAIN_MINOR_VERSION, TrainSpec, train_from_json
 
-FORMAT = "backprop-studio-graph"
-VERSION = 1
 SUFFIX = ".bpgraph"
 
 #: Files bigger than this are refused before they are read (50 MB, in MiB).
 MAX_FILE_BYTES = 50 * 1024 * 1024
-#: No tensor, given in the file or computed by a node, may hold more elements.
-MAX_ELEMENTS = 10**7
-#: Nested lists deeper than this are not a tensor anyone means (numpy allows 64).
-MAX_NDIM = 32
-#: Lists and objects nested deeper than this anywhere in a file (a 32-dim tensor
-#: sits 36 deep); beyond it saving again would recurse past Python's limit.
-MAX_DEPTH = 48
 
 
 _TOP_KEYS = ("format", "version", "minor_version", "title", "description", "nodes", "backward",
@@ -79,18 +92,6 @@ _BACKWARD_KEYS = ("output", "gradient", "gradient_shape")
 #: node's ``value``, ``gradient_shape`` beside the gradient): a nested list cannot
 #: spell (0, 3). Files without empty tensors of such shapes do not use it.
 SHAPE_MINOR_VERSION = 2
-
-
-class FileFormatError(Exception):
-    """A graph file that cannot be loaded or saved; ``str`` is one line for the user.
-
-    The CLI prints it as ``error: FILE: <message>``; the GUI shows it in a dialog.
-    One exception type means callers need exactly one ``except``.
-    """
-
-    def __init__(self, message: str) -> None:
-        # One line, always: a message built from numpy or OS text must not wrap.
-        super().__init__(message.replace("\r", " ").replace("\n", " "))
 
 
 class ReadOnlyTarget(FileFormatError):
@@ -169,356 +170,26 @@ def loads(text: str, *, partial: bool = False) -> GraphFile:
     """Parse and validate a graph file's text (see :func:`load` for ``partial``)."""
     if len(text) > MAX_FILE_BYTES:
         raise FileFormatError(_too_big(len(text)))
-    doc = _parse_json(text)
-    _check_header(doc)
-    _check_text_and_depth(doc)
-    _check_limits(doc)
+    doc = parse_json(text)
+    check_header(doc)
+    check_text_and_depth(doc)
+    check_limits(doc)
     problem = string_problem(doc)
     if problem is not None:
         raise FileFormatError(problem)
-    _decode_number_attrs(doc)
-    _check_schema(doc)
+    decode_number_attrs(doc)
+    check_schema(doc)
     return _build(doc, partial)
-
-
-_NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-
-
-def _decode_number_attrs(doc: dict[str, Any]) -> None:
-    """Saving writes a non-finite number attribute (a clamp bound of NaN) as "NaN",
-    "Infinity" or "-Infinity", as it does tensors: read those back, so that what the
-    app saves, it opens."""
-    nodes = doc.get("nodes")
-    for node in nodes if isinstance(nodes, list) else ():
-        if not isinstance(node, dict) or not isinstance(node.get("op"), str):
-            continue  # the schema check that follows refuses it
-        attrs, op = node.get("attrs"), OPS.get(node["op"])
-        if op is None or not isinstance(attrs, dict):
-            continue
-        for spec in op.attrs:
-            value = attrs.get(spec.name)
-            floats = ATTR_KINDS[spec.kind].floats
-            if floats and isinstance(value, str) and value in _NONFINITE:
-                attrs[spec.name] = _NONFINITE[value]
-
-
-def _parse_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        if not text.strip():
-            raise FileFormatError("not JSON: the file is empty") from None
-        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
-            raise FileFormatError(
-                f"not valid JSON: the text ends too early (cut short?): {exc.msg} "
-                f"(line {exc.lineno}, column {exc.colno})"
-            ) from None
-        raise FileFormatError(
-            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        ) from None
-    except RecursionError:
-        raise FileFormatError("not usable JSON: lists or objects are nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal with thousands of digits
-        raise FileFormatError(f"not usable JSON: {exc}") from None
-
-
-def _check_text_and_depth(doc: dict[str, Any]) -> None:
-    """No lone surrogate in any string or key (it could never be saved or printed) and
-    no nesting deeper than :data:`MAX_DEPTH` (saving walks the nesting recursively)."""
-    stack: list[tuple[Any, int]] = [(doc, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise FileFormatError(f"lists or objects are nested more than {MAX_DEPTH} levels deep")
-        if isinstance(value, dict):
-            for key, item in value.items():
-                _check_text(key)
-                if isinstance(item, dict | list | str):
-                    stack.append((item, depth + 1))
-        elif isinstance(value, list):
-            if _NUMBERS.issuperset(map(type, value)):  # C speed for tensors
-                continue
-            stack.extend((item, depth + 1) for item in value if isinstance(item, dict | list | str))
-        else:
-            _check_text(value)
-
-
-_NUMBERS = frozenset((int, float))
-
-
-def _check_text(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise FileFormatError(
-            f"the text {quoted(text)} holds a lone surrogate ({text[exc.start]!a}), which is "
-            f"not a character and cannot be saved"
-        ) from None
-
-
-def _check_limits(doc: dict[str, Any]) -> None:
-    """Sizes that make a small file hang or exhaust memory, refused before any work."""
-    nodes = doc.get("nodes")
-    if not isinstance(nodes, list):
-        return  # the schema says what is wrong
-    if len(nodes) > MAX_NODES:
-        raise FileFormatError(
-            f"the file has {len(nodes):,} nodes; a graph may have at most {MAX_NODES:,}"
-        )
-    for i, node in enumerate(nodes):
-        if not isinstance(node, dict):
-            continue
-        nid = node.get("id")
-        if isinstance(nid, str) and len(nid) > MAX_ID_LENGTH:
-            raise FileFormatError(
-                f"node {quoted(nid)} (nodes[{i}]): the id has {len(nid):,} characters; an id "
-                f"may have at most {MAX_ID_LENGTH}"
-            )
-        inputs = node.get("inputs")
-        if isinstance(inputs, list) and len(inputs) > MAX_OPERANDS:
-            name = quoted(nid) if isinstance(nid, str) else f"nodes[{i}]"
-            raise FileFormatError(
-                f"node {name}: {len(inputs):,} operands; a node may have at most {MAX_OPERANDS}"
-            )
-
-
-def _check_header(doc: Any) -> None:
-    """The file's identity first: a wrong file should say so, not list every other problem."""
-    if not isinstance(doc, dict):
-        raise FileFormatError(
-            f"not a {APP_NAME} graph: the file holds {_json_kind(doc)}, not a JSON object"
-        )
-    if "format" not in doc:
-        raise FileFormatError(f'not a {APP_NAME} graph: there is no "format": "{FORMAT}" key')
-    if doc["format"] != FORMAT:
-        raise FileFormatError(
-            f'not a {APP_NAME} graph: "format" is {brief(doc["format"])}, expected "{FORMAT}"'
-        )
-    if "version" not in doc:
-        raise FileFormatError('the file has no "version" (this program reads version 1)')
-    version = doc["version"]
-    if isinstance(version, bool) or not isinstance(version, int | float) or version != VERSION:
-        raise FileFormatError(
-            f"unsupported format version {brief(version)}: this program reads version {VERSION}"
-        )
-
-
-def _check_schema(doc: dict[str, Any]) -> None:
-    try:
-        issue = validate_schema(doc)
-    except RecursionError:
-        raise FileFormatError("lists are nested too deeply to be a tensor") from None
-    if issue is not None:
-        raise FileFormatError(_issue_message(doc, issue))
-
-
-def _issue_message(doc: dict[str, Any], issue: SchemaIssue) -> str:
-    """Phrase a schema violation around the node it is in, as the engine's errors are."""
-    path = issue.path
-    where = ".".join(str(p) for p in path) if path else "the file"
-    rest: tuple[str | int, ...] = ()
-    node_id: str | None = None
-    if len(path) >= 2 and path[0] == "nodes":
-        node = doc["nodes"][path[1]]
-        if isinstance(node, dict) and isinstance(node.get("id"), str) and node["id"]:
-            node_id, rest = node["id"], path[2:]
-            where = f"node {quoted(node_id)}" + (f": {_fmt_path(rest)}" if rest else "")
-        else:
-            where = f"nodes[{path[1]}]" + (f".{_fmt_path(path[2:])}" if path[2:] else "")
-    if issue.keyword == "required":
-        return f"{where} has no {issue.detail!r}"
-    if rest == ("op",) and issue.keyword == "enum":
-        op = issue.instance
-        shown = quoted(op) if isinstance(op, str) else brief(op)
-        return f"{where.split(':')[0]}: unknown op {shown}"
-    if node_id is not None and not rest and issue.keyword == "not":
-        op = doc["nodes"][path[1]].get("op")
-        return (
-            f'node {quoted(node_id)}: a {op} node computes its value, so it cannot have a "value"'
-        )
-    return f"{where} must be {issue.title or 'something else'}, got {brief(issue.instance)}"
-
-
-def _fmt_path(parts: tuple[str | int, ...]) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
-    return out
-
-
-def _json_kind(v: Any) -> str:
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, str):
-        return "a string"
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return "a number"
-
-
-# --------------------------------------------------------------------------- tensors
-
-
-def parse_tensor(value: Any, where: str) -> np.ndarray:
-    """A float64 array from a number or rectangular nested list (schema-checked already).
-
-    ``where`` names the value in messages, e.g. ``"node 'x': value"``.
-    """
-    shape: list[int] = []
-    probe = value
-    while isinstance(probe, list):
-        shape.append(len(probe))
-        if len(shape) > MAX_NDIM:
-            raise FileFormatError(
-                f"{where} is nested more than {MAX_NDIM} lists deep; tensors have at most "
-                f"{MAX_NDIM} dims"
-            )
-        if not probe:
-            break
-        probe = probe[0]
-    count = math.prod(shape)
-    if count > MAX_ELEMENTS:
-        raise FileFormatError(
-            f"{where} has {count:,} elements; a tensor may have at most {MAX_ELEMENTS:,}"
-        )
-    _check_rectangular(value, shape, 0, where, "")
-    try:
-        return np.array(value, dtype=np.float64)  # also reads "NaN", "Infinity", "-Infinity"
-    except OverflowError:
-        raise FileFormatError(f"{where} holds a number too large for a float") from None
-    except ValueError as exc:  # not expected after the checks above; keep it one line
-        raise FileFormatError(f"{where} is not a tensor: {exc}") from None
-
-
-def _shaped(value: np.ndarray, shape: Any, where: str) -> np.ndarray:
-    """An empty tensor given its explicit shape (the nested list ``[]`` cannot say (0, 3))."""
-    if shape is None:
-        return value
-    sizes = shape if isinstance(shape, list) else [None]
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in sizes):
-        raise FileFormatError(f"{where}: shape must be a list of non-negative integers")
-    if value.size or math.prod(shape) or len(shape) > MAX_NDIM:
-        raise FileFormatError(
-            f"{where}: an explicit shape is only for empty tensors (a shape with a 0 and the "
-            f"value []), got shape {shape} for {value.size} element(s)"
-        )
-    return np.zeros(tuple(shape))
-
-
-def _empty_shape(value: np.ndarray | None) -> list[int] | None:
-    """The explicit shape to write beside an empty tensor its nested list would lose."""
-    if value is None or value.size or np.array(value.tolist()).shape == value.shape:
-        return None
-    return list(value.shape)
-
-
-def _check_rectangular(v: Any, shape: list[int], depth: int, where: str, at: str) -> None:
-    if depth == len(shape):
-        if isinstance(v, list):
-            raise FileFormatError(
-                f"{where} is a ragged nested list: {_at(where, at)} is a list where a number "
-                f"was expected"
-            )
-        return
-    if not isinstance(v, list):
-        raise FileFormatError(
-            f"{where} is a ragged nested list: {_at(where, at)} is a number where a list of "
-            f"{shape[depth]} was expected"
-        )
-    if len(v) != shape[depth]:
-        raise FileFormatError(
-            f"{where} is a ragged nested list: {_at(where, at)} has "
-            f"{_plural(len(v), 'element')} but {_at(where, at, first=True)} has {shape[depth]}"
-        )
-    if depth + 1 == len(shape):
-        if list not in set(map(type, v)):  # C speed for the common case
-            return
-        for i, x in enumerate(v):
-            if isinstance(x, list):
-                raise FileFormatError(
-                    f"{where} is a ragged nested list: {_at(where, f'{at}[{i}]')} is a list "
-                    f"where a number was expected"
-                )
-        return
-    for i, x in enumerate(v):
-        _check_rectangular(x, shape, depth + 1, where, f"{at}[{i}]")
-
-
-def _at(where: str, at: str, first: bool = False) -> str:
-    name = where.rsplit(": ", 1)[-1]
-    if first and at:
-        at = "[0]" * at.count("[")
-    return f"{name}{at}" if at else name
-
-
-# --------------------------------------------------------------------------- building
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
     """Pass 3: everything the schema cannot say, then the engine's Graph."""
     nodes: list[dict[str, Any]] = doc["nodes"]
-    index: dict[str, int] = {}
-    for i, node in enumerate(nodes):
-        nid = node["id"]
-        if nid in index:
-            raise FileFormatError(
-                f"node {quoted(nid)}: this id is used twice "
-                f"(nodes {index[nid]} and {i} of the list)"
-            )
-        index[nid] = i
-
-    values: dict[str, np.ndarray] = {}
-    inputs: dict[str, list[str | None]] = {}
-    for node in nodes:
-        nid, op = node["id"], node["op"]
-        ins: list[str | None] = list(node.get("inputs", []))
-        inputs[nid] = ins
-        if op in LEAF_OPS:
-            if any(s is not None for s in ins):
-                raise FileFormatError(f"node {quoted(nid)}: an {op} takes no operands")
-            inputs[nid] = []
-            where = f"node {quoted(nid)}: value"
-            values[nid] = _shaped(parse_tensor(node["value"], where), node.get("shape"), where)
-            if op == "const" and node.get("requires_grad") is True:
-                raise FileFormatError(f"node {quoted(nid)}: a const never requires grad")
-            continue
-        if "requires_grad" in node:
-            raise FileFormatError(
-                f"node {quoted(nid)}: requires_grad belongs on inputs; a {op} requires grad when "
-                f"one of its operands does"
-            )
-        for src in ins:
-            if src is not None and src not in index:
-                raise FileFormatError(f"node {quoted(nid)}: operand {quoted(src)} does not exist")
-        _check_arity(nid, op, ins, partial)
-
+    index = _unique_ids(nodes)
+    values, inputs = _operands_and_values(nodes, index, partial)
     order = _topological(nodes, inputs, index)
-
-    graph = Graph()
-    for nid in order:
-        node = nodes[index[nid]]
-        try:
-            graph.add_node(
-                nid,
-                node["op"],
-                inputs=inputs[nid],
-                attrs=node.get("attrs") or {},
-                value=values.get(nid),
-                requires_grad=node.get("requires_grad", True),
-            )
-        except GraphError as exc:
-            raise FileFormatError(str(exc)) from None
-    # Keep the file's node order: saving again should not shuffle a hand-written file.
-    graph.nodes = {n["id"]: graph.nodes[n["id"]] for n in nodes}
-
+    graph = _graph(nodes, index, order, inputs, values)
     shapes, needs_grad = _infer(graph, order, partial)
-
     gf = GraphFile(
         graph=graph,
         title=doc.get("title", ""),
@@ -536,7 +207,7 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
     gf.output = backward.get("output")
     if backward.get("gradient") is not None:
         gradient = parse_tensor(backward["gradient"], "backward.gradient")
-        gf.gradient = _shaped(gradient, backward.get("gradient_shape"), "backward.gradient")
+        gf.gradient = shaped(gradient, backward.get("gradient_shape"), "backward.gradient")
     if gf.output is not None:
         if gf.output not in index:
             raise FileFormatError(
@@ -552,6 +223,80 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
     if "train" in doc:
         gf.train = _train(doc["train"], graph)
     return gf
+
+
+def _unique_ids(nodes: list[dict[str, Any]]) -> dict[str, int]:
+    """Node id -> its place in the file; an id used twice is an error."""
+    index: dict[str, int] = {}
+    for i, node in enumerate(nodes):
+        nid = node["id"]
+        if nid in index:
+            raise FileFormatError(
+                f"node {quoted(nid)}: this id is used twice "
+                f"(nodes {index[nid]} and {i} of the list)"
+            )
+        index[nid] = i
+    return index
+
+
+def _operands_and_values(
+    nodes: list[dict[str, Any]], index: dict[str, int], partial: bool
+) -> tuple[dict[str, np.ndarray], dict[str, list[str | None]]]:
+    """Each leaf's value and each node's operand list, after the per-node checks: a leaf
+    takes no operands, only inputs require grad, operands exist, the operand count fits."""
+    values: dict[str, np.ndarray] = {}
+    inputs: dict[str, list[str | None]] = {}
+    for node in nodes:
+        nid, op = node["id"], node["op"]
+        ins: list[str | None] = list(node.get("inputs", []))
+        inputs[nid] = ins
+        if op in LEAF_OPS:
+            if any(s is not None for s in ins):
+                raise FileFormatError(f"node {quoted(nid)}: an {op} takes no operands")
+            inputs[nid] = []
+            where = f"node {quoted(nid)}: value"
+            values[nid] = shaped(parse_tensor(node["value"], where), node.get("shape"), where)
+            if op == "const" and node.get("requires_grad") is True:
+                raise FileFormatError(f"node {quoted(nid)}: a const never requires grad")
+            continue
+        if "requires_grad" in node:
+            raise FileFormatError(
+                f"node {quoted(nid)}: requires_grad belongs on inputs; a {op} requires grad when "
+                f"one of its operands does"
+            )
+        for src in ins:
+            if src is not None and src not in index:
+                raise FileFormatError(f"node {quoted(nid)}: operand {quoted(src)} does not exist")
+        _check_arity(nid, op, ins, partial)
+    return values, inputs
+
+
+def _graph(
+    nodes: list[dict[str, Any]],
+    index: dict[str, int],
+    order: list[str],
+    inputs: dict[str, list[str | None]],
+    values: dict[str, np.ndarray],
+) -> Graph:
+    """The engine's Graph, its nodes added in ``order`` (operands first), then put in
+    the file's node order."""
+    graph = Graph()
+    for nid in order:
+        node = nodes[index[nid]]
+        try:
+            graph.add_node(
+                nid,
+                node["op"],
+                inputs=inputs[nid],
+                attrs=node.get("attrs") or {},
+                value=values.get(nid),
+                requires_grad=node.get("requires_grad", True),
+            )
+        except GraphError as exc:
+            raise FileFormatError(str(exc)) from None
+    # Keep the file's node order: saving again should not shuffle a hand-written file.
+    graph.nodes = {n["id"]: graph.nodes[n["id"]] for n in nodes}
+    return graph
 
 
 def _train(value: dict[str, Any], graph: Graph) -> TrainSpec:
@@ -572,7 +317,7 @@ def minor_version(gf: GraphFile) -> int:
     if gf.train is not None:
         return TRAIN_MINOR_VERSION
     shaped = [n.value for n in gf.graph.nodes.values() if n.is_leaf] + [gf.gradient]
-    if any(_empty_shape(v) is not None for v in shaped):
+    if any(empty_shape(v) is not None for v in shaped):
         return SHAPE_MINOR_VERSION
     return GROUPS_MINOR_VERSION if gf.groups else 0
 
@@ -599,7 +344,7 @@ def _check_arity(nid: str, op: str, ins: list[str | None], partial: bool) -> Non
 def _topological(
     nodes: list[dict[str, Any]], inputs: dict[str, list[str | None]], index: dict[str, int]
 ) -> list[str]:
-    """The engine's one topological order (:func:`engine.graph.topological_sort`) over the
+    """The engine's one topological order (:func:`engine.links.topological_sort`) over the
     file's node order; a cycle is an error naming its nodes.
 
     Adding nodes to the Graph in this order keeps each cycle check O(1) (a new
@@ -693,33 +438,6 @@ def _check_gradient(
 # =========================================================================== saving
 
 
-def tensor_to_json(a: np.ndarray | float | None) -> Any:
-    """A number or nested list for JSON; NaN/inf become "NaN"/"Infinity"/"-Infinity"."""
-    if a is None:
-        return None
-    arr = np.asarray(a, dtype=np.float64)
-    if np.isfinite(arr).all():
-        return arr.tolist()  # the common case, without a Python-level walk
-    return _plain(arr.tolist())
-
-
-def _plain(obj: Any) -> Any:
-    """Plain JSON data: numpy -> lists/numbers, tuples -> lists, non-finite -> strings."""
-    if isinstance(obj, float):
-        if math.isfinite(obj):
-            return obj
-        return "NaN" if math.isnan(obj) else ("Infinity" if obj > 0 else "-Infinity")
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        return _plain(obj.item())
-    if isinstance(obj, list | tuple):
-        return [_plain(x) for x in obj]
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    return obj
-
-
 def to_document(gf: GraphFile) -> dict[str, Any]:
     """The JSON document for ``gf``: known keys first, then the preserved unknown ones."""
     doc: dict[str, Any] = {"format": FORMAT, "version": VERSION}
@@ -730,39 +448,43 @@ def to_document(gf: GraphFile) -> dict[str, Any]:
         doc["title"] = gf.title
     if gf.description:
         doc["description"] = gf.description
-    nodes = []
-    for nid, node in gf.graph.nodes.items():
-        entry: dict[str, Any] = {"id": nid, "op": node.op}
-        if node.is_leaf:
-            entry["value"] = tensor_to_json(node.value)
-            if (shape := _empty_shape(node.value)) is not None:
-                entry["shape"] = shape
-            if node.op == "input":
-                entry["requires_grad"] = bool(node.requires_grad)
-        else:
-            entry["inputs"] = list(node.inputs)
-            if node.attrs:
-                entry["attrs"] = _plain(dict(node.attrs))
-        for key, val in gf.node_extra.get(nid, {}).items():
-            if key not in _NODE_KEYS:
-                entry[key] = _plain(val)
-        nodes.append(entry)
-    doc["nodes"] = nodes
+    extra = gf.node_extra
+    doc["nodes"] = [_node_entry(nid, n, extra.get(nid, {})) for nid, n in gf.graph.nodes.items()]
     backward: dict[str, Any] = {"output": gf.output, "gradient": tensor_to_json(gf.gradient)}
-    if (shape := _empty_shape(gf.gradient)) is not None:
+    if (shape := empty_shape(gf.gradient)) is not None:
         backward["gradient_shape"] = shape
     for key, val in gf.backward_extra.items():
         if key not in _BACKWARD_KEYS:
-            backward[key] = _plain(val)
+            backward[key] = plain(val)
     doc["backward"] = backward
     if gf.groups:
         doc["groups"] = groups_to_json(gf.groups)
     if gf.train is not None:
-        doc["train"] = _plain(gf.train.to_json())
+        doc["train"] = plain(gf.train.to_json())
     for key, val in gf.extra.items():
         if key not in _TOP_KEYS:
-            doc[key] = _plain(val)
+            doc[key] = plain(val)
     return doc
+
+
+def _node_entry(nid: str, node: Node, extra: dict[str, Any]) -> dict[str, Any]:
+    """One node's entry: a leaf's value (and empty shape, and requires_grad for an
+    input), an op's operands and attributes, then the preserved unknown keys."""
+    entry: dict[str, Any] = {"id": nid, "op": node.op}
+    if node.is_leaf:
+        entry["value"] = tensor_to_json(node.value)
+        if (shape := empty_shape(node.value)) is not None:
+            entry["shape"] = shape
+        if node.op == "input":
+            entry["requires_grad"] = bool(node.requires_grad)
+    else:
+        entry["inputs"] = list(node.inputs)
+        if node.attrs:
+            entry["attrs"] = plain(dict(node.attrs))
+    for key, val in extra.items():
+        if key not in _NODE_KEYS:
+            entry[key] = plain(val)
+    return entry
 
 
 def dumps(gf: GraphFile) -> str:
@@ -805,7 +527,12 @@ def save(path: str | os.PathLike[str], gf: GraphFile, *, replace_read_only: bool
 
 __all__ = [
     "FORMAT",
+    "MAX_DEPTH",
     "MAX_ELEMENTS",
+    "MAX_ID_LENGTH",
+    "MAX_NDIM",
+    "MAX_NODES",
+    "MAX_OPERANDS",
     "MAX_FILE_BYTES",
     "SUFFIX",
     "VERSION",

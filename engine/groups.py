@@ -265,6 +265,15 @@ def collapsed_roots(groups: Iterable[Group]) -> list[Group]:
     return roots
 
 
+def _owners(outs: list[list[str]]) -> dict[str, list[int]]:
+    """Node -> the groups (by index) it is an output of."""
+    owners: dict[str, list[int]] = {}
+    for k, names in enumerate(outs):
+        for o in names:
+            owners.setdefault(o, []).append(k)
+    return owners
+
+
 def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[PlayStep]:
     """The trace's steps with each outermost collapsed group replaced by one step.
 
@@ -277,10 +286,7 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
     roots = collapsed_roots(groups)
     root_of = {m: k for k, g in enumerate(roots) for m in g.members}
     outs = [_step_outputs(graph, trace, set(g.members)) for g in roots]
-    owners: dict[str, list[int]] = {}  # node -> the groups it is an output of
-    for k, names in enumerate(outs):
-        for o in names:
-            owners.setdefault(o, []).append(k)
+    owners = _owners(outs)  # node -> the groups it is an output of
     first: dict[int, int] = {}
     fed: dict[int, int] = {}  # group -> the last edge step feeding one of its outputs
     edges = [0] * len(roots)

@@ -82,15 +82,31 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
     if sch.get("$ref") == _TENSOR_REF and root is schema():
         return lambda inst: _tensor_issue(inst, (), "") is None
     checks: list[Check] = []
+    if "type" in sch:  # first: the cheapest test, and most values fail there if at all
+        tests = [
+            _TYPES[t] for t in (sch["type"] if isinstance(sch["type"], list) else [sch["type"]])
+        ]
+        checks.append(lambda inst: any(t(inst) for t in tests))
     if "$ref" in sch:
         target = _resolve(sch["$ref"], root)
         # looked up when first used: a schema may refer to itself
         checks.append(lambda inst: _checker(target, root)(inst))
-    if "type" in sch:
-        tests = [
-            _TYPES[t] for t in (sch["type"] if isinstance(sch["type"], list) else [sch["type"]])
-        ]
-        checks.insert(0, lambda inst: any(t(inst) for t in tests))
+    checks += _value_checks(sch) + _object_checks(sch, root) + _combined_checks(sch, root)
+    if len(checks) == 1:
+        return checks[0]
+
+    def every(inst: Any) -> bool:
+        for check in checks:
+            if not check(inst):
+                return False
+        return True
+
+    return every
+
+
+def _value_checks(sch: dict[str, Any]) -> list[Check]:
+    """``const``, ``enum`` and ``minLength``."""
+    checks: list[Check] = []
     if "const" in sch:
         const = sch["const"]
         if isinstance(const, str):  # no other JSON value equals a string
@@ -103,6 +119,12 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
     if "minLength" in sch:
         least = sch["minLength"]
         checks.append(lambda inst: not isinstance(inst, str) or len(inst) >= least)
+    return checks
+
+
+def _object_checks(sch: dict[str, Any], root: dict[str, Any]) -> list[Check]:
+    """``required``, ``properties`` and ``items``."""
+    checks: list[Check] = []
     required = sch.get("required", [])
     props = [(k, _checker(sub, root)) for k, sub in sch.get("properties", {}).items()]
     if required or props:
@@ -122,6 +144,12 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
     if "items" in sch:
         item = _checker(sch["items"], root)
         checks.append(lambda inst: not isinstance(inst, list) or all(map(item, inst)))
+    return checks
+
+
+def _combined_checks(sch: dict[str, Any], root: dict[str, Any]) -> list[Check]:
+    """``anyOf``, ``allOf``, ``if``/``then``/``else`` and ``not``."""
+    checks: list[Check] = []
     if "anyOf" in sch:
         options = [_checker(sub, root) for sub in sch["anyOf"]]
         checks.append(lambda inst: any(o(inst) for o in options))
@@ -139,16 +167,7 @@ def _compile(sch: dict[str, Any], root: dict[str, Any]) -> Check:
     if "not" in sch:
         negated = _checker(sch["not"], root)
         checks.append(lambda inst: not negated(inst))
-    if len(checks) == 1:
-        return checks[0]
-
-    def every(inst: Any) -> bool:
-        for check in checks:
-            if not check(inst):
-                return False
-        return True
-
-    return every
+    return checks
 
 
 _TYPES = {
@@ -205,6 +224,14 @@ def _issues(
         yield SchemaIssue(path, "enum", title, inst)
     if "minLength" in sch and isinstance(inst, str) and len(inst) < sch["minLength"]:
         yield SchemaIssue(path, "minLength", title, inst)
+    yield from _inner_issues(inst, sch, root, path, title)
+    yield from _combined_issues(inst, sch, root, path, title)
+
+
+def _inner_issues(
+    inst: Any, sch: dict[str, Any], root: dict[str, Any], path: tuple[str | int, ...], title: str
+) -> Iterator[SchemaIssue]:
+    """An object's required keys and properties, a list's items."""
     if isinstance(inst, dict):
         for key in sch.get("required", []):
             if key not in inst:
@@ -215,6 +242,12 @@ def _issues(
     if isinstance(inst, list) and "items" in sch:
         for i, item in enumerate(inst):
             yield from _issues(item, sch["items"], root, (*path, i), "")
+
+
+def _combined_issues(
+    inst: Any, sch: dict[str, Any], root: dict[str, Any], path: tuple[str | int, ...], title: str
+) -> Iterator[SchemaIssue]:
+    """``anyOf`` (the branch that got furthest), ``allOf``, ``if``/``then``/``else``, ``not``."""
     if "anyOf" in sch:
         found = []
         for sub in sch["anyOf"]:

@@ -233,6 +233,26 @@ def _ints(shape: list[Any]) -> bool:
     return all(type(n) is int for n in shape)
 
 
+def _inputs(
+    pairs: list[Any], nodes: dict[str, CapturedNode], where: str
+) -> list[tuple[str, int] | None]:
+    """A node's inputs: each [operand id, output slot] of an earlier node, or null."""
+    inputs: list[tuple[str, int] | None] = []
+    for k, pair in enumerate(pairs):
+        if pair is None:
+            inputs.append(None)
+            continue
+        if len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], int):
+            raise FileFormatError(f"{where}: input {k} must be [operand id, output slot]")
+        src, slot = pair
+        if src not in nodes:
+            raise FileFormatError(f"{where}: input {k} is {src!r}, which is not an earlier node")
+        if not 0 <= slot < len(nodes[src].shapes):
+            raise FileFormatError(f"{where}: input {k}: {src!r} has no output slot {slot}")
+        inputs.append((src, slot))
+    return inputs
+
+
 def _build(doc: dict[str, Any]) -> CapturedTrace:
     nodes: dict[str, CapturedNode] = {}
     received: dict[str, np.ndarray] = {}
@@ -246,21 +266,7 @@ def _build(doc: dict[str, Any]) -> CapturedTrace:
         where = f"node {nid!r}"
         if nid in nodes:
             raise FileFormatError(f"{where}: the id is used twice")
-        inputs: list[tuple[str, int] | None] = []
-        for k, pair in enumerate(raw.get("inputs", [])):
-            if pair is None:
-                inputs.append(None)
-                continue
-            if len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], int):
-                raise FileFormatError(f"{where}: input {k} must be [operand id, output slot]")
-            src, slot = pair
-            if src not in nodes:
-                raise FileFormatError(
-                    f"{where}: input {k} is {src!r}, which is not an earlier node"
-                )
-            if not 0 <= slot < len(nodes[src].shapes):
-                raise FileFormatError(f"{where}: input {k}: {src!r} has no output slot {slot}")
-            inputs.append((src, slot))
+        inputs = _inputs(raw.get("inputs", []), nodes, where)
         shapes = _shapes(raw)
         if not shapes:
             raise FileFormatError(f"{where}: a node has at least one output shape")

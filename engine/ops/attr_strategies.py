@@ -9,16 +9,22 @@ when the engine loads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from hypothesis.strategies import SearchStrategy
 
-    from .record import Attr
-
 Shape = tuple[int, ...]
+
+
+class Attr(Protocol):
+    """What a strategy reads of a record's attribute (:class:`engine.ops.record.Attr`,
+    which imports this module)."""
+
+    @property
+    def default(self) -> Any: ...
 
 
 def _dim(shape: Shape) -> SearchStrategy[int]:

@@ -17,7 +17,7 @@ import jsonschema
 import numpy as np
 import pytest
 
-from engine import fileformat, schema_validator
+from engine import file_tensors, fileformat, schema_validator
 from engine.examples import EXAMPLES_DIR, list_examples
 from engine.fileformat import (
     SUFFIX,
@@ -426,6 +426,7 @@ def test_errors_are_one_line_and_name_the_problem(text: str, expected: str) -> N
 
 def test_too_many_elements_in_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fileformat, "MAX_ELEMENTS", 10)
+    monkeypatch.setattr(file_tensors, "MAX_ELEMENTS", 10)
     assert "node 'x': value has 12 elements" in error_of(doc([inp("x", [[0.0] * 4] * 3)]))
     assert "12 elements" in error_of(
         doc([inp("x", [0.0] * 4), inp("w", [[0.0]] * 3), op("y", "mul", "x", "w")])

@@ -1,5 +1,5 @@
-"""The engine's one topological order (graph.Links.generations): its tie rule, pinned on a
-small graph, and every walker in order reading it: the forward, the backward steps, the
+"""The engine's one topological order (engine.links.Links.generations): its tie rule, pinned
+on a small graph, and every walker in order reading it: the forward, the backward steps, the
 file loader and the PyTorch export."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from test_random_graphs import random_graph
 
 from engine.autodiff import backward, forward
 from engine.fileformat import loads
-from engine.graph import Graph, topological_sort
+from engine.graph import Graph
+from engine.links import topological_sort
 from engine.pytorch_export import export_order, export_script
 from engine.pytorch_import import import_code
 
