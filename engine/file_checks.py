@@ -213,6 +213,3 @@ def _json_kind(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return "a number"
-
-
-# --------------------------------------------------------------------------- tensors

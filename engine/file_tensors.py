@@ -110,7 +110,6 @@ def _at(where: str, at: str, first: bool = False) -> str:
     return f"{name}{at}" if at else name
 
 
-# --------------------------------------------------------------------------- building
 
 
 def _plural(n: int, word: str) -> str:
