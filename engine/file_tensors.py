@@ -110,8 +110,6 @@ def _at(where: str, at: str, first: bool = False) -> str:
     return f"{name}{at}" if at else name
 
 
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
