@@ -142,6 +142,13 @@ def _softplus_title(a: Sequence[str], attrs: Attrs) -> str:
     return f"softplus({', '.join([a[0], *changed])})"
 
 
+def _softsign_grad(g: Array, x: Array, out: Array) -> Array:
+    """The gradient of PyTorch's ``x / (|x| + 1)`` as its autograd sums it: the
+    numerator's ``g / d`` plus the denominator's ``-g·((x / d) / d)·sgn(x)``."""
+    d = np.abs(x) + 1.0
+    return g / d + (-g * ((x / d) / d)) * _sgn(x)
+
+
 def _clamp_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     if attrs.get("min") is None and attrs.get("max") is None:
         raise OpShapeError("clamp needs min or max (or both); neither is set")
@@ -307,6 +314,15 @@ RECORDS: tuple[Op, ...] = (
             Attr("max", "number-or-null", 1.0, "Upper bound; empty for none"),
         ),
         torch=("torch.clamp", "Tensor.clamp", "torch.clip"),
+    ),
+    unary(
+        "softsign",
+        lambda x: x / (np.abs(x) + 1.0),
+        _softsign_grad,
+        "diagonal with entries 1/(1 + |x|)²",
+        "x / (1 + |x|), a slower-saturating tanh.",
+        torch=("torch.nn.functional.softsign",),
+        domain=KEEPS_BOTH,
     ),
     Op(
         name="softplus",

@@ -51,6 +51,7 @@ UNARY = {
     "abs": "away0",
     "sqrt": "pos",
     "square": "any",
+    "softsign": "any",
 }
 REDUCE_ATTRS = [
     ((2, 3, 4), {}),
