@@ -405,9 +405,9 @@ def step_html(
     presentation mode on a projector). ``elide`` shortens it further by one rule: a
     matrix of more than one row (the Jacobian, a matrix gradient) is written as its
     shape; the row vector arriving from above and every vector keep their numbers (up
-    to :data:`ELIDED_MAX_VECTOR`, a longer one summarised); the operation's line and the words on the Jacobian go (the heading names both nodes,
-    the shape says the rest) and a fan-out is said in
-    one short line.
+    to :data:`ELIDED_MAX_VECTOR`, a longer one summarised); the operation's line and
+    the words on the Jacobian go (the heading names both nodes, the shape says the
+    rest) and a fan-out is said in one short line.
     """
     c, o, A = step.consumer, step.operand, h_name(objective)  # an id: user text
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
