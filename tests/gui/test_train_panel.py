@@ -10,7 +10,9 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from engine.examples import EXAMPLES_DIR
+from gui.canvas.train_marks import MARK_PT
 from gui.main_window import MainWindow, menu_of
+from gui.model.semantic_zoom import MIN_SCREEN_PT
 
 
 @pytest.fixture
@@ -39,6 +41,14 @@ def test_a_step_is_one_undoable_command_drawn_on_the_boxes(window, artifacts_dir
     assert value(window, "w") == pytest.approx(0.808) and value(window, "b") == pytest.approx(0.608)
     marks = window.teaching.train_marks.marks
     assert set(marks) == {"w", "b"}
+    # Fit-zoom at 1280x720 draws the update line under 8 pt: summarised at the canvas's
+    # minimum size (semantic zoom), the line in full once it is readable.
+    zoom = window.canvas.zoom()
+    assert zoom * MARK_PT < window.canvas.canvas.min_text_pt
+    assert marks["w"].compact and marks["w"].text.text() == "w ← 0.808"
+    assert marks["w"].text.font().pointSizeF() * zoom == pytest.approx(MIN_SCREEN_PT)
+    window.canvas.zoom_by(1.0 / zoom)
+    assert not marks["w"].compact
     assert marks["w"].text.text() == "w ← 0 − 0.1 · (−8.08) = 0.808"
     assert "w ← w − lr · g,   lr = 0.1" in panel.rule.text()
     assert "step 1: loss = 11.256" in panel.rule.text()
