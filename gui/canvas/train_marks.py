@@ -118,7 +118,7 @@ class TrainMarks(QObject):
         doc.positionsChanged.connect(lambda _ids: self.refresh())
         scene.viewChanged.connect(self._zoomed)
 
-    def _updates(self) -> dict[str, Update]:
+    def updates(self) -> dict[str, Update]:
         state, spec = self.doc.train_state, self.doc.train
         if state is None or state.last is None or spec is None:
             return {}
@@ -127,7 +127,7 @@ class TrainMarks(QObject):
     def refresh(self) -> None:
         """Marks for the document's last step; a new step (one more than the last seen)
         plays the act when animating, anything else (undo, Reset) shows the boxes live."""
-        updates = self._updates()
+        updates = self.updates()
         for nid in [n for n in self.marks if n not in updates]:
             self.scene.removeItem(self.marks.pop(nid))
         for nid in updates:
@@ -159,7 +159,7 @@ class TrainMarks(QObject):
         spec = self.doc.train
         if spec is None:
             return
-        for nid, up in self._updates().items():
+        for nid, up in self.updates().items():
             self.marks[nid].show_line(box_line(up, spec), box_summary(up), self.nodes[nid],
                                       self._zoom, self.scene.min_text_pt)
 
@@ -180,7 +180,7 @@ class TrainMarks(QObject):
         :func:`~gui.model.update_act.shown_values` says (held where the document's
         differs), and the pulse is on its way to the parameter it visits."""
         self.frame = frame
-        updates = self._updates()
+        updates = self.updates()
         graph = self.doc.graph
         held = {
             p: v for p, v in shown_values(updates, frame).items()

@@ -160,3 +160,38 @@ def test_exported_script_holds_the_training_loop(window) -> None:  # noqa: ANN00
     script = window.pytorch.script()
     assert "optimizer = torch.optim.SGD([w, b], lr=0.1)" in script
     assert "for step in range(200):" in script
+
+
+def test_the_box_value_changes_when_the_update_pulse_reaches_it(window, qtbot) -> None:  # noqa: ANN001
+    """Issue 30: after a step the act plays; each parameter's box shows its old value
+    until the pulse gets there (the frame model's ``shown_values``), the new one after,
+    and at the end every box shows the document's value again, no pulse left."""
+    from gui.model.update_act import active, at
+
+    panel = open_train(window)
+    marks = window.teaching.train_marks
+    boxes = window.canvas.canvas.nodes
+    seen: list[tuple[float, str, str, bool, str | None]] = []
+
+    def record(t: object) -> None:
+        seen.append((float(t), boxes["w"].content.value, boxes["b"].content.value,
+                     marks.pulse.isVisible(), active(marks.updates(), marks.frame)))
+
+    assert window.canvas.animations_enabled
+    marks.act.valueChanged.connect(record)
+    assert panel.step()
+    assert value(window, "w") == pytest.approx(0.808)  # the document has the new values
+    assert boxes["w"].content.value == "0" and boxes["b"].content.value == "0"  # not yet
+    assert marks.pulse.isVisible()
+    qtbot.waitUntil(lambda: marks.frame is None, timeout=10_000)  # the act played out
+    assert len(seen) > 4
+    for t, w, b, pulse, target in seen:
+        frame = at(t, 2)
+        assert w == ("0.808" if frame.arrived(0) else "0"), t
+        assert b == ("0.608" if frame.arrived(1) else "0"), t
+        assert pulse == (target is not None)
+    assert any(w == "0.808" and b == "0" for _, w, b, _, _ in seen)  # w first, then b
+    assert boxes["w"].content.value == "0.808" and boxes["b"].content.value == "0.608"
+    assert not marks.pulse.isVisible() and window.canvas.canvas.held_values == {}
+    window.doc.undo_stack.undo()  # undo shows the values at once: no act
+    assert marks.frame is None and boxes["w"].content.value == "0"
