@@ -35,7 +35,7 @@ from ..model.label_placement import LabelSpot, place_label
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
-from ..model.timeline import EdgeKey, Frame
+from ..model.timeline import EdgeKey, Frame, Phase
 from ..theme import CHAIN_RULE_PT, THEME
 from .camera_boxes import CameraBoxes
 from .edge_item import (
@@ -279,6 +279,10 @@ class CanvasScene(QGraphicsScene):
         #: Values boxes show instead of the document's (the update act: a parameter the
         #: pulse has not reached yet); see :meth:`hold_values`.
         self.held_values: dict[str, np.ndarray] = {}
+        #: Train mode's update marks are up: when backward is done, the canvas shows the
+        #: update act, not the last step's pulse and label (the chain-rule panel writes
+        #: the update then too).
+        self.update_shown = False
         self._active_key: EdgeKey | None = None
         self._label_step: Step | ForwardStep | None = None
         self.grid: RectGrid[str] = RectGrid()  # node boxes
@@ -634,7 +638,8 @@ class CanvasScene(QGraphicsScene):
         """Pulse and label on the active edge (hidden when there is none)."""
         edge = self.edges.get(self._active_key) if self._active_key else None
         step = self.frame.edge_step if self.frame is not None else None
-        if edge is None or step is None:
+        done = self.frame is not None and self.frame.phase is Phase.BACKWARD_DONE
+        if edge is None or step is None or (done and self.update_shown):
             self.pulse.hide()
             self.label.hide()
             self._label_step = None
@@ -822,6 +827,12 @@ class CanvasScene(QGraphicsScene):
         content = self.boxes.content(doc.graph, doc.results, doc.output, nid, frame)
         held = self.held_values.get(nid)
         return content if held is None else replace(content, value=format_tensor(held))
+
+    def show_update(self, on: bool) -> None:
+        """Train mode's marks are up (or gone): see :attr:`update_shown`."""
+        if on != self.update_shown:
+            self.update_shown = on
+            self._update_overlay(replace_label=False)
 
     def hold_values(self, values: dict[str, np.ndarray]) -> None:
         """Boxes ``values`` names show those values instead of the document's ({}: none);

@@ -39,6 +39,8 @@ PAD = 5.0 * UNIT
 MARK_PT = 12.0
 #: How long the act's pulse takes to reach one parameter in the window (ms).
 ACT_MS = 700
+#: The act's pulse is this much bigger than an edge's (it travels over text).
+PULSE_GROW = 1.5
 #: While Play runs, the act takes at most this share of the time between two steps.
 PACE_SHARE = 0.8
 
@@ -53,6 +55,7 @@ class UpdateMark(QGraphicsRectItem):
         self.text = QGraphicsSimpleTextItem(self)
         self.text.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.compact = False
+        self.grow = 1.0  # the text's size over MARK_PT (a compact plate's is bigger)
 
     def show_line(self, line: str, summary: str, item: NodeItem, zoom: float,
                   min_pt: float) -> None:
@@ -60,7 +63,7 @@ class UpdateMark(QGraphicsRectItem):
         smaller than ``min_pt`` on screen at ``zoom``, ``summary`` at ``min_pt``."""
         self.compact = is_compact(zoom, MARK_PT, min_pt)
         pt = min_pt / (zoom * UNIT) if self.compact else MARK_PT
-        grow = pt / MARK_PT  # the plate's padding and border keep their share
+        self.grow = grow = pt / MARK_PT  # the plate's padding and border keep their share
         self.text.setFont(cfont(pt, mono=True, bold=True))
         self.text.setBrush(QBrush(THEME.text))
         self.text.setText(summary if self.compact else line)
@@ -135,6 +138,7 @@ class TrainMarks(QObject):
                 self.marks[nid] = UpdateMark()
                 self.scene.addItem(self.marks[nid])
         self._layout()
+        self.scene.show_update(bool(updates))
         state = self.doc.train_state
         seen = (state.t, state.last) if state is not None else (0, None)
         stepped = seen[1] is not None and seen[0] == self._seen[0] + 1
@@ -194,7 +198,9 @@ class TrainMarks(QObject):
         if target is None:
             self.pulse.hide()
             return
-        self.pulse.set_path(self.marks[target].pulse_path(self.nodes[target]))
+        mark = self.marks[target]
+        self.pulse.setScale(PULSE_GROW * mark.grow)  # as big beside the text as an edge's
+        self.pulse.set_path(mark.pulse_path(self.nodes[target]))
         self.pulse.set_progress(frame.pulse)
         self.pulse.show()
 

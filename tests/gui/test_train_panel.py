@@ -178,6 +178,10 @@ def test_the_box_value_changes_when_the_update_pulse_reaches_it(window, qtbot) -
                      marks.pulse.isVisible(), active(marks.updates(), marks.frame)))
 
     assert window.canvas.animations_enabled
+    window.player.seek(window.player.timeline.end)
+    QApplication.processEvents()
+    label = window.canvas.canvas.label
+    assert label.isVisible()  # backward done: the last step's label
     marks.act.valueChanged.connect(record)
     assert panel.step()
     assert value(window, "w") == pytest.approx(0.808)  # the document has the new values
@@ -193,5 +197,7 @@ def test_the_box_value_changes_when_the_update_pulse_reaches_it(window, qtbot) -
     assert any(w == "0.808" and b == "0" for _, w, b, _, _ in seen)  # w first, then b
     assert boxes["w"].content.value == "0.808" and boxes["b"].content.value == "0.608"
     assert not marks.pulse.isVisible() and window.canvas.canvas.held_values == {}
+    assert not label.isVisible()  # the update is the act at the end now, not that step
     window.doc.undo_stack.undo()  # undo shows the values at once: no act
     assert marks.frame is None and boxes["w"].content.value == "0"
+    assert label.isVisible()
