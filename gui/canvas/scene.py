@@ -670,6 +670,11 @@ class CanvasScene(QGraphicsScene):
             self._label_home = QRectF(natural).translated(QPointF(*home) - natural.center())
         return self._label_home
 
+    @property
+    def view_zoom(self) -> float:
+        """The zoom a view last showed the scene at (1 before any)."""
+        return 1.0 if self._label_view is None else self._label_view[1]
+
     def fit_label(self, visible: QRectF, zoom: float) -> None:
         """The view now shows ``visible`` at ``zoom``: keep the active edge's label at
         least :attr:`label_pt` on screen and inside ``visible`` (cheap: one label,

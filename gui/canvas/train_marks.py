@@ -104,7 +104,7 @@ class TrainMarks(QObject):
         self.animate, self.pace = animate, pace
         self.marks: dict[str, UpdateMark] = {}
         self.frame: UpdateFrame | None = None  # the act's frame shown (None: not playing)
-        self._zoom = 1.0
+        self._view: tuple[float, float, bool] | None = None  # what the plates are laid out for
         self._seen: tuple[int, object] = (0, None)  # the step count and last step shown
         self.pulse = PulseItem()
         self.pulse.forward = True  # progress 0: the path's start
@@ -164,16 +164,18 @@ class TrainMarks(QObject):
         if spec is None:
             return
         for nid, up in self.updates().items():
-            self.marks[nid].show_line(box_line(up, spec), box_summary(up), self.nodes[nid],
-                                      self._zoom, self.scene.min_text_pt)
+            mark = self.marks[nid]
+            mark.show_line(box_line(up, spec), box_summary(up), self.nodes[nid],
+                           self.scene.view_zoom, self.scene.min_text_pt)
+            mark.setVisible(not self.scene.far)
 
     def _zoomed(self, zoom: float) -> None:
-        """A view's zoom: each plate's form for it (cheap when it did not change)."""
-        if zoom != self._zoom or any(
-            m.compact != is_compact(zoom, MARK_PT, self.scene.min_text_pt)
-            for m in self.marks.values()
-        ):
-            self._zoom = zoom
+        """A view's zoom: each plate's form for it (cheap when neither it nor the
+        minimum text size changed); zoomed out past the far view's threshold, where the
+        boxes show no text, no plates either."""
+        key = (zoom, self.scene.min_text_pt, self.scene.far)
+        if key != self._view:
+            self._view = key
             if self.marks:
                 self._layout()
                 if self.frame is not None:

@@ -50,6 +50,8 @@ def test_a_step_is_one_undoable_command_drawn_on_the_boxes(window, artifacts_dir
     window.canvas.zoom_by(1.0 / zoom)
     assert not marks["w"].compact
     assert marks["w"].text.text() == "w ← 0 − 0.1 · (−8.08) = 0.808"
+    window.canvas.zoom_by(0.1)  # the far view: boxes without text, plates hidden
+    assert window.canvas.canvas.far and not marks["w"].isVisible()
     assert "w ← w − lr · g,   lr = 0.1" in panel.rule.text()
     assert "step 1: loss = 11.256" in panel.rule.text()
     QApplication.processEvents()
