@@ -141,7 +141,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
     """Write the renderer's lesson as one self-contained HTML page to ``out``."""
     sheet, doc = renderer.sheet, renderer.doc
     tl = sheet.player.timeline
-    shots = [s for s in renderer.shots if s.kind is not ShotKind.FRAME or s.held]
+    shots = [s for s in renderer.shots if s.held]  # a slide per held picture
     title = html.escape(sheet.title)
     hold_ms = max(400, int(renderer.options.timing.hold * 1000))
     script = f"var HOLD={json.dumps(hold_ms)};{SCRIPT}"
@@ -194,7 +194,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
 def _update_slide(renderer: LessonRenderer) -> str:
     """The first training step: the graph with each update on its box, beside the end
     of backward's write-up and the update rule with its numbers."""
-    sheet = renderer.update_sheet
+    sheet = renderer.update_sheet()
     doc, tl = sheet.doc, sheet.player.timeline
     spec, state = doc.train, doc.train_state
     assert spec is not None and state is not None
