@@ -13,7 +13,7 @@ pyqtgraph chart, the handout's page and the web player's slide draw the same bar
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -46,8 +46,11 @@ FLOOR_MARGIN = 0.5
 class FlowDocument(Protocol):
     """What :func:`document_flow` reads of a document (gui.document.GraphDocument)."""
 
-    captured: tuple[CapturedTrace, object] | None
-    groups: list[Group]
+    @property
+    def captured(self) -> tuple[CapturedTrace, object] | None: ...
+
+    @property
+    def groups(self) -> Sequence[Group]: ...
 
     def to_file(self) -> GraphFile: ...
 
@@ -144,7 +147,9 @@ class FlowModel:
                 spans.append(ModuleSpan(title, i, i))
         self.modules = tuple(spans)
 
-    def view(self, frame: Frame) -> FlowView:
+    def view(self, frame: Frame, mark_active: bool = True) -> FlowView:
+        """The flow at ``frame``; ``mark_active``: mark the step's parameters (a page
+        showing the end alone does not)."""
         tl, n = self.timeline, len(self.timeline.steps)
         backward = tl.direction is Direction.REVERSE and frame.phase in (
             Phase.BACKWARD, Phase.BACKWARD_DONE, Phase.FORWARD_DONE)
@@ -154,7 +159,7 @@ class FlowModel:
         for row, title, updates in zip(self.rows, self._titles, self._updates, strict=True):
             done_at = updates[-1] if updates else n
             reached = done or (backward and k >= done_at and k > 0)
-            active = backward and k > 0 and k in updates
+            active = mark_active and backward and k > 0 and k in updates
             bars.append(FlowBar(row, _short(row.name, row.module), title, reached, active,
                                 done_at))
         reached = sum(b.reached for b in bars)
@@ -288,9 +293,10 @@ def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11
         if i % 2 == 0:
             out.append(f'<rect x="{x0:.1f}" y="{top:.1f}" width="{w:.1f}" '
                        f'height="{plot_h:.1f}" fill="{colours.GROUP_FILL}"/>')
-        if w >= 2.5 * px:  # a label only where it can be read
-            out.append(_svg_text(labels.esc(_fit(m.title, w, px)), x0 + w / 2,
-                                 height - 0.6 * px, colours.TEXT, "middle"))
+        label = module_label(m.title, lambda t, w=w: len(t) * 0.6 * px <= w - 4)
+        if label:
+            out.append(_svg_text(labels.esc(label), x0 + w / 2, height - 0.6 * px,
+                                 colours.TEXT, "middle"))
     for d in c.decades:
         out.append(f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{y(d):.1f}" '
                    f'y2="{y(d):.1f}" stroke="{colours.GRID_MAJOR}"/>')
@@ -299,8 +305,12 @@ def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11
         if value is not None:
             out.append(f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{y(value):.1f}" '
                        f'y2="{y(value):.1f}" stroke="{colours.ERROR}" stroke-dasharray="6 4"/>')
-            out.append(_svg_text(f"{name} threshold", left + plot_w - 4, y(value) - 4,
-                                 colours.ERROR_TEXT, "end"))
+            words = f"{name} threshold"
+            at = y(value) - 0.35 * px if name == "vanishing" else y(value) + 1.15 * px
+            out.append(f'<rect x="{left + 4:.1f}" y="{at - 0.95 * px:.1f}" '
+                       f'width="{len(words) * 0.6 * px:.1f}" height="{1.25 * px:.1f}" '
+                       f'fill="{colours.PAPER}"/>')
+            out.append(_svg_text(words, left + 6, at, colours.ERROR_TEXT, "start"))
     for i, (bar, tip) in enumerate(zip(view.bars, c.tops, strict=True)):
         x0, w = left + i * slot + 0.15 * slot, 0.7 * slot
         fill = bar_fill(bar)
@@ -310,11 +320,11 @@ def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11
                    f'height="{max(0.0, y(c.floor) - y0):.1f}" fill="{fill or "none"}" '
                    f'stroke="{stroke}" stroke-width="{3 if bar.active else 1}">'
                    f"<title>{labels.esc(hover_text(bar))}</title></rect>")
-        if bar.flag:
+        if bar.flag and len(bar.flag) * 0.6 * px <= slot:
             out.append(_svg_text(labels.esc(bar.flag), x0 + w / 2, y0 - 0.3 * px,
                                  colours.ERROR_TEXT, "middle"))
-        if slot >= 3 * px:
-            out.append(_svg_text(labels.esc(_fit(bar.label, slot, px)), x0 + w / 2,
+        if len(bar.label) * 0.6 * px <= slot - 4:
+            out.append(_svg_text(labels.esc(bar.label), x0 + w / 2,
                                  top + plot_h + 1.1 * px, colours.TEXT_MUTED, "middle"))
     out.append(_svg_text("mean |gradient| (log scale)", left, top - 0.45 * px, colours.TEXT,
                          "start"))
@@ -322,12 +332,22 @@ def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11
     return "\n".join(out)
 
 
-def _fit(text: str, width: float, px: float) -> str:
-    """``text`` cut to what ``width`` holds at about 0.6 em a character."""
-    most = max(1, int(width / (0.6 * px)))
-    return text if len(text) <= most else text[: max(1, most - 1)] + "…"
+def module_label(title: str, fits: Callable[[str], bool]) -> str:
+    """What goes under a module's bars: its title (``layers.0 · Linear``), else its path
+    alone when only that ``fits``, else nothing."""
+    for text in (title, title.split(" · ")[0]):
+        if text and fits(text):
+            return text
+    return ""
 
 
 def _svg_text(escaped: str, x: float, y: float, colour: str, anchor: str) -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" fill="{colour}" '
             f'text-anchor="{anchor}">{escaped}</text>')
+
+
+def final_view(doc: FlowDocument, timeline: Timeline) -> FlowView:
+    """The flow when backward is done (every parameter reached), as exports show it."""
+    rows, error = document_flow(doc)
+    model = FlowModel(rows, timeline, module_titles(doc.groups), error)
+    return model.view(timeline.frame(timeline.end), mark_active=False)

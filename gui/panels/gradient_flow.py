@@ -26,6 +26,7 @@ from ..model.gradient_flow_view import (
     document_flow,
     flow_html,
     hover_text,
+    module_label,
     module_titles,
 )
 from ..player import Player
@@ -182,10 +183,9 @@ class GradientFlowPanel(QWidget):
         ticks = []
         for m in view.modules:
             room = (m.last - m.first + 1) * slot - 6
-            for text in (m.title, m.title.split(" · ")[0]):
-                if text and fm.horizontalAdvance(text) <= room:
-                    ticks.append(((m.first + m.last) / 2, text))
-                    break
+            label = module_label(m.title, lambda t, room=room: fm.horizontalAdvance(t) <= room)
+            if label:
+                ticks.append(((m.first + m.last) / 2, label))
         return ticks
 
     def _units_per_px(self) -> float:
