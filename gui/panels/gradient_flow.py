@@ -62,6 +62,8 @@ class GradientFlowPanel(QWidget):
         self.bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH)
         item.addItem(self.bands)
         item.addItem(self.bars)
+        self.bands.setVisible(False)  # until there are bars (see _render)
+        self.bars.setVisible(False)
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.hovered: int | None = None  # the bar under the mouse (tests read it)
         self.words = QTextBrowser(self)
@@ -131,6 +133,13 @@ class GradientFlowPanel(QWidget):
         self._labels, self._lines = [], []
         c = chart(model.rows)
         n = len(view.bars)
+        # an empty BarGraphItem crashes Qt when painted: no bars, no items shown
+        for bars in (self.bars, self.bands):
+            bars.setVisible(n > 0)
+        if not n:
+            self.plot.getAxis("bottom").setTicks([[]])
+            self.plot.getAxis("left").setTicks([[]])
+            return
         xs = np.arange(n, dtype=float)
         self.bars.setOpts(
             x=xs, y0=[c.floor] * n, height=[t - c.floor for t in c.tops], width=BAR_WIDTH,

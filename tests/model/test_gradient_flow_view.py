@@ -30,29 +30,10 @@ from gui.model.gradient_flow_view import (
 )
 from gui.model.results import Results
 from gui.model.timeline import Timeline, timeline_of
-from support import torch
+from support import deep_mlp_trace, torch
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
-
-
-def deep_mlp_trace(activation: str):  # noqa: ANN201 - a CapturedTrace
-    """The issue's model: 10 Linear layers of width 16, Kaiming-normal weights, zero
-    biases (float64), captured with its modules tracked."""
-    from engine.capture import capture, tracking
-
-    torch.manual_seed(0)
-    layers: list[torch.nn.Module] = []
-    for _ in range(10):
-        linear = torch.nn.Linear(16, 16).double()
-        torch.nn.init.kaiming_normal_(linear.weight)
-        torch.nn.init.zeros_(linear.bias)
-        layers += [linear, getattr(torch.nn, activation)()]
-    model = torch.nn.Sequential(*layers)
-    x = torch.randn(8, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
-    with tracking(model):
-        loss = model(x).sum()
-    return capture(loss, names=model)
 
 
 def trace_doc(trace) -> tuple[SimpleNamespace, Timeline]:  # noqa: ANN001
