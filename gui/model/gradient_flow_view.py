@@ -38,7 +38,7 @@ THRESHOLDS = (
 #: How to read the bars.
 LEGEND = ("One bar per parameter, in depth order, grouped by module: its mean |gradient| "
           "(log scale). Hollow: the backward pass has not reached it yet; thick blue "
-          "outline: the step on screen adds into it.")
+          "outline: the step on screen adds into it; dashed lines: the thresholds.")
 #: Decades shown under the smallest bar (room for a zero gradient's stub).
 FLOOR_MARGIN = 0.5
 
@@ -271,11 +271,12 @@ def bar_fill(bar: FlowBar) -> str | None:
 
 def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11.0) -> str:
     """The chart as an inline SVG element (no script, nothing loaded): decades left,
-    one bar per parameter grouped by module (labels under), flags written on their
-    bars, the active parameter outlined; names escaped by :func:`labels.esc`."""
+    the threshold lines named right, one bar per parameter grouped by module (labels
+    under), flags written on their bars, the active parameter outlined; names escaped
+    by :func:`labels.esc`."""
     c = chart([b.row for b in view.bars])
     px = pt * 96 / 72
-    left, right, top, bottom = 5.0 * px, 10.0, 1.6 * px, 3.4 * px
+    left, right, top, bottom = 5.0 * px, 6.0 * px, 1.6 * px, 3.4 * px  # right: line names
     plot_w, plot_h = width - left - right, height - top - bottom
     span = c.ceiling - c.floor
 
@@ -305,12 +306,8 @@ def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11
         if value is not None:
             out.append(f'<line x1="{left:.1f}" x2="{left + plot_w:.1f}" y1="{y(value):.1f}" '
                        f'y2="{y(value):.1f}" stroke="{colours.ERROR}" stroke-dasharray="6 4"/>')
-            words = f"{name} threshold"
-            at = y(value) - 0.35 * px if name == "vanishing" else y(value) + 1.15 * px
-            out.append(f'<rect x="{left + 4:.1f}" y="{at - 0.95 * px:.1f}" '
-                       f'width="{len(words) * 0.6 * px:.1f}" height="{1.25 * px:.1f}" '
-                       f'fill="{colours.PAPER}"/>')
-            out.append(_svg_text(words, left + 6, at, colours.ERROR_TEXT, "start"))
+            out.append(_svg_text(name, left + plot_w + 0.3 * px, y(value) + 0.35 * px,
+                                 colours.ERROR_TEXT, "start"))
     for i, (bar, tip) in enumerate(zip(view.bars, c.tops, strict=True)):
         x0, w = left + i * slot + 0.15 * slot, 0.7 * slot
         fill = bar_fill(bar)

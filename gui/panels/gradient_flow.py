@@ -3,7 +3,8 @@
 One bar per parameter (depth order, grouped by module with its title above), filling
 as the backward pass reaches it, the active step's parameter outlined, flagged bars in
 the error colour with the flag written on them and the thresholds drawn as dashed
-lines; the words beside say where the pass is, the thresholds and each flag's reason.
+lines named on the right; the words beside say where the pass is, the thresholds and
+each flag's reason.
 Everything shown is :class:`gui.model.gradient_flow_view.FlowView` of the player's
 frame; the rows are computed once per results (and only while the panel is visible).
 Hovering a bar shows its figures as a tooltip.
@@ -55,6 +56,7 @@ class GradientFlowPanel(QWidget):
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.hideButtons()
+        item.showAxis("right")  # names the threshold lines
         item.setMouseEnabled(x=False, y=False)
         self._labels: list[pg.TextItem] = []
         self._lines: list[pg.InfiniteLine] = []
@@ -83,10 +85,14 @@ class GradientFlowPanel(QWidget):
         """Colours and fonts from THEME (presentation mode scales them)."""
         self.plot.setBackground(QColor(colours.PAPER))
         font = THEME.font(LABEL_PT)
-        for name in ("left", "bottom"):
+        right = self.plot.getAxis("right")
+        right.setTextPen(QColor(colours.ERROR_TEXT))
+        right.setWidth(int(QFontMetricsF(font).horizontalAdvance("exploding") + 12))
+        for name in ("left", "bottom", "right"):
             axis = self.plot.getAxis(name)
             axis.setTickFont(font)
-            axis.setTextPen(QColor(colours.TEXT))
+            if name != "right":
+                axis.setTextPen(QColor(colours.TEXT))
             axis.setPen(QColor(colours.RULE))
         self.plot.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("1e-10")
                                                   + 12))
@@ -139,6 +145,7 @@ class GradientFlowPanel(QWidget):
         if not n:
             self.plot.getAxis("bottom").setTicks([[]])
             self.plot.getAxis("left").setTicks([[]])
+            self.plot.getAxis("right").setTicks([[]])
             return
         xs = np.arange(n, dtype=float)
         self.bars.setOpts(
@@ -160,19 +167,17 @@ class GradientFlowPanel(QWidget):
         item.setRange(xRange=(-0.5, max(0.5, n - 0.5)), yRange=(c.floor, c.ceiling + 0.4),
                       padding=0)
         slot = self._slot_px(n)
-        # each line's words on its outer side: above the vanishing one, under the other
-        for value, name, side in ((c.vanishing, "vanishing", (0, 1)),
-                                  (c.exploding, "exploding", (0, 0))):
+        # the dashed threshold lines are named on the right axis, clear of every bar
+        named = []
+        for value, name in ((c.vanishing, "vanishing"), (c.exploding, "exploding")):
             if value is None:
                 continue
-            line = pg.InfiniteLine(pos=value, angle=0, pen=self._pen(colours.ERROR, 1.5,
-                                                                     dashed=True),
-                                   label=f"{name} threshold",
-                                   labelOpts={"position": 0.02, "color": colours.ERROR_TEXT,
-                                              "fill": colours.PAPER, "anchors": [side, side]})
-            line.label.setFont(font)
+            line = pg.InfiniteLine(pos=value, angle=0,
+                                   pen=self._pen(colours.ERROR, 1.5, dashed=True))
             item.addItem(line)
             self._lines.append(line)
+            named.append((value, name))
+        self.plot.getAxis("right").setTicks([named])
         for i, b in enumerate(view.bars):
             above = c.tops[i]
             if b.active:  # the step on screen: a mark over its bar

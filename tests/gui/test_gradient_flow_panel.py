@@ -80,6 +80,8 @@ def test_the_flagged_bar_and_its_reason(window) -> None:  # noqa: ANN001
     largest = max(b.row.mean_abs for b in panel.view.bars)
     drawn = [line.value() for line in panel._lines]  # the thresholds, dashed
     assert math.log10(VANISHING * largest) == pytest.approx(drawn[0])
+    named = panel.plot.getAxis("right")._tickLevels[0]  # each line named beside it
+    assert [name for _, name in named] == ["vanishing", "exploding"][: len(drawn)]
     assert panel.plot.isVisible() and panel.bars.isVisible()
 
 
@@ -128,7 +130,7 @@ def test_the_handout_and_the_web_player_carry_it(sigmoid_trace: Path, tmp_path: 
     page = PdfReader(tmp_path / "lesson.pdf").pages[-1].extract_text()
     words = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", page))  # the "fl" ligature
     assert HEADING in words and "0.weight is vanishing: mean |gradient|" in words
-    assert "1e-6" in words and "vanishing threshold" in words  # the chart is vector text
+    assert "1e-6" in words and "mean |gradient| (log scale)" in words  # the chart: vector text
     html = (tmp_path / "lesson.html").read_text("utf-8")
     slide = html[html.index('<section class="slide flow"'):]
     assert HEADING in slide and "<b>0.weight</b> is vanishing" in slide and "<svg" in slide

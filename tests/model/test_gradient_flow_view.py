@@ -112,7 +112,7 @@ def test_a_flag_shows_once_its_bar_is_reached(sigmoid) -> None:  # noqa: ANN001
     first_bar = model.view(tl.frame(tl.end)).bars[0]
     before = model.view(tl.frame(tl.position_of_step(first_bar.done_at - 1))).bars[0]
     assert not before.reached and before.flag == "" and "not reached yet" in hover_text(before)
-    word = ">vanishing</text>"  # written on the bar where it fits (a wide chart)
+    word = '"middle">vanishing</text>'  # written on the bar where it fits (a wide chart)
     assert word not in flow_svg(model.view(tl.frame(tl.forward_length)), width=4000)
     assert word in flow_svg(model.view(tl.frame(tl.end)), width=4000)
 
