@@ -158,10 +158,9 @@ class FlowModel:
         bars = []
         for row, title, updates in zip(self.rows, self._titles, self._updates, strict=True):
             done_at = updates[-1] if updates else n
-            reached = done or (backward and k >= done_at and k > 0)
-            active = mark_active and backward and k > 0 and k in updates
-            bars.append(FlowBar(row, _short(row.name, row.module), title, reached, active,
-                                done_at))
+            full = done or (backward and k >= done_at and k > 0)
+            into = mark_active and backward and k > 0 and k in updates
+            bars.append(FlowBar(row, _short(row.name, row.module), title, full, into, done_at))
         reached = sum(b.reached for b in bars)
         if tl.direction is Direction.FORWARD:
             status = "forward mode plays: the gradient flow fills in reverse mode"
@@ -170,9 +169,9 @@ class FlowModel:
         else:
             status = (f"{reached} of {len(bars)} parameters reached "
                       f"(backward step {k} of {n})")
-            active = [b.row.name for b in bars if b.active]
-            if active:
-                status += "; this step adds into " + ", ".join(active)
+            names = [b.row.name for b in bars if b.active]
+            if names:
+                status += "; this step adds into " + ", ".join(names)
         return FlowView(tuple(bars), self.modules, status, self.error)
 
 
@@ -294,7 +293,12 @@ def flow_svg(view: FlowView, width: int = 900, height: int = 320, pt: float = 11
         if i % 2 == 0:
             out.append(f'<rect x="{x0:.1f}" y="{top:.1f}" width="{w:.1f}" '
                        f'height="{plot_h:.1f}" fill="{colours.GROUP_FILL}"/>')
-        label = module_label(m.title, lambda t, w=w: len(t) * 0.6 * px <= w - 4)
+        room = w - 4
+
+        def fits(text: str, room: float = room) -> bool:
+            return len(text) * 0.6 * px <= room
+
+        label = module_label(m.title, fits)
         if label:
             out.append(_svg_text(labels.esc(label), x0 + w / 2, height - 0.6 * px,
                                  colours.TEXT, "middle"))
