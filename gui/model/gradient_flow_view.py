@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -146,6 +147,11 @@ class FlowModel:
             else:
                 spans.append(ModuleSpan(title, i, i))
         self.modules = tuple(spans)
+
+    @cached_property
+    def geometry(self) -> Chart:
+        """:func:`chart` of the rows (the same at every frame)."""
+        return chart(self.rows)
 
     def view(self, frame: Frame, mark_active: bool = True) -> FlowView:
         """The flow at ``frame``; ``mark_active``: mark the step's parameters (a page

@@ -51,6 +51,7 @@ class GradientFlowPanel(QWidget):
         self.player = player
         self._model: FlowModel | None = None
         self.view: FlowView | None = None
+        self._drawn: tuple | None = None  # what the chart shows (see _render)
         self.plot = pg.PlotWidget(self)
         self.plot.setObjectName("GradientFlowChart")
         item = self.plot.getPlotItem()
@@ -58,8 +59,14 @@ class GradientFlowPanel(QWidget):
         item.hideButtons()
         item.showAxis("right")  # names the threshold lines
         item.setMouseEnabled(x=False, y=False)
+        # Reused from render to render (a new TextItem per render cost milliseconds):
+        # the marks and flag words over the bars, and the two threshold lines.
         self._labels: list[pg.TextItem] = []
-        self._lines: list[pg.InfiniteLine] = []
+        self._shown = 0  # how many of _labels this render uses
+        self._lines = [pg.InfiniteLine(angle=0) for _ in range(2)]
+        for line in self._lines:
+            item.addItem(line)
+            line.setVisible(False)
         self.bands = pg.BarGraphItem(x=[], height=[], width=1.0)
         self.bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH)
         item.addItem(self.bands)
@@ -109,7 +116,7 @@ class GradientFlowPanel(QWidget):
 
     def bar_centre(self, index: int) -> QPointF:
         """Where bar ``index``'s middle is, in the chart's scene (tests hover there)."""
-        c = chart(self._model.rows if self._model else [])
+        c = self._model.geometry if self._model else chart([])
         top = c.tops[index] if index < len(c.tops) else c.ceiling
         vb = self.plot.getPlotItem().getViewBox()
         return vb.mapViewToScene(QPointF(index, (c.floor + top) / 2))
@@ -131,18 +138,24 @@ class GradientFlowPanel(QWidget):
         model = self._flow_model()
         view = self.view = model.view(self.player.frame)
         self.words.setHtml(flow_html(view, TEXT_PT * THEME.scale))
+        # most steps fill no bar and mark the same ones: the chart is drawn again only
+        # when what it shows changed (the rows, a bar's state, its size, the theme)
+        key = (model, tuple((b.reached, b.active) for b in view.bars),
+               self._slot_px(len(view.bars)), THEME.scale, THEME.name)
+        if key == self._drawn:
+            return
+        self._drawn = key
         item = self.plot.getPlotItem()
-        for label in self._labels:
-            item.removeItem(label)
+        self._shown = 0
         for line in self._lines:
-            item.removeItem(line)
-        self._labels, self._lines = [], []
-        c = chart(model.rows)
+            line.setVisible(False)
+        c = model.geometry
         n = len(view.bars)
         # an empty BarGraphItem crashes Qt when painted: no bars, no items shown
         for bars in (self.bars, self.bands):
             bars.setVisible(n > 0)
         if not n:
+            self._hide_unused_labels()
             self.plot.getAxis("bottom").setTicks([[]])
             self.plot.getAxis("left").setTicks([[]])
             self.plot.getAxis("right").setTicks([[]])
@@ -169,13 +182,13 @@ class GradientFlowPanel(QWidget):
         slot = self._slot_px(n)
         # the dashed threshold lines are named on the right axis, clear of every bar
         named = []
-        for value, name in ((c.vanishing, "vanishing"), (c.exploding, "exploding")):
+        for line, value, name in zip(self._lines, (c.vanishing, c.exploding),
+                                     ("vanishing", "exploding"), strict=True):
             if value is None:
                 continue
-            line = pg.InfiniteLine(pos=value, angle=0,
-                                   pen=self._pen(colours.ERROR, 1.5, dashed=True))
-            item.addItem(line)
-            self._lines.append(line)
+            line.setPen(self._pen(colours.ERROR, 1.5, dashed=True))
+            line.setValue(value)
+            line.setVisible(True)
             named.append((value, name))
         self.plot.getAxis("right").setTicks([named])
         for i, b in enumerate(view.bars):
@@ -185,6 +198,7 @@ class GradientFlowPanel(QWidget):
                 above += fm.height() * self._units_per_px()
             if b.flag and fm.horizontalAdvance(b.flag) <= max(slot, 3 * fm.height()):
                 self._text(b.flag, i, above, colours.ERROR_TEXT, (0.5, 1))
+        self._hide_unused_labels()
         self.plot.getAxis("bottom").setTicks([self._ticks(view, fm, slot)])
         self.plot.getAxis("left").setTicks([[(d, f"1e{d}") for d in c.decades]])
 
@@ -212,11 +226,21 @@ class GradientFlowPanel(QWidget):
         return vb.width() / max(1, n) if vb.width() > 0 else 0.0
 
     def _text(self, text: str, x: float, y: float, colour: str, anchor: tuple) -> None:
-        label = pg.TextItem(text, color=colour, anchor=anchor)
+        if self._shown == len(self._labels):
+            label = pg.TextItem()
+            self.plot.getPlotItem().addItem(label)
+            self._labels.append(label)
+        label = self._labels[self._shown]
+        self._shown += 1
+        label.setText(text, color=colour)
+        label.setAnchor(anchor)
         label.setFont(THEME.font(LABEL_PT))
-        self.plot.getPlotItem().addItem(label)
         label.setPos(x, y)
-        self._labels.append(label)
+        label.setVisible(True)
+
+    def _hide_unused_labels(self) -> None:
+        for label in self._labels[self._shown :]:
+            label.setVisible(False)
 
     @staticmethod
     def _pen(colour: str, width: float, dashed: bool = False) -> QPen:

@@ -67,6 +67,10 @@ def test_the_panel_fills_as_the_player_steps(window) -> None:  # noqa: ANN001
     assert seen == sorted(seen) and seen[0] == 0 and seen[-1] == 20
     assert len(set(seen)) == 11  # one Linear module (weight and bias) at a time
     assert THRESHOLDS in panel.text() and HEADING in panel.text()
+    assert any(label.isVisible() for label in panel._labels)  # marks over the bars
+    player.seek(tl.forward_length)  # back before backward: no mark, no bar left filled
+    assert not any(label.isVisible() for label in panel._labels)
+    assert all(_brush(panel, i) is None for i in range(20))
 
 
 def test_the_flagged_bar_and_its_reason(window) -> None:  # noqa: ANN001
@@ -78,7 +82,7 @@ def test_the_flagged_bar_and_its_reason(window) -> None:  # noqa: ANN001
     assert _brush(panel, 19) == QColor(colours.EDGE_DONE)  # 18.bias: not flagged
     assert "0.weight is vanishing: mean |gradient|" in panel.text()
     largest = max(b.row.mean_abs for b in panel.view.bars)
-    drawn = [line.value() for line in panel._lines]  # the thresholds, dashed
+    drawn = [line.value() for line in panel._lines if line.isVisible()]  # dashed
     assert math.log10(VANISHING * largest) == pytest.approx(drawn[0])
     named = panel.plot.getAxis("right")._tickLevels[0]  # each line named beside it
     assert [name for _, name in named] == ["vanishing", "exploding"][: len(drawn)]
