@@ -66,6 +66,7 @@ class GradientFlowPanel(QWidget):
         self._lines = [pg.InfiniteLine(angle=0) for _ in range(2)]
         for line in self._lines:
             item.addItem(line)
+            line.setZValue(5)  # over the bands and bars, added after them
             line.setVisible(False)
         self.bands = pg.BarGraphItem(x=[], height=[], width=1.0)
         self.bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH)
