@@ -198,3 +198,27 @@ def decoded(path: Path) -> list[np.ndarray]:
             im.seek(i)
             out.append(np.asarray(im.convert("RGB")))
         return out
+
+
+def deep_mlp(activation: type) -> Any:
+    """Issue 27's gradient-flow model: 10 Linear layers of width 16 with ``activation``
+    after each, Kaiming-normal weights, zero biases (float64)."""
+    torch.manual_seed(0)
+    layers: list[Any] = []
+    for _ in range(10):
+        linear = torch.nn.Linear(16, 16).double()
+        torch.nn.init.kaiming_normal_(linear.weight)
+        torch.nn.init.zeros_(linear.bias)
+        layers += [linear, activation()]
+    return torch.nn.Sequential(*layers)
+
+
+def deep_mlp_trace(activation: str) -> Any:
+    """:func:`deep_mlp` with ``torch.nn.<activation>``, captured with its modules tracked."""
+    from engine.capture import capture, tracking
+
+    model = deep_mlp(getattr(torch.nn, activation))
+    x = torch.randn(8, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with tracking(model):
+        loss = model(x).sum()
+    return capture(loss, names=model)

@@ -252,6 +252,11 @@ class Timeline:
         """The consumers that send ``operand`` a vjp, in step order."""
         return self._senders.get(operand, [])
 
+    def update_steps(self, nid: str) -> Sequence[int]:
+        """The steps (1-based k) that add into ``nid``'s gradient, in order: it is complete
+        from the last one on (the gradient-flow panel fills as each parameter completes)."""
+        return [i + 1 for i in self._updates.get(nid, ())]
+
     def position_of_step(self, k: int) -> int:
         """Timeline position after ``k`` backward steps (0: forward done)."""
         return self.forward_length + max(0, min(k, len(self.steps)))

@@ -21,22 +21,10 @@ from engine.gradient_flow import (
     trace_flow,
 )
 from engine.groups import Group
-from support import torch
+from support import deep_mlp, torch
 
 pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def deep_mlp(activation: type) -> torch.nn.Sequential:
-    """10 Linear layers of width 16, Kaiming-normal weights, zero biases (float64)."""
-    torch.manual_seed(0)
-    layers: list[torch.nn.Module] = []
-    for _ in range(10):
-        linear = torch.nn.Linear(16, 16).double()
-        torch.nn.init.kaiming_normal_(linear.weight)
-        torch.nn.init.zeros_(linear.bias)
-        layers += [linear, activation()]
-    return torch.nn.Sequential(*layers)
 
 
 def flow_of(model: torch.nn.Module) -> list[FlowRow]:
