@@ -84,8 +84,13 @@ def _torch() -> Any:
 
 
 def _numpy(t: Any) -> np.ndarray:
-    """A detached float64 copy (``create_graph=True`` gradients carry a grad_fn)."""
-    return np.array(t.detach().cpu().double().numpy(), dtype=np.float64)
+    """A detached float64 copy (``create_graph=True`` gradients carry a grad_fn), made
+    in one pass from float32 or float64 (a resnet18's gradients are 11 million values)."""
+    torch = _torch()
+    t = t.detach().cpu()
+    if t.dtype not in (torch.float32, torch.float64):
+        t = t.double()  # numpy has no bfloat16
+    return np.array(t.numpy(), dtype=np.float64)
 
 
 def _kind(node: Any) -> str:
