@@ -75,6 +75,8 @@ def test_modules_are_grouped_by_path_with_class_names(
     for title in titles:
         path, _, cls = title.partition(" · ")
         assert classes[path] == cls, title
+    if name == "resnet18":  # its file, float32 as users save it, is bench_capture's: in
+        return  # float64 with every weight it is 250 MB of JSON, seconds to write and read
     trace.save(tmp_path / f"{name}.bptrace")  # and the file says the same
     back = tracefile.load(tmp_path / f"{name}.bptrace")
     assert {g.title for g in as_graph(back).groups} == titles
