@@ -328,7 +328,8 @@ class _Recorder:
         text = str(exc)
         if _IN_PLACE in text:
             m = _SAVED_TENSOR.search(text)
-            what = f" (shape ({m[1]}), output {m[2]} of {m[3]})" if m else ""
+            shape = tuple(int(n) for n in m[1].split(",") if n.strip()) if m else ()
+            what = f" (shape {shape_text(shape)}, output {m[2]} of {m[3]})" if m else ""
             return (
                 f"{self._failed_at(_IN_PLACE)}a tensor its backward saved{what} was changed in "
                 "place after the forward used it: use the out-of-place op (y = y + 1, not "

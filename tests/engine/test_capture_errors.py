@@ -29,7 +29,7 @@ def test_an_in_place_change_of_a_saved_tensor_names_the_node_and_the_fix() -> No
     out = (y * 2).sum()
     y.add_(1)  # exp's backward needs its own output, changed now
     text = _line(out, names={"x": x})
-    assert text.startswith("node 'Exp1' (Exp): a tensor its backward saved (shape (3), output 0")
+    assert text.startswith("node 'Exp1' (Exp): a tensor its backward saved (shape (3,), output 0")
     assert "changed in place" in text and "out-of-place" in text and ".clone()" in text
 
 
