@@ -1,8 +1,9 @@
 """Real PyTorch architectures, small, for the capture tests (engine and GUI).
 
-Each builder returns ``(model, loss)``: the forward ran inside
-:func:`engine.capture.tracking` (module paths and values), in float64 so the
-float64 oracle compares bit for bit, and the loss is ready for one ``capture``.
+Each entry of :data:`ARCHITECTURES` builds ``(model, loss)``: the same seeded weights
+and data every time, in float64 so the float64 oracle compares, and ``loss(model)``
+runs the forward; :func:`captured` runs it under :func:`engine.capture.tracking`
+(module paths and values) and captures it.
 """
 
 from __future__ import annotations
