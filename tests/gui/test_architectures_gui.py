@@ -47,5 +47,10 @@ def test_opens_plays_and_exports_first_middle_and_last(
             assert im.size == (640, 360)
             pictures.append(np.asarray(im.convert("RGB")))
     assert not np.array_equal(pictures[0], pictures[-1])  # the gradients arrived
+    for k, step in enumerate(timeline.steps[:-1], 1):  # a module sending to many names 3
+        status = timeline.frame(timeline.position_of_step(k)).status  # (the last: "done")
+        assert status.rpartition("→")[2].count(",") <= 2, status
+        many = len(getattr(step, "inputs", ())) - 3
+        assert many <= 0 or status.endswith(f" and {many} more"), status
     for leaf in trace.leaves:
         np.testing.assert_array_equal(player.frame.grads[leaf], trace.grads[leaf])
