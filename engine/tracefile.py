@@ -390,10 +390,11 @@ def _step(
     key = consumer.inputs[index]
     assert key is not None  # checked above
     operand_shape = nodes[key[0]].shapes[key[1]]
+    held = grads.get(key[0]) if len(nodes[key[0]].shapes) == 1 else None
     if "vjp" in raw:
         vjp = decode(raw["vjp"], f"{where}'s vjp")
-    elif len(nodes[key[0]].shapes) == 1 and grads.get(key[0]) is not None:
-        vjp = grads[key[0]]  # saved once, as the operand's grad
+    elif held is not None:
+        vjp = held  # saved once, as the operand's grad
     else:
         raise FileFormatError(
             f"{where}: there is no vjp, and operand {key[0]!r} has no grad that is it"
