@@ -84,11 +84,10 @@ def test_modules_are_grouped_by_path_with_class_names(
         assert np.array_equal(s.vjp, t.vjp) and np.array_equal(s.accumulated, t.accumulated)
 
 
-
-
 def test_end_to_end_jacobian_joins_a_multi_output_nodes_slots() -> None:
     """An LSTM's ``unbind`` and a ``chunk`` receive each slot on its own edge; the
     end-to-end Jacobian (the chain-rule panel's) assembles them as PyTorch does."""
+
     def f(x: Any) -> Any:
         a, b, c = torch.unbind((x * 1.5).reshape(3, 2))
         return torch.stack([(a * c).sum(), (b**2).sum()])
