@@ -9,6 +9,7 @@ runs the forward; :func:`captured` runs it under :func:`engine.capture.tracking`
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from support import torch
@@ -124,3 +125,12 @@ def captured(model: Any, loss: Callable[[Any], Any]) -> Any:
     with tracking(model):
         out = loss(model)
     return capture(out, names=model)
+
+
+@cache
+def capture_of(name: str) -> tuple[Any, Any, Callable[[Any], Any]]:
+    """``(model, trace, loss)`` for ``ARCHITECTURES[name]``, captured once per test run:
+    the engine and the GUI tests read the same trace (nothing changes one), so
+    resnet18 is built and captured once (the cache holds ~0.5 GB of float64 till the end)."""
+    model, loss = ARCHITECTURES[name]()
+    return model, captured(model, loss), loss

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from architectures import ARCHITECTURES, captured
+from architectures import ARCHITECTURES, capture_of
 from engine import tracefile
 from engine.capture import capture
 from engine.captured import as_graph, end_to_end_jacobian
@@ -29,12 +29,13 @@ pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
 
 @pytest.fixture(scope="module", params=list(ARCHITECTURES))
 def case(request: pytest.FixtureRequest) -> tuple[str, Any, Any, Any]:
-    """(name, the captured model, the trace, a copy's plain-backward gradients)."""
-    model, loss = ARCHITECTURES[request.param]()
+    """(name, the captured model, the trace, a fresh copy's plain-backward gradients)."""
+    model, trace, loss = capture_of(request.param)
     twin = copy.deepcopy(model)
+    twin.zero_grad(set_to_none=True)  # the copy starts without the capture's .grad
     loss(twin).backward()
     plain = {n: p.grad.numpy() for n, p in twin.named_parameters() if p.grad is not None}
-    return request.param, model, captured(model, loss), plain
+    return request.param, model, trace, plain
 
 
 def test_leaf_gradients_bit_equal_a_plain_backward(case: tuple[str, Any, Any, Any]) -> None:
