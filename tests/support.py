@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.graph import Graph
 from engine.ops import OPS
+from engine.trace import JACOBIAN_LIMIT
 
 try:
     import torch
@@ -178,6 +179,22 @@ def captured_cnn(path: Path) -> Path:
         loss = model(x).pow(2).sum()
     capture(loss, names=model).save(path)
     return path
+
+
+def assert_edges_compose(trace: Any, limit: int = JACOBIAN_LIMIT) -> int:
+    """upstream · J == vjp on every edge with at most ``limit`` Jacobian entries."""
+    checked = 0
+    for s in trace.steps:
+        if s.jacobian_size > limit:
+            continue
+        jac = s.jacobian(limit)
+        assert jac is not None, (s.consumer, s.operand)
+        got = s.upstream.ravel() @ jac
+        np.testing.assert_allclose(
+            got, s.vjp.ravel(), rtol=0, atol=1e-12, err_msg=f"{s.consumer} -> {s.operand}"
+        )
+        checked += 1
+    return checked
 
 
 # --------------------------------------------------------------------------- exports

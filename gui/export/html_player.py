@@ -30,10 +30,13 @@ from ..model.train_view import update_html
 from .animation import Progress
 from .atomic import atomic_file
 from .frame_sheet import svg_document
+from .options import View
 from .render import UPDATE_STATUS, LessonRenderer
 
 #: Points of the write-up text (the page scales with the browser's zoom).
 TEXT_PT = 12.0
+#: The page puts the write-up beside the picture as text: its pictures are the canvas.
+PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
 LOSS_STATUS = "the loss per training step"
 #: The gradient-flow slide's (a captured trace's last slide).
