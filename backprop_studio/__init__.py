@@ -27,7 +27,7 @@ from typing import Any
 
 from engine import app_version
 from engine import capture as _capture
-from engine.capture import tracking
+from engine.capture import CaptureError, tracking
 from engine.gradient_flow import EXPLODING, VANISHING, FlowRow
 from engine.tracefile import SUFFIX as TRACE_SUFFIX
 
@@ -41,6 +41,7 @@ def capture(
 ) -> Trace:
     """Run ``output.backward(gradient)`` once and return it as a :class:`Trace`
     (:func:`engine.capture.capture`; ``names``: the model, to name the parameters).
+    What cannot be captured raises :class:`CaptureError`, one line naming the node.
 
     >>> import torch, backprop_studio as bps
     >>> w = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -85,6 +86,7 @@ def load(path: str | os.PathLike[str]) -> Graph | Trace:
 
 __all__ = [
     "EXPLODING",
+    "CaptureError",
     "VANISHING",
     "FlowRow",
     "Graph",

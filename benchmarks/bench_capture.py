@@ -14,6 +14,24 @@ figure. Targets:
 - ``player_step_trace_5000_ms`` < 33: one step of the main player on that trace, with
   every visible panel and the canvas repainted.
 - ``expand_module_500_ms`` < 200: expanding a 500-node module in place, repainted.
+
+torchvision's ``resnet18`` (10 classes, float32 as it comes, a batch of two 32x32
+images, cross-entropy; 11.2 million parameters, 134 autograd nodes):
+
+- ``capture_resnet18_ratio`` <= 10: the median time of ``backprop_studio.capture`` over
+  the median time of a plain ``backward()``, interleaved in the same run.
+- ``resnet18_trace_mb`` <= 60: the size on disk (MiB, 2**20 bytes) of the ``.bptrace``
+  that ``trace.save`` writes for that plain capture (gzip-compressed JSON, float32 as
+  captured). ``resnet18_tracked_trace_mb`` is the same capture made after a forward
+  under ``bps.tracking(model)``, which also stores every forward value, the 11.2
+  million weights included (no target: it says what tracking costs).
+- ``open_resnet18_s`` < 2: that plain file to the first painted frame of the main
+  window, modules collapsed (grouped from the parameters' paths);
+  ``open_resnet18_tracked_s`` the same for the tracked file (no target).
+- ``player_step_resnet18_ms`` < 33: one step of the main player on it, with every
+  visible panel and the canvas repainted (the median over the whole pass).
+- ``notebook_repr_s`` < 5: ``_repr_html_`` of a captured, tracked 200-layer MLP (Linear +
+  ReLU, width 32, batch 8): the self-contained HTML player a notebook cell shows.
 """
 
 from __future__ import annotations
@@ -165,12 +183,104 @@ def window_figures(repeats: int) -> dict[str, float]:
     }
 
 
+def _resnet18() -> tuple[Any, Any]:
+    """resnet18 and the loss of one batch, as a user would write it (float32)."""
+    from torchvision.models import resnet18
+
+    torch.manual_seed(18)
+    model = resnet18(num_classes=10)
+    x, target = torch.randn(2, 3, 32, 32), torch.tensor([3, 7])
+    return model, lambda: torch.nn.functional.cross_entropy(model(x), target)
+
+
+def resnet18_figures(repeats: int, folder: Path) -> tuple[dict[str, float], Path, Path]:
+    """Capture against plain backward, interleaved; the plain and the tracked file."""
+    import backprop_studio as bps
+
+    torch.set_num_threads(1)
+    model, loss = _resnet18()
+    plain, captured = [], []
+    for _ in range(max(3, repeats // 3)):
+        out = loss()
+        gc.collect()
+        t = time.perf_counter()
+        out.backward()
+        plain.append(time.perf_counter() - t)
+        model.zero_grad(set_to_none=True)
+        out = loss()
+        gc.collect()
+        t = time.perf_counter()
+        trace = bps.capture(out, names=model)
+        captured.append(time.perf_counter() - t)
+        model.zero_grad(set_to_none=True)
+    path, tracked = folder / "resnet18.bptrace", folder / "resnet18-tracked.bptrace"
+    trace.save(path)
+    with bps.tracking(model):
+        out = loss()
+    bps.capture(out, names=model).save(tracked)
+    return {
+        "capture_resnet18_ratio": statistics.median(captured) / statistics.median(plain),
+        "resnet18_trace_mb": path.stat().st_size / 2**20,
+        "resnet18_tracked_trace_mb": tracked.stat().st_size / 2**20,
+    }, path, tracked
+
+
+def notebook_figure() -> dict[str, float]:
+    import backprop_studio as bps
+
+    torch.manual_seed(2)
+    model = mlp(200, 32)
+    with bps.tracking(model):
+        out = model(torch.randn(8, 32, dtype=torch.float64)).sum()
+    trace = bps.capture(out, names=model)
+    gc.collect()
+    t = time.perf_counter()
+    page = trace._repr_html_()
+    took = time.perf_counter() - t
+    assert page.startswith("<iframe") and "srcdoc" in page, page[:80]
+    return {"notebook_repr_s": took}
+
+
+def resnet18_window_figures(path: Path, tracked: Path) -> dict[str, float]:
+    """The main window on the resnet18 traces: open to first paint, then every step."""
+    from gui.application import ensure_app
+    from gui.main_window import MainWindow
+
+    app = ensure_app()
+    window = MainWindow()
+    window.resize(1280, 720)
+    window.show()
+    _painted(app, window)
+    opened = {}
+    for name, file in (("open_resnet18_s", path), ("open_resnet18_tracked_s", tracked)):
+        gc.collect()
+        t = time.perf_counter()
+        assert window.files.load_path(file)
+        _painted(app, window)
+        opened[name] = time.perf_counter() - t
+        assert window.doc.groups and all(g.collapsed for g in window.doc.groups)
+    player = window.player  # on the tracked pass: its modules are all groups
+    times = []
+    for k in range(len(player.timeline.steps) + 1):
+        t = time.perf_counter()
+        player.seek(player.timeline.position_of_step(k))
+        _painted(app, window)
+        times.append(time.perf_counter() - t)
+    window.close()
+    return opened | {"player_step_resnet18_ms": statistics.median(times) * 1e3}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args(argv)
     figures = capture_figures(args.repeats)
     figures.update(window_figures(args.repeats))
+    with tempfile.TemporaryDirectory() as folder:
+        resnet, plain, tracked = resnet18_figures(args.repeats, Path(folder))
+        figures.update(resnet)
+        figures.update(resnet18_window_figures(plain, tracked))
+    figures.update(notebook_figure())
     for name, value in figures.items():
         print(f"{name}: {value:.3g}")
     return 0

@@ -46,6 +46,7 @@ import numpy as np
 
 from . import tracefile
 from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
+from .errors import shape_text
 from .gradient_flow import FlowRow, trace_flow
 from .trace import Step
 
@@ -59,7 +60,19 @@ _BACKWARD_SUFFIX = re.compile(r"(?<=.)Backward\d*$")
 
 
 class CaptureError(Exception):
-    """Something to capture that cannot be; ``str`` is one line."""
+    """Something to capture that cannot be; ``str`` is one line, naming the node and
+    saying what to change."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows in a notebook cell instead of a traceback: the line."""
+        return [f"{type(self).__name__}: {self}"]
+
+
+#: PyTorch's words for a saved tensor changed in place, and for a freed graph.
+_IN_PLACE = "modified by an inplace operation"
+_FREED = "backward through the graph a second time"
+#: ``[torch.FloatTensor [3, 4]], which is output 0 of Exp``: the tensor it means.
+_SAVED_TENSOR = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\], which is output (\d+) of (\w+)")
 
 
 def _torch() -> Any:
@@ -71,8 +84,13 @@ def _torch() -> Any:
 
 
 def _numpy(t: Any) -> np.ndarray:
-    """A detached float64 copy (``create_graph=True`` gradients carry a grad_fn)."""
-    return np.array(t.detach().cpu().double().numpy(), dtype=np.float64)
+    """A detached float64 copy (``create_graph=True`` gradients carry a grad_fn), made
+    in one pass from float32 or float64 (a resnet18's gradients are 11 million values)."""
+    torch = _torch()
+    t = t.detach().cpu()
+    if t.dtype not in (torch.float32, torch.float64):
+        t = t.double()  # numpy has no bfloat16
+    return np.array(t.numpy(), dtype=np.float64)
 
 
 def _kind(node: Any) -> str:
@@ -289,11 +307,54 @@ class _Recorder:
         try:
             for n in self.nodes:
                 if not hasattr(n, "variable"):
-                    handles.append(n.register_hook(make(n)))
+                    handles.append(self._attach(n, make(n)))
             yield
         finally:
             for h in handles:
                 h.remove()
+
+    def _attach(self, node: Any, hook: Callable[..., None]) -> Any:
+        try:
+            return node.register_hook(hook)
+        except (RuntimeError, TypeError, AttributeError, NotImplementedError) as exc:
+            raise CaptureError(
+                f"node {self.ids[node]!r} ({_kind(node)}): PyTorch refused a backward hook "
+                f"({_first_line(exc)}); capture hooks every node: run the model eagerly "
+                "(not under torch.jit or torch.compile) for the capture"
+            ) from None
+
+    def explain(self, exc: RuntimeError) -> str:
+        """PyTorch's backward failure as one line naming the node it failed at, and the fix."""
+        text = str(exc)
+        if _IN_PLACE in text:
+            m = _SAVED_TENSOR.search(text)
+            shape = tuple(int(n) for n in m[1].split(",") if n.strip()) if m else ()
+            what = f" (shape {shape_text(shape)}, output {m[2]} of {m[3]})" if m else ""
+            return (
+                f"{self._failed_at(_IN_PLACE)}a tensor its backward saved{what} was changed in "
+                "place after the forward used it: use the out-of-place op (y = y + 1, not "
+                "y += 1 or y.add_(1); nn.ReLU() without inplace=True) or change a .clone()"
+            )
+        if _FREED in text:
+            return (
+                f"{self._failed_at(_FREED)}an earlier backward() freed this graph: run the "
+                "forward again before capturing, or give that backward retain_graph=True"
+            )
+        return f"PyTorch's backward failed: {_first_line(exc)}"
+
+    def _failed_at(self, words: str) -> str:
+        """``node 'Exp1' (Exp): ``, the first node in backward order whose saved tensors
+        PyTorch refuses with ``words`` ("" when none does)."""
+        for n in reversed(self.nodes):
+            for attr in dir(n):
+                if not attr.startswith("_saved_"):
+                    continue
+                try:
+                    getattr(n, attr)
+                except RuntimeError as exc:
+                    if words in str(exc):
+                        return f"node {self.ids[n]!r} ({_kind(n)}): "
+        return ""
 
     def trace(self, gradient: np.ndarray) -> TorchTrace:
         ids = self.ids
@@ -350,6 +411,10 @@ class _Recorder:
         return trace
 
 
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def _norm(t: Any) -> float:
     """``‖t‖₂`` in float64, without copying a parameter into numpy."""
     torch = _torch()
@@ -360,6 +425,12 @@ def _root(output: Any) -> Any:
     torch = _torch()
     if not isinstance(output, torch.Tensor):
         raise CaptureError(f"capture needs a tensor, not {type(output).__name__}")
+    if not output.is_floating_point() and not output.is_complex():
+        raise CaptureError(
+            f"the output is {output.dtype}, not floating point, so it carries no gradient "
+            "(argmax, comparisons and .long() cut the graph): capture the float loss, "
+            "e.g. cross_entropy(logits, target), not logits.argmax()"
+        )
     if output.grad_fn is None:
         raise CaptureError(
             "the output has no grad_fn: it does not depend on anything that requires grad"
@@ -367,19 +438,42 @@ def _root(output: Any) -> Any:
     return output.grad_fn
 
 
-def _seed(output: Any, gradient: Any) -> np.ndarray:
+def _seed(output: Any, gradient: Any, node: str) -> np.ndarray:
+    """The ``v`` of ``output.backward(gradient=v)``: ones for a one-element output."""
+    shape = tuple(output.shape)
+    if output.is_complex():
+        raise CaptureError(
+            f"node {node!r}: the output is {output.dtype}: capture a real loss "
+            "(output.abs().sum(), or output.real)"
+        )
     if gradient is None:
-        return np.ones(tuple(output.shape))
-    return _numpy(_torch().as_tensor(gradient))
+        if output.numel() != 1:
+            raise CaptureError(
+                f"node {node!r}: the output has shape {shape_text(shape)}, so PyTorch needs "
+                "gradient= (the v of output.backward(gradient=v), that shape): pass one, "
+                "or reduce the output to a scalar first (output.sum())"
+            )
+        return np.ones(shape)
+    seed = _numpy(_torch().as_tensor(gradient))
+    if seed.shape != shape:
+        raise CaptureError(
+            f"node {node!r}: gradient= has shape {shape_text(seed.shape)}, the output "
+            f"{shape_text(shape)}: give v the output's shape"
+        )
+    return seed
 
 
 def _record(
     backward: Callable[[], None], output: Any, gradient: Any, names: Any, kind: type[T]
 ) -> T:
     recorder = _Recorder(_root(output), names, kind)
+    seed = _seed(output, gradient, recorder.ids[recorder.root])
     with recorder.hooked():
-        backward()
-    trace = recorder.trace(_seed(output, gradient))
+        try:
+            backward()
+        except RuntimeError as exc:  # PyTorch's words, made one line about the node
+            raise CaptureError(recorder.explain(exc)) from None
+    trace = recorder.trace(seed)
     assert isinstance(trace, kind)
     return trace
 

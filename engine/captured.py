@@ -117,17 +117,35 @@ def end_to_end_jacobian(trace: CapturedTrace, limit: int = JACOBIAN_LIMIT) -> np
     for r in range(m):
         basis = np.zeros(m)
         basis[r] = 1.0
-        grads = {trace.output: basis.reshape(out_shape)}
+        # by (node, output slot): a split's or an LSTM's unbind's slots arrive apart
+        grads = {(trace.output, 0): basis.reshape(out_shape)}
         try:
             for s in trace.steps:
-                if s.consumer in grads:
-                    v = np.asarray(s.context.pullback(s.operand_index, grads[s.consumer]))
-                    grads[s.operand] = v if s.operand not in grads else grads[s.operand] + v
+                upstream = _received(trace.nodes[s.consumer], grads)
+                if upstream is not None:
+                    v = np.asarray(s.context.pullback(s.operand_index, upstream))
+                    key = trace.nodes[s.consumer].inputs[s.operand_index]
+                    assert key is not None  # a step runs along an edge
+                    grads[key] = v if key not in grads else grads[key] + v
         except ValueError:
             return None
         pairs = zip(trace.leaves, sizes, strict=True)
-        rows.append(np.concatenate([np.ravel(grads.get(x, np.zeros(n))) for x, n in pairs]))
+        rows.append(np.concatenate([np.ravel(grads.get((x, 0), np.zeros(n))) for x, n in pairs]))
     return np.array(rows).reshape(m, -1)
+
+
+def _received(
+    node: CapturedNode, grads: dict[tuple[str, int], np.ndarray]
+) -> np.ndarray | None:
+    """What ``node`` has received so far, its output slots end to end as PyTorch hands
+    a multi-output node's backward (zeros for a slot nothing reached); None: nothing."""
+    parts = [grads.get((node.id, k)) for k in range(len(node.shapes))]
+    if all(p is None for p in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    pairs = zip(parts, node.shapes, strict=True)
+    return np.concatenate([np.zeros(math.prod(s)) if p is None else np.ravel(p) for p, s in pairs])
 
 
 @dataclass

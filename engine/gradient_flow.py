@@ -72,14 +72,14 @@ def flagged(rows: list[FlowRow]) -> list[FlowRow]:
         if largest > 0 and r.mean_abs < VANISHING * largest:
             flag = "vanishing"
             reason = (
-                f"mean |gradient| {r.mean_abs:.3g} is below {VANISHING:g} of the largest "
-                f"parameter's ({largest:.3g})"
+                f"mean |gradient| {r.mean_abs:.3g} is below {VANISHING * largest:.3g} "
+                f"({VANISHING:g} × the largest parameter's, {largest:.3g})"
             )
         elif median > 0 and r.mean_abs > EXPLODING * median:
             flag = "exploding"
             reason = (
-                f"mean |gradient| {r.mean_abs:.3g} is above {EXPLODING:g} times the median "
-                f"parameter's ({median:.3g})"
+                f"mean |gradient| {r.mean_abs:.3g} is above {EXPLODING * median:.3g} "
+                f"({EXPLODING:g} × the median parameter's, {median:.3g})"
             )
         out.append(replace(r, flag=flag, reason=reason))
     return out

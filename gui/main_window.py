@@ -235,6 +235,8 @@ class MainWindow(QMainWindow):
         self._jacobian_tab = LazyTab(self._make_jacobian)
         self.tabs.addTab(self._summary_tab, "End-to-end")
         self.tabs.addTab(self._jacobian_tab, "Jacobian heatmap")
+        self._flow_tab = LazyTab(self._make_gradient_flow)
+        self.tabs.insertTab(1, self._flow_tab, "Gradient flow")  # beside the chain rule
         self.tabs.currentChanged.connect(self._tab_shown)
         self.panels_dock = self._dock("Panels", "PanelsDock", self.tabs,
                                       Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -257,6 +259,16 @@ class MainWindow(QMainWindow):
         from .panels.jacobian_view import JacobianView
 
         return JacobianView(self.player)
+
+    def _make_gradient_flow(self) -> QWidget:
+        # Lazy, like _make_jacobian (pyqtgraph), and its rows are computed when shown.
+        from .panels.gradient_flow import GradientFlowPanel
+
+        return GradientFlowPanel(self.player)
+
+    @property
+    def gradient_flow(self) -> QWidget:
+        return self._flow_tab.build()
 
     @property
     def summary_panel(self) -> QWidget:

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import GraphError
+from engine.graph import Graph
 from engine.pytorch_check import (
     ISOLATED_ARGS,
     Comparison,
@@ -63,6 +64,7 @@ from engine.pytorch_check import (
 from engine.pytorch_cli import read_source
 from engine.pytorch_export import export_script
 from engine.pytorch_import import CodeError, Imported, import_code
+from engine.train import TrainSpec
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
@@ -187,24 +189,40 @@ class ImportCodeDialog(QDialog):
         ok.setEnabled(True)
 
 
+def document_script(doc: GraphDocument) -> str:
+    """The document as the PyTorch script ``main.py export-torch`` writes for its file
+    (title, and the ``torch.optim`` loop of a train block): what the code dock shows
+    and File > Export writes, one copy."""
+    return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
+
+
+#: What the code dock's apply replaces: graph, positions, output, gradient, train block.
+_Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, TrainSpec | None]
+
+
 class ReplaceGraph(EditCommand):
-    """The code dock's apply: the whole graph replaced in one undoable step."""
+    """The code dock's apply: the whole graph, and the train block its training loop
+    says (none without one), replaced in one undoable step."""
 
     def __init__(self, doc: GraphDocument, imported: Imported) -> None:
         super().__init__(doc, "Apply code")
-        self.old = (doc.graph.copy(), dict(doc.positions), doc.output, doc.gradient)
+        self.old = (doc.graph.copy(), dict(doc.positions), doc.output, doc.gradient, doc.train)
         kept: dict[str, Point] = {
             n: p for n, p in doc.positions.items() if n in imported.graph.nodes
         }
-        self.new = (imported.graph, kept, imported.output, imported.gradient)
+        self.new = (imported.graph, kept, imported.output, imported.gradient, imported.train)
 
     def redo(self) -> None:
-        graph, positions, output, gradient = self.new
-        self.doc.replace_graph(graph.copy(), positions, output, gradient)
+        self._put(self.new)
 
     def undo(self) -> None:
-        graph, positions, output, gradient = self.old
+        self._put(self.old)
+
+    def _put(self, side: _Side) -> None:
+        graph, positions, output, gradient, train = side
         self.doc.replace_graph(graph.copy(), positions, output, gradient)
+        if train != self.doc.train:
+            self.doc.set_train(train)
 
 
 #: The code dock opens at least this many columns wide and lines high; its size is kept.
@@ -255,6 +273,7 @@ class CodeDock(QDockWidget):
         self._writing = False
         self.editor.textChanged.connect(self._text_changed)
         doc.resultsChanged.connect(self.refresh)
+        doc.trainChanged.connect(self.refresh)  # the training loop's settings
         self.visibilityChanged.connect(lambda visible: visible and self.refresh())
         self.visibilityChanged.connect(self._open_at_size)
 
@@ -285,7 +304,7 @@ class CodeDock(QDockWidget):
             QSettings().setValue(CODE_SIZE_KEY, self.size())
 
     def code(self) -> str:
-        return export_script(self.doc.graph, self.doc.output, self.doc.gradient)
+        return document_script(self.doc)
 
     def refresh(self) -> None:
         """Show the graph's code, unless the user is in the middle of editing it (or the
@@ -424,8 +443,7 @@ class PytorchCode(QObject):
     # ------------------------------------------------------------------ export
 
     def script(self) -> str:
-        doc = self.window.doc
-        return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
+        return document_script(self.window.doc)
 
     def export_dialog(self) -> None:
         name = (self.window.doc.path.stem if self.window.doc.path else "graph") + ".py"

@@ -108,7 +108,10 @@ class Teaching(QObject):
         scene = window.canvas.canvas
         self.group_frames = GroupFrames(scene, window.doc, scene.nodes)
         window.player.frameChanged.connect(self.group_frames.show_frame)
-        self.train_marks = TrainMarks(scene, window.doc, scene.nodes)
+        self.train_marks = TrainMarks(
+            scene, window.doc, scene.nodes, animate=lambda: window.canvas.animations_enabled,
+            pace=self.train_panel.step_interval_ms,
+        )
         self.menu = QMenu("&Teach", window)
         self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
         self.menu.addSeparator()

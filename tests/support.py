@@ -20,6 +20,7 @@ import numpy as np
 from engine.graph import Graph
 from engine.ops import OPS
 from engine.ops.torch_source import expression
+from engine.trace import JACOBIAN_LIMIT
 
 try:
     import torch
@@ -166,6 +167,22 @@ def captured_cnn(path: Path) -> Path:
     return path
 
 
+def assert_edges_compose(trace: Any, limit: int = JACOBIAN_LIMIT) -> int:
+    """upstream · J == vjp on every edge with at most ``limit`` Jacobian entries."""
+    checked = 0
+    for s in trace.steps:
+        if s.jacobian_size > limit:
+            continue
+        jac = s.jacobian(limit)
+        assert jac is not None, (s.consumer, s.operand)
+        got = s.upstream.ravel() @ jac
+        np.testing.assert_allclose(
+            got, s.vjp.ravel(), rtol=0, atol=1e-12, err_msg=f"{s.consumer} -> {s.operand}"
+        )
+        checked += 1
+    return checked
+
+
 # --------------------------------------------------------------------------- exports
 
 
@@ -184,3 +201,27 @@ def decoded(path: Path) -> list[np.ndarray]:
             im.seek(i)
             out.append(np.asarray(im.convert("RGB")))
         return out
+
+
+def deep_mlp(activation: type) -> Any:
+    """Issue 27's gradient-flow model: 10 Linear layers of width 16 with ``activation``
+    after each, Kaiming-normal weights, zero biases (float64)."""
+    torch.manual_seed(0)
+    layers: list[Any] = []
+    for _ in range(10):
+        linear = torch.nn.Linear(16, 16).double()
+        torch.nn.init.kaiming_normal_(linear.weight)
+        torch.nn.init.zeros_(linear.bias)
+        layers += [linear, activation()]
+    return torch.nn.Sequential(*layers)
+
+
+def deep_mlp_trace(activation: str) -> Any:
+    """:func:`deep_mlp` with ``torch.nn.<activation>``, captured with its modules tracked."""
+    from engine.capture import capture, tracking
+
+    model = deep_mlp(getattr(torch.nn, activation))
+    x = torch.randn(8, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with tracking(model):
+        loss = model(x).sum()
+    return capture(loss, names=model)

@@ -168,12 +168,16 @@ def _clamp_forward(xs: Sequence[Array], attrs: Attrs) -> Array:
 
 
 def _clamp_mask(x: Array, attrs: Attrs) -> Array:
-    """Where the gradient passes: min <= x <= max (NaN: nowhere), as clamp_backward."""
+    """Where the gradient passes: strictly inside, min < x < max (NaN: nowhere).
+
+    PyTorch 2.14's clamp_backward (the pinned oracle) passes nothing at a bound itself,
+    as hardtanh always did; 2.13 and older passed the gradient there (min <= x <= max).
+    """
     mask = np.ones(x.shape, dtype=bool)
     if attrs.get("min") is not None:
-        mask &= x >= attrs["min"]
+        mask &= x > attrs["min"]
     if attrs.get("max") is not None:
-        mask &= x <= attrs["max"]
+        mask &= x < attrs["max"]
     return mask
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -28,12 +29,13 @@ from engine.trace import Step
 
 from ..document import GraphDocument
 from ..model.camera import Rect
+from ..model.formatting import format_tensor
 from ..model.forward_view import edge_label as forward_edge_label
 from ..model.label_placement import LabelSpot, place_label
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
 from ..model.semantic_zoom import MIN_SCREEN_PT
-from ..model.timeline import EdgeKey, Frame
+from ..model.timeline import EdgeKey, Frame, Phase
 from ..theme import CHAIN_RULE_PT, THEME
 from .camera_boxes import CameraBoxes
 from .edge_item import (
@@ -259,6 +261,9 @@ class CanvasScene(QGraphicsScene):
     laid out (the view then fits it)."""
 
     documentReplaced = Signal()
+    #: A view shows the scene at this zoom now (after a pan, zoom or resize): items that
+    #: keep a screen size (the update marks) follow it.
+    viewChanged = Signal(float)
 
     def __init__(self, doc: GraphDocument, parent: object = None) -> None:
         super().__init__(parent)
@@ -271,6 +276,13 @@ class CanvasScene(QGraphicsScene):
         self._graph = None
         self._replaced = False
         self.boxes = NodeBoxes()
+        #: Values boxes show instead of the document's (the update act: a parameter the
+        #: pulse has not reached yet); see :meth:`hold_values`.
+        self.held_values: dict[str, np.ndarray] = {}
+        #: Train mode's update marks are up: when backward is done, the canvas shows the
+        #: update act, not the last step's pulse and label (the chain-rule panel writes
+        #: the update then too).
+        self.update_shown = False
         self._active_key: EdgeKey | None = None
         self._label_step: Step | ForwardStep | None = None
         self.grid: RectGrid[str] = RectGrid()  # node boxes
@@ -612,10 +624,7 @@ class CanvasScene(QGraphicsScene):
             item.set_consumer_highlight(active is not None and active.consumer == nid)
             if item.size != before:
                 resized.append(nid)
-        if resized:
-            self._batch = set(resized)
-            self._end_batch()
-            self._far_changed(resized)
+        self._boxes_resized(resized)
         done = frame.done_edges if frame is not None else frozenset()
         self._active_key = frame.active_edge if frame is not None else None
         forward = frame is not None and frame.tangent_step is not None
@@ -629,7 +638,8 @@ class CanvasScene(QGraphicsScene):
         """Pulse and label on the active edge (hidden when there is none)."""
         edge = self.edges.get(self._active_key) if self._active_key else None
         step = self.frame.edge_step if self.frame is not None else None
-        if edge is None or step is None:
+        done = self.frame is not None and self.frame.phase is Phase.BACKWARD_DONE
+        if edge is None or step is None or (done and self.update_shown):
             self.pulse.hide()
             self.label.hide()
             self._label_step = None
@@ -660,6 +670,11 @@ class CanvasScene(QGraphicsScene):
             self._label_home = QRectF(natural).translated(QPointF(*home) - natural.center())
         return self._label_home
 
+    @property
+    def view_zoom(self) -> float:
+        """The zoom a view last showed the scene at (1 before any)."""
+        return 1.0 if self._label_view is None else self._label_view[1]
+
     def fit_label(self, visible: QRectF, zoom: float) -> None:
         """The view now shows ``visible`` at ``zoom``: keep the active edge's label at
         least :attr:`label_pt` on screen and inside ``visible`` (cheap: one label,
@@ -667,6 +682,7 @@ class CanvasScene(QGraphicsScene):
         self._label_view = (QRectF(visible), zoom)
         if self.label.isVisible():
             self._place_label(moved=False)
+        self.viewChanged.emit(zoom)
 
     def _place_label(self, moved: bool = True) -> None:
         """Scale the label for the view and put it where :func:`place_label` says.
@@ -813,7 +829,41 @@ class CanvasScene(QGraphicsScene):
     def _content(self, nid: str, frame: Frame | None) -> NodeContent:
         self._content_results()
         doc = self.doc
-        return self.boxes.content(doc.graph, doc.results, doc.output, nid, frame)
+        content = self.boxes.content(doc.graph, doc.results, doc.output, nid, frame)
+        held = self.held_values.get(nid)
+        return content if held is None else replace(content, value=format_tensor(held))
+
+    def show_update(self, on: bool) -> None:
+        """Train mode's marks are up (or gone): see :attr:`update_shown`."""
+        if on != self.update_shown:
+            self.update_shown = on
+            self._update_overlay(replace_label=False)
+
+    def hold_values(self, values: dict[str, np.ndarray]) -> None:
+        """Boxes ``values`` names show those values instead of the document's ({}: none);
+        only the boxes whose shown value changes are redrawn (and their edges, resized)."""
+        old, self.held_values = self.held_values, dict(values)
+        ids = [
+            n for n in {*old, *values}
+            if n in self.nodes and (n not in old or n not in values or old[n] is not values[n])
+        ]
+        self.camera_boxes.mark(ids)
+        resized = []
+        with self.background_batch():
+            for nid in ids:
+                item = self.nodes[nid]
+                before = item.size
+                item.set_content(self._content(nid, self.frame))
+                if item.size != before:
+                    resized.append(nid)
+            self._boxes_resized(resized)
+
+    def _boxes_resized(self, resized: list[str]) -> None:
+        """Boxes that changed size: the grid, their edges and the far view follow, once."""
+        if resized:
+            self._batch = set(resized)
+            self._end_batch()
+            self._far_changed(resized)
 
     # ------------------------------------------------------------------ automatic placement
 

@@ -140,6 +140,7 @@ class FrameSheet(QWidget):
         """
         self.player.seek(position)
         self.header.setText(f"{self.title}   ·   {self.player.status_text()}")
+        self.layout().activate()  # a status wrapping to two lines gets its height now
         if self._may_stack and self._fixed is None:
             self.arrange(self._text_fits_under())
         target = camera.aim(self.canvas, self._came_from, glide)

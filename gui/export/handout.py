@@ -27,6 +27,7 @@ from ..model import labels, worksheet
 from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
 from .animation import Progress
+from .flow_page import write_flow_page
 from .render import LessonRenderer
 from .train_page import write_train_page
 
@@ -171,6 +172,8 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
     )
     sheet.show_position(tl.end)
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
+    if doc.captured is not None:  # a captured model: where its gradient went
+        write_flow_page(pages, doc, tl, CARD_PT)
     if renderer.options.train and doc.train is not None:  # the last act: the update
         write_train_page(pages, doc.graph, doc.train, renderer.options.train, CARD_PT)
     tick(total)

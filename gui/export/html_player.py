@@ -23,17 +23,24 @@ from engine import app_signature
 from ..desktop import ICON_FILE
 from ..model import colours
 from ..model.chain_rule import chain_rule_html
+from ..model.gradient_flow_view import FlowDocument, final_view, flow_html, flow_svg
 from ..model.lesson import ShotKind
+from ..model.timeline import Timeline
 from ..model.train_view import update_html
 from .animation import Progress
 from .atomic import atomic_file
 from .frame_sheet import svg_document
+from .options import View
 from .render import UPDATE_STATUS, LessonRenderer
 
 #: Points of the write-up text (the page scales with the browser's zoom).
 TEXT_PT = 12.0
+#: The page puts the write-up beside the picture as text: its pictures are the canvas.
+PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
 LOSS_STATUS = "the loss per training step"
+#: The gradient-flow slide's (a captured trace's last slide).
+FLOW_STATUS = "gradient flow: each parameter's mean |gradient|"
 
 
 
@@ -58,6 +65,7 @@ main{display:flex;gap:12px;padding:10px;align-items:flex-start}
 .picture svg{width:100%;height:auto;display:block}
 .text{flex:38;background:$paper;border:1px solid $rule;padding:8px;overflow-wrap:anywhere}
 .card{flex:1;background:$paper;border:1px solid $rule;padding:24px 40px}
+.card svg{width:100%;height:auto;display:block}
 nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
 nav input[type=range]{flex:1}
 nav button{font-size:16px;min-width:44px}
@@ -141,7 +149,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
     """Write the renderer's lesson as one self-contained HTML page to ``out``."""
     sheet, doc = renderer.sheet, renderer.doc
     tl = sheet.player.timeline
-    shots = [s for s in renderer.shots if s.kind is not ShotKind.FRAME or s.held]
+    shots = [s for s in renderer.shots if s.held]  # a slide per held picture
     title = html.escape(sheet.title)
     hold_ms = max(400, int(renderer.options.timing.hold * 1000))
     script = f"var HOLD={json.dumps(hold_ms)};{SCRIPT}"
@@ -187,14 +195,25 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
                 f.write(_slide("card-slide", status, f'<div class="card">{card}</div>'))
             if progress is not None:
                 progress(i, len(shots))
+        if doc.captured is not None:  # a captured model: where its gradient went
+            f.write(_flow_slide(doc, tl))
         f.write(f"</main>\n<script>{script}</script>\n")
         f.write("</body></html>\n")
+
+
+def _flow_slide(doc: FlowDocument, tl: Timeline) -> str:
+    """The gradient-flow panel at the end of backward: its words over its chart (inline
+    SVG, a tooltip per bar)."""
+    view = final_view(doc, tl)
+    chart = flow_svg(view, pt=TEXT_PT) if view.bars else ""
+    inner = f'<div class="card">{_body(flow_html(view, TEXT_PT))}{chart}</div>'
+    return _slide("flow", FLOW_STATUS, inner)
 
 
 def _update_slide(renderer: LessonRenderer) -> str:
     """The first training step: the graph with each update on its box, beside the end
     of backward's write-up and the update rule with its numbers."""
-    sheet = renderer.update_sheet
+    sheet = renderer.update_sheet()
     doc, tl = sheet.doc, sheet.player.timeline
     spec, state = doc.train, doc.train_state
     assert spec is not None and state is not None

@@ -27,7 +27,8 @@ from ..canvas.train_marks import TrainMarks
 from ..document import GraphDocument
 from ..model import lesson
 from ..model.lesson import Shot, ShotKind
-from ..model.train_view import Rehearsal, propose, rehearse, start
+from ..model.train_view import Rehearsal, TrainState, propose, rehearse, start
+from ..model.update_act import DONE, UpdateFrame
 from ..theme import THEME
 from .frame_sheet import FrameSheet, ensure_app
 from .options import LessonOptions
@@ -73,7 +74,12 @@ class LessonRenderer:
         self.options = options
         self.sheet = FrameSheet(doc, options.size, options.view)
         tl = self.sheet.player.timeline
-        train = bool(options.train) and doc.train is not None
+        train = 0
+        self._first: TrainState | None = None  # the first training step (the update act)
+        if options.train and doc.train is not None:
+            self._first = propose(doc.graph, doc.train, start(doc.graph, doc.train))
+            assert self._first.last is not None
+            train = len(self._first.last.updates)  # the act's pulse visits each
         self.shots = lesson.plan(tl.forward_length, tl.end, options.timing, options.forward, train)
         self.sheet.keep_arrangement(
             [shot.position for shot in self.shots if shot.kind is ShotKind.FRAME]
@@ -97,19 +103,18 @@ class LessonRenderer:
         assert self.doc.train is not None
         return rehearse(self.doc.graph, self.doc.train, self.options.train)
 
-    @property
-    def update_sheet(self) -> FrameSheet:
+    def update_sheet(self, frame: UpdateFrame = DONE) -> FrameSheet:
         """A sheet at the end of the backward pass with the first training step's update
-        on each parameter's box and, under the chain-rule text, the rule with its numbers.
-        The boxes keep the values and gradients the lesson just showed (the update's
-        inputs); each update line ends with the value it reaches."""
+        on each parameter's box and, under the chain-rule text, the rule with its numbers,
+        at ``frame`` of the update act. The boxes keep the gradients the lesson just
+        showed (the update's inputs); a parameter's value changes when the act's pulse
+        reaches it, to the value its update line ends with."""
         if self._trained is None:
             spec = self.doc.train
             assert spec is not None
             copy = GraphDocument()
             copy.load(replace(self.doc.to_file(), graph=self.doc.graph.copy()), self.doc.path)
-            state = propose(copy.graph, spec, start(copy.graph, spec))
-            copy.set_training({}, state)
+            copy.set_training({}, self._first)
             sheet = FrameSheet(copy, self.size, self.options.view)
             scene = sheet.canvas.canvas
             marks = TrainMarks(scene, copy, scene.nodes)
@@ -117,6 +122,7 @@ class LessonRenderer:
             sheet.show_position(sheet.player.timeline.end)
             sheet.header.setText(f"{sheet.title}   ·   {UPDATE_STATUS.format(spec.optimizer)}")
             self._trained = (copy, sheet, marks)
+        self._trained[2].show_frame(frame)
         return self._trained[1]
 
     # ------------------------------------------------------------------ cards
@@ -152,7 +158,8 @@ class LessonRenderer:
             self.sheet.show_position(shot.position, shot.pulse, 1.0 if shot.held else shot.pulse)
             return self.sheet.image()
         if shot.kind is ShotKind.UPDATE:
-            return self.update_sheet.image()
+            frame = DONE if shot.held else UpdateFrame(shot.position, shot.pulse)
+            return self.update_sheet(frame).image()
         w, h = self.size
         image = QImage(w, h, QImage.Format.Format_RGB32)
         image.fill(THEME.paper)

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..document import GraphDocument
 from .animation import Progress, write_animation
 from .handout import PICTURE, write_handout
-from .html_player import write_player
+from .html_player import PLAYER_VIEW, write_player
 from .options import Kind, LessonOptions, View
 from .render import lesson_renderer
 
@@ -28,7 +28,7 @@ def write_lesson(
         with lesson_renderer(doc, options) as renderer:
             write_handout(renderer, out, progress)
     elif options.kind == Kind.HTML:
-        options = dataclasses.replace(options, view=View.CANVAS)
+        options = dataclasses.replace(options, view=PLAYER_VIEW)
         with lesson_renderer(doc, options) as renderer:
             write_player(renderer, out, progress)
     else:

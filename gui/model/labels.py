@@ -35,6 +35,11 @@ PANEL_MAX_ENTRIES = 64
 #: ... and a vector (upstream, vjp, gradient) element by element up to this many, as a
 #: Jacobian's rows and columns: a wider formula would run off the panel's edge.
 PANEL_MAX_VECTOR = 16
+#: A shortened (elided) write-up keeps a vector's or a row's numbers up to this many: a
+#: row of 16 at a projector's 22 px is about twice a 1280-pixel panel's width (XOR's
+#: 4x4 hidden layer); a longer one is summarised, as a vector over
+#: :data:`PANEL_MAX_VECTOR` always is.
+ELIDED_MAX_VECTOR = 8
 
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
 NOWRAP = "white-space:nowrap"
@@ -306,11 +311,12 @@ def h_shape(a: np.ndarray, color: str, symbol: str = "") -> str:
 
 def h_numbers_or_shape(a: np.ndarray, color: str, elide: bool, as_row: bool = False) -> str:
     """:func:`h_numbers`, or with ``elide`` a matrix of more than one row as its shape
-    (a vector, a single row and a scalar keep their numbers)."""
+    (a vector, a single row and a scalar keep their numbers, up to
+    :data:`ELIDED_MAX_VECTOR` of them; ``as_row``: read as a row, never as a shape)."""
     a = np.asarray(a)
     if elide and not as_row and a.ndim >= 2 and a.shape[0] > 1:
         return h_shape(a, color)
-    return h_numbers(a, color, as_row)
+    return h_numbers(a, color, as_row, ELIDED_MAX_VECTOR if elide else PANEL_MAX_VECTOR)
 
 
 def h_jacobian(jac: np.ndarray) -> str:
@@ -398,10 +404,10 @@ def step_html(
     on the Jacobian after the operation: two lines less (a short, wide panel:
     presentation mode on a projector). ``elide`` shortens it further by one rule: a
     matrix of more than one row (the Jacobian, a matrix gradient) is written as its
-    shape; the row vector arriving from above and every vector keep their numbers;
-    the operation's line and the words on the Jacobian go (the heading names both nodes,
-    the shape says the rest) and a fan-out is said in
-    one short line.
+    shape; the row vector arriving from above and every vector keep their numbers (up
+    to :data:`ELIDED_MAX_VECTOR`, a longer one summarised); the operation's line and
+    the words on the Jacobian go (the heading names both nodes, the shape says the
+    rest) and a fan-out is said in one short line.
     """
     c, o, A = step.consumer, step.operand, h_name(objective)  # an id: user text
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
@@ -436,7 +442,7 @@ def step_html(
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
-    up_html = h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True)
+    up_html = h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, as_row=True)
     vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
         jac_html = h_jacobian(jac) if not elide or m_c == 1 else h_shape(jac, colours.JACOBIAN, "J")

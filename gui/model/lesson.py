@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import colours, labels
+from . import colours, labels, update_act
 from .formatting import fmt_num
 
 
@@ -59,8 +59,9 @@ class Shot:
     """One picture of the lesson and how long it stays (milliseconds).
 
     A :class:`ShotKind`; a frame has a timeline
-    ``position`` and the pulse's progress along the active edge. ``held`` is False
-    for the in-between pictures of a transition.
+    ``position`` and the pulse's progress along the active edge (an update picture on
+    the way: the parameter's place in the step and the pulse's progress to it).
+    ``held`` is False for the in-between pictures of a transition.
     """
 
     kind: ShotKind
@@ -71,15 +72,18 @@ class Shot:
 
 
 def plan(
-    forward_length: int, end: int, timing: Timing, forward: bool, train: bool = False
+    forward_length: int, end: int, timing: Timing, forward: bool, train: int = 0
 ) -> list[Shot]:
     """The shots of a lesson over a timeline with ``forward_length`` forward positions
     and its last position ``end`` (see :class:`gui.model.timeline.Timeline`).
 
     Title card; with ``forward`` the forward pass node by node; the start of backward;
     each backward step as its transition (the pulse travelling along the edge, at
-    ``timing.fps``) then its held frame; the end card; with ``train`` the update act
-    (the first step's update, then the loss curve), each held as long as a card.
+    ``timing.fps``) then its held frame; the end card; with ``train`` (the number of
+    parameters the first step updates) the update act: the pulse on its way to each
+    parameter in turn (``position`` the parameter's place, ``pulse`` how far, as
+    :func:`gui.model.update_act.frames`; a transition's pictures each), then the
+    update held and the loss curve, each held as long as a card.
     """
     hold = _ms(timing.hold)
     shots = [Shot(ShotKind.TITLE, _ms(timing.title))]
@@ -97,6 +101,8 @@ def plan(
         shots.append(Shot(ShotKind.FRAME, hold, p))
     shots.append(Shot(ShotKind.END, _ms(timing.end)))
     if train:
+        *on_the_way, _done = update_act.frames(train, between)
+        shots += [Shot(ShotKind.UPDATE, tick, f.index, f.pulse, held=False) for f in on_the_way]
         shots += [Shot(ShotKind.UPDATE, _ms(timing.end)), Shot(ShotKind.LOSS, _ms(timing.end))]
     return shots
 

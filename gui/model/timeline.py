@@ -149,12 +149,20 @@ class _GradsAt(Mapping[str, np.ndarray]):
         return sum(1 for _ in self)
 
 
+#: A module's step names this many of the nodes it sends gradients to in the status line.
+STATUS_INPUTS = 3
+
+
 def _step_words(step: AnyStep) -> str:
     if isinstance(step, Step):
         return f"{step.consumer} → {step.operand}"
     if isinstance(step, ForwardStep):
         return f"{step.operand} → {step.consumer}"
-    return f"{step.group.title or step.group.id} ({step.edges} edges) → {', '.join(step.inputs)}"
+    shown = ", ".join(step.inputs[:STATUS_INPUTS])
+    more = len(step.inputs) - STATUS_INPUTS
+    if more > 0:  # a resnet stage sends to 18 parameters: the status stays one line
+        shown += f" and {more} more"
+    return f"{step.group.title or step.group.id} ({step.edges} edges) → {shown}"
 
 
 def _receivers(step: AnyStep) -> list[str]:
@@ -251,6 +259,11 @@ class Timeline:
     def senders(self, operand: str) -> list[str]:
         """The consumers that send ``operand`` a vjp, in step order."""
         return self._senders.get(operand, [])
+
+    def update_steps(self, nid: str) -> Sequence[int]:
+        """The steps (1-based k) that add into ``nid``'s gradient, in order: it is complete
+        from the last one on (the gradient-flow panel fills as each parameter completes)."""
+        return [i + 1 for i in self._updates.get(nid, ())]
 
     def position_of_step(self, k: int) -> int:
         """Timeline position after ``k`` backward steps (0: forward done)."""

@@ -20,7 +20,7 @@ import numpy as np
 from engine.graph import Graph
 from engine.train import StepResult, Trainer, TrainSpec, Update
 
-from . import labels
+from . import labels, semantic_zoom
 
 #: Elements of a tensor parameter written out in an update; the rest is "…".
 SHOWN = 3
@@ -108,14 +108,14 @@ def number(x: float) -> str:
     return text.replace("-", "−")
 
 
-def _values(a: np.ndarray | None) -> str:
+def _values(a: np.ndarray | None, most: int = SHOWN) -> str:
     if a is None:
         return "—"
     flat = np.asarray(a).ravel()
     if flat.size == 1:
         return number(float(flat[0]))
-    shown = ", ".join(number(float(v)) for v in flat[:SHOWN])
-    return f"[{shown}{', …' if flat.size > SHOWN else ''}]"
+    shown = ", ".join(number(float(v)) for v in flat[:most])
+    return f"[{shown}{', …' if flat.size > most else ''}]"
 
 
 def _paren(a: np.ndarray) -> str:
@@ -182,5 +182,11 @@ def box_line(up: Update, spec: TrainSpec) -> str:
     return update_lines(up, spec)[-1]
 
 
-__all__ = ["Rehearsal", "TrainState", "box_line", "propose", "rehearse", "rule", "start",
-           "update_lines"]
+def box_summary(up: Update) -> str:
+    """What a box's update says zoomed out (semantic zoom, as a box's compact form): the
+    value it reaches, its first entry for a tensor, in a compact line's length."""
+    return semantic_zoom.cut(f"{up.name} ← {_values(up.new, 1)}", semantic_zoom.MAX_COMPACT_CHARS)
+
+
+__all__ = ["Rehearsal", "TrainState", "box_line", "box_summary", "propose", "rehearse", "rule",
+           "start", "update_lines"]

@@ -344,6 +344,11 @@ class TrainPanel(QWidget):
             self.timer.stop()  # the last step may still be playing its backward
             self.sync()
 
+    def step_interval_ms(self) -> float | None:
+        """While Play runs, the milliseconds between its steps (the update act on the
+        canvas fits in them); else None."""
+        return float(self.timer.interval()) if self.timer.isActive() else None
+
     def stop(self) -> None:
         """Stop Play; the state reached stays (a backward still playing is cut short)."""
         self.timer.stop()

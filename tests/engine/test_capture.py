@@ -18,8 +18,7 @@ import pytest
 from engine import capture as capture_module
 from engine import tracefile
 from engine.capture import INSTALL_HINT, CaptureError, capture, recording
-from engine.trace import JACOBIAN_LIMIT
-from support import torch
+from support import assert_edges_compose, torch
 
 pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
 
@@ -42,22 +41,6 @@ def walk(root: object) -> list[object]:
                 seen.add(m)
                 stack.append(m)
     return list(seen)
-
-
-def assert_edges_compose(trace: object, limit: int = JACOBIAN_LIMIT) -> int:
-    """upstream · J == vjp on every edge with at most ``limit`` Jacobian entries."""
-    checked = 0
-    for s in trace.steps:
-        if s.jacobian_size > limit:
-            continue
-        jac = s.jacobian(limit)
-        assert jac is not None, (s.consumer, s.operand)
-        got = s.upstream.ravel() @ jac
-        np.testing.assert_allclose(
-            got, s.vjp.ravel(), rtol=0, atol=1e-12, err_msg=f"{s.consumer} -> {s.operand}"
-        )
-        checked += 1
-    return checked
 
 
 def test_deep_mlp_matches_plain_backward_and_pre_hooks() -> None:

@@ -21,22 +21,10 @@ from engine.gradient_flow import (
     trace_flow,
 )
 from engine.groups import Group
-from support import torch
+from support import deep_mlp, torch
 
 pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def deep_mlp(activation: type) -> torch.nn.Sequential:
-    """10 Linear layers of width 16, Kaiming-normal weights, zero biases (float64)."""
-    torch.manual_seed(0)
-    layers: list[torch.nn.Module] = []
-    for _ in range(10):
-        linear = torch.nn.Linear(16, 16).double()
-        torch.nn.init.kaiming_normal_(linear.weight)
-        torch.nn.init.zeros_(linear.bias)
-        layers += [linear, activation()]
-    return torch.nn.Sequential(*layers)
 
 
 def flow_of(model: torch.nn.Module) -> list[FlowRow]:
@@ -78,7 +66,7 @@ def test_a_deep_sigmoid_mlp_vanishes_and_a_relu_one_does_not() -> None:
     sigmoid = {r.name: r for r in flow_of(deep_mlp(torch.nn.Sigmoid))}
     first, last = sigmoid["0.weight"], sigmoid["18.weight"]
     assert first.mean_abs < 1e-4 * last.mean_abs  # orders of magnitude below
-    assert first.flag == "vanishing" and "below 0.0001 of the largest" in first.reason
+    assert first.flag == "vanishing" and "(0.0001 × the largest parameter's" in first.reason
     assert last.flag == ""
     relu = flow_of(deep_mlp(torch.nn.ReLU))
     largest = max(r.mean_abs for r in relu)
@@ -93,7 +81,7 @@ def test_the_thresholds() -> None:
     median = [row(f"p{i}", 1.0) for i in range(4)]
     rows = flagged([*median, row("big", 1.01 * EXPLODING), row("tiny", 0.99 * VANISHING * 1010)])
     assert [r.flag for r in rows] == ["", "", "", "", "exploding", "vanishing"]
-    assert "above 1000 times the median" in rows[4].reason
+    assert "(1000 × the median parameter's" in rows[4].reason
     assert [r.flag for r in flagged([row("a", 0.0), row("b", 0.0)])] == ["", ""]
 
 

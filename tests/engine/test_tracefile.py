@@ -4,6 +4,7 @@ PyTorch, and every malformed file refused in one line."""
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -64,9 +65,9 @@ def test_round_trip_is_bitwise_and_keeps_small_jacobians(saved: tuple[object, Pa
 @needs_torch
 def test_the_schema_describes_saved_files(saved: tuple[object, Path]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    doc = json.loads(saved[1].read_text())
+    doc = json.loads(gzip.decompress(saved[1].read_bytes()))
     jsonschema.validate(doc, tracefile.schema())
-    assert doc["format"] == "backprop-studio-trace" and doc["version"] == 1
+    assert doc["format"] == "backprop-studio-trace" and doc["version"] == 2
 
 
 @needs_torch
@@ -143,7 +144,7 @@ def _break(edit: str) -> str:
     [
         ("{", "not valid JSON"),
         ('{"format": "backprop-studio-graph", "version": 1}', "not a Backprop Studio trace"),
-        (_break("doc['version'] = 2"), "unsupported trace version 2"),
+        (_break("doc['version'] = 3"), "unsupported trace version 3: this program reads 1 and 2"),
         (
             _break("doc['nodes'][1]['inputs'] = [['y', 0]]"),
             "node 'Mul1': input 0 is 'y', which is not an earlier node",
@@ -159,6 +160,12 @@ def _break(edit: str) -> str:
         (_break("del doc['nodes'][1]['shapes']"), "nodes/1: needs 'shapes'"),
         (_break("doc['output'] = 'z'"), "the output 'z' is not a node"),
         (_break("doc['gradient']['shape'] = [1, 2]"), "the gradient has shape (1, 2)"),
+        (_break("doc['gradient']['dtype'] = 'int8'"), "the dtype must be float64 or float32"),
+        (_break("doc['gradient']['dtype'] = 'float32'"), "holds 4 float32 values, the shape (2,)"),
+        (
+            _break("del doc['steps'][0]['vjp']; doc['nodes'][0]['grad'] = None"),
+            "step 0: there is no vjp, and operand 'x' has no grad that is it",
+        ),
     ],
 )
 def test_bad_files_are_refused_in_one_line(text: str, message: str) -> None:
@@ -183,6 +190,63 @@ def test_limits_and_unreadable_files(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_the_documented_example_loads() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "trace-format.md").read_text()
     example = text.split("```json\n", 1)[1].split("```", 1)[0]
-    assert json.loads(example) == _doc() | {"nodes": json.loads(example)["nodes"]}
+    assert json.loads(example) == _doc() | {"version": 2, "nodes": json.loads(example)["nodes"]}
     trace = tracefile.loads(example)
     np.testing.assert_array_equal(trace.steps[0].jacobian(), [[2.0, 0.0], [0.0, 2.0]])
+
+
+def test_float32_arrays_and_a_vjp_stored_once_as_its_operands_grad() -> None:
+    """Version 2's economies: a float32 model's arrays in 4 bytes a value, and a vjp
+    that is bit for bit its operand's grad (one consumer, no earlier .grad) not twice."""
+    doc = _doc() | {"version": 2}
+    doc["nodes"][0]["grad"] = {
+        "shape": [2],
+        "dtype": "float32",
+        "data": base64.b64encode(np.array([2.0, 2.0], "<f4").tobytes()).decode(),
+    }
+    del doc["steps"][0]["vjp"]
+    (step,) = tracefile.loads(json.dumps(doc)).steps
+    assert step.vjp.dtype == np.float64 and not step.vjp.flags.writeable
+    np.testing.assert_array_equal(step.vjp, [2.0, 2.0])
+    np.testing.assert_array_equal(step.accumulated, [2.0, 2.0])
+
+
+@needs_torch
+def test_a_float32_capture_saves_compact_and_loads_bitwise(tmp_path: Path) -> None:
+    from engine.capture import capture
+
+    torch.manual_seed(8)
+    model = torch.nn.Sequential(torch.nn.Linear(30, 40), torch.nn.ReLU(), torch.nn.Linear(40, 1))
+    trace = capture(model(torch.randn(6, 30)).sum(), names=model)
+    path = tmp_path / "f32.bptrace"
+    trace.save(path)
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    assert all(n["grad"].get("dtype") == "float32" for n in doc["nodes"] if n["grad"])
+    into_leaves = [s for s in doc["steps"] if s["consumer"] in ("Addmm1", "T1", "T2")]
+    assert into_leaves and not any("vjp" in s for s in into_leaves)  # each leaf's grad is it
+    back = tracefile.load(path)
+    for a, b in zip(trace.steps, back.steps, strict=True):
+        assert np.array_equal(a.vjp, b.vjp) and np.array_equal(a.upstream, b.upstream)
+    for name, grad in trace.grads.items():
+        assert np.array_equal(back.grads[name], grad), name
+    for name, p in model.named_parameters():
+        assert np.array_equal(back.grads[name], p.grad.double().numpy()), name
+
+
+def test_a_plain_json_file_and_bad_gzip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = tmp_path / "v1.bptrace"
+    plain.write_text(json.dumps(_doc()))  # version 1 wrote plain JSON: it still opens
+    assert tracefile.load(plain).leaves == ["x"]
+    packed = gzip.compress(json.dumps(_doc()).encode())
+    for name, data, message in [
+        ("cut.bptrace", packed[:-12], "the gzip data is cut short"),
+        ("bad.bptrace", packed[:10] + b"x" * 40, "the gzip data is damaged"),
+    ]:
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(FileFormatError, match=message):
+            tracefile.load(tmp_path / name)
+    bomb = tmp_path / "bomb.bptrace"
+    bomb.write_bytes(gzip.compress(b" " * 4096))  # a small file that unpacks past the limit
+    monkeypatch.setattr(tracefile, "MAX_FILE_BYTES", 1024)
+    with pytest.raises(FileFormatError, match="unpacks to more than"):
+        tracefile.load(bomb)

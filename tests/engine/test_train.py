@@ -97,6 +97,9 @@ def test_zero_grad_off_accumulates_as_pytorch() -> None:
 def test_xor_learns_below_its_target() -> None:
     gf = example("xor_mlp")
     assert gf.train is not None and gf.train.target is not None
+    # the 2-4-1 tanh net: 2 inputs (and X's ones column), 4 hidden units, 1 output
+    assert gf.graph.nodes["W1"].value.shape == (3, 4)
+    assert gf.graph.nodes["W2"].value.shape == (4, 1)
     losses = Trainer(gf.graph, gf.train).run(gf.train.steps)
     assert losses[0] > 0.2 and losses[-1] < gf.train.target
 

@@ -102,6 +102,8 @@ def test_capture_model_is_captured() -> None:
     model = bench.mlp(2, 3)
     trace = capture(model(torch.randn(2, 3, dtype=torch.float64)).sum(), names=model)
     assert len(trace.steps) >= 4
+    model, loss = bench._resnet18()  # the resnet18 figures' model: builds, and its loss runs
+    assert loss().shape == () and sum(p.numel() for p in model.parameters()) > 11_000_000
 
 
 def test_export_chain_file_has_the_steps_it_says(tmp_path: Path) -> None:

@@ -139,3 +139,19 @@ def test_presentation_screenshots(presenting: MainWindow, stem: str, artifacts_d
         _step_in_view(win, k)
         path = os.path.join(artifacts_dir, f"presentation_{stem}_step{k}.png")
         assert win.grab().save(path)
+
+
+def test_a_16_number_upstream_row_is_summarised_when_shortened(presenting: MainWindow) -> None:
+    """XOR's 2-4-1 net, step 4 (h back to XW1): the upstream ∂loss/∂h has 16 numbers, a
+    row twice the projector panel's width at 22 px; shortened, it is said by its shape,
+    least and greatest (the window's panel keeps all 16)."""
+    win = presenting
+    assert win.files.load_path(EXAMPLES_DIR / "xor_mlp.bpgraph", example=True)
+    QApplication.processEvents()
+    _step_in_view(win, 4)
+    panel = win.chain_rule
+    assert panel.elide and "upstream 4×4 min -0.2283 max 0.2854" in " ".join(panel.text().split())
+    win.leave_presentation()
+    win.resize(1280, 720)
+    QApplication.processEvents()
+    assert not panel.elide and "-0.007971" in panel.text()

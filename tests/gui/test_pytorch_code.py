@@ -190,3 +190,29 @@ def test_check_with_pytorch_can_be_cancelled(window, qtbot) -> None:  # noqa: AN
         )
     assert result.args == [None] and window.pytorch.check_process is None
     assert window.pytorch.check_dialog is None
+
+
+def test_code_dock_shows_the_training_loop_export_torch_writes(
+    window, qtbot, tmp_path, capsys
+) -> None:  # noqa: ANN001
+    """Issue 30: a file with a train block reads in the dock as ``main.py export-torch``
+    writes it, torch.optim loop included; editing the loop's lr and applying changes
+    the train block, one undo step."""
+    from engine.pytorch_cli import export_main
+
+    path = Path("assets/examples/fit_line.bpgraph")
+    assert window.files.load_path(path, example=True)
+    dock = window.pytorch.dock
+    dock.show()
+    qtbot.waitUntil(lambda: "torch.optim" in dock.editor.toPlainText(), timeout=3000)
+    out = tmp_path / "fit_line.py"
+    assert export_main([str(path), "--out", str(out)]) == 0
+    assert dock.editor.toPlainText() == out.read_text(encoding="utf-8")
+    spec = window.doc.train
+    assert spec is not None and f"lr={spec.lr!r}" in dock.code()
+    dock.editor.setPlainText(dock.code().replace(f"lr={spec.lr!r}", "lr=0.125"))
+    assert dock.apply()
+    assert window.doc.train is not None and window.doc.train.lr == 0.125
+    assert "lr=0.125" in dock.editor.toPlainText()
+    window.doc.undo_stack.undo()
+    assert window.doc.train == spec and f"lr={spec.lr!r}" in dock.editor.toPlainText()

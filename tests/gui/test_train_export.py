@@ -106,8 +106,11 @@ def test_web_page_ends_with_the_update_and_engine_losses(exported: dict[str, Pat
     assert kinds == ["card-slide", *["frame"] * 5, "card-slide", "update", "loss"]
     update = html[html.index('<section class="slide update"'):html.index('class="slide loss"')]
     assert "then the update: training step 1 (sgd)" in update
-    assert update.count("w ← 0 − 0.1 · (−8.08) = 0.808") == 2  # on the box and in the text
-    assert update.count("b ← 0 − 0.1 · (−6.08) = 0.608") == 2
+    # in the text in full; on the box, drawn small at the export's zoom, summarised
+    # (semantic zoom: the value reached, at the canvas's minimum text size)
+    assert update.count("w ← 0 − 0.1 · (−8.08) = 0.808") == 1
+    assert update.count("b ← 0 − 0.1 · (−6.08) = 0.608") == 1
+    assert update.count("w ← 0.808") == 1 and update.count("b ← 0.608") == 1
     losses = engine_losses()
     assert f"After {STEPS} steps: loss = {losses[-1]:.4g} (target 0.02)" in html
     # The drawn points are engine.train's losses on a log scale, evenly spaced.
@@ -144,3 +147,35 @@ def test_every_format_ends_with_the_update_act(exported: dict[str, Path], fmt: s
     for x, y in curve(html):
         patch = frame[round(y) - 1:round(y) + 2, round(x) - 1:round(x) + 2].reshape(-1, 3)
         assert np.abs(patch.astype(int) - red).sum(axis=1).min() < 60, (x, y)
+
+
+def test_exported_act_changes_each_box_when_the_pulse_reaches_it(qapp) -> None:  # noqa: ANN001
+    """With transitions, the update act's pictures show the pulse on its way to each
+    parameter; a box shows its new value from the picture the pulse has reached it in
+    (the frame model's ``shown_values``), the held picture every new value."""
+    from gui.export.options import Kind, LessonOptions
+    from gui.export.render import graph_document, lesson_renderer
+    from gui.model.formatting import format_tensor
+    from gui.model.lesson import ShotKind, Timing
+    from gui.model.update_act import DONE, UpdateFrame, shown_values
+
+    doc = graph_document(load(FIT_LINE))
+    options = LessonOptions(Kind.PNG_SEQUENCE, timing=Timing(transition=0.2), train=STEPS)
+    with lesson_renderer(doc, options) as renderer:
+        act = [s for s in renderer.shots if s.kind is ShotKind.UPDATE]
+        assert len(act) == 2 * 2 + 1  # w, then b, two pictures each on the way; held
+        images = []
+        for shot in act:
+            images.append(renderer.image(shot))
+            copy, sheet, marks = renderer._trained  # noqa: SLF001 - what the picture shows
+            frame = DONE if shot.held else UpdateFrame(shot.position, shot.pulse)
+            want = shown_values(marks.updates(), frame)
+            boxes = sheet.canvas.canvas.nodes
+            assert {p: boxes[p].content.value for p in want} == {
+                p: format_tensor(v) for p, v in want.items()
+            }
+            assert marks.pulse.isVisible() == (not shot.held)
+        assert [boxes[p].content.value for p in ("w", "b")] == ["0.808", "0.608"]
+        assert float(copy.graph.nodes["w"].value) == 0.0  # the copy keeps the update's inputs
+    pixels = [bytes(img.constBits()) for img in images]
+    assert all(a != b for a, b in zip(pixels, pixels[1:], strict=False))  # the pulse moves

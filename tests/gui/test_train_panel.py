@@ -10,7 +10,9 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from engine.examples import EXAMPLES_DIR
+from gui.canvas.train_marks import MARK_PT
 from gui.main_window import MainWindow, menu_of
+from gui.model.semantic_zoom import MIN_SCREEN_PT
 
 
 @pytest.fixture
@@ -39,7 +41,17 @@ def test_a_step_is_one_undoable_command_drawn_on_the_boxes(window, artifacts_dir
     assert value(window, "w") == pytest.approx(0.808) and value(window, "b") == pytest.approx(0.608)
     marks = window.teaching.train_marks.marks
     assert set(marks) == {"w", "b"}
+    # Fit-zoom at 1280x720 draws the update line under 8 pt: summarised at the canvas's
+    # minimum size (semantic zoom), the line in full once it is readable.
+    zoom = window.canvas.zoom()
+    assert zoom * MARK_PT < window.canvas.canvas.min_text_pt
+    assert marks["w"].compact and marks["w"].text.text() == "w ← 0.808"
+    assert marks["w"].text.font().pointSizeF() * zoom == pytest.approx(MIN_SCREEN_PT)
+    window.canvas.zoom_by(1.0 / zoom)
+    assert not marks["w"].compact
     assert marks["w"].text.text() == "w ← 0 − 0.1 · (−8.08) = 0.808"
+    window.canvas.zoom_by(0.1)  # the far view: boxes without text, plates hidden
+    assert window.canvas.canvas.far and not marks["w"].isVisible()
     assert "w ← w − lr · g,   lr = 0.1" in panel.rule.text()
     assert "step 1: loss = 11.256" in panel.rule.text()
     QApplication.processEvents()
@@ -150,3 +162,44 @@ def test_exported_script_holds_the_training_loop(window) -> None:  # noqa: ANN00
     script = window.pytorch.script()
     assert "optimizer = torch.optim.SGD([w, b], lr=0.1)" in script
     assert "for step in range(200):" in script
+
+
+def test_the_box_value_changes_when_the_update_pulse_reaches_it(window, qtbot) -> None:  # noqa: ANN001
+    """Issue 30: after a step the act plays; each parameter's box shows its old value
+    until the pulse gets there (the frame model's ``shown_values``), the new one after,
+    and at the end every box shows the document's value again, no pulse left."""
+    from gui.model.update_act import active, at
+
+    panel = open_train(window)
+    marks = window.teaching.train_marks
+    boxes = window.canvas.canvas.nodes
+    seen: list[tuple[float, str, str, bool, str | None]] = []
+
+    def record(t: object) -> None:
+        seen.append((float(t), boxes["w"].content.value, boxes["b"].content.value,
+                     marks.pulse.isVisible(), active(marks.updates(), marks.frame)))
+
+    assert window.canvas.animations_enabled
+    window.player.seek(window.player.timeline.end)
+    QApplication.processEvents()
+    label = window.canvas.canvas.label
+    assert label.isVisible()  # backward done: the last step's label
+    marks.act.valueChanged.connect(record)
+    assert panel.step()
+    assert value(window, "w") == pytest.approx(0.808)  # the document has the new values
+    assert boxes["w"].content.value == "0" and boxes["b"].content.value == "0"  # not yet
+    assert marks.pulse.isVisible()
+    qtbot.waitUntil(lambda: marks.frame is None, timeout=10_000)  # the act played out
+    assert len(seen) > 4
+    for t, w, b, pulse, target in seen:
+        frame = at(t, 2)
+        assert w == ("0.808" if frame.arrived(0) else "0"), t
+        assert b == ("0.608" if frame.arrived(1) else "0"), t
+        assert pulse == (target is not None)
+    assert any(w == "0.808" and b == "0" for _, w, b, _, _ in seen)  # w first, then b
+    assert boxes["w"].content.value == "0.808" and boxes["b"].content.value == "0.608"
+    assert not marks.pulse.isVisible() and window.canvas.canvas.held_values == {}
+    assert not label.isVisible()  # the update is the act at the end now, not that step
+    window.doc.undo_stack.undo()  # undo shows the values at once: no act
+    assert marks.frame is None and boxes["w"].content.value == "0"
+    assert label.isVisible()
