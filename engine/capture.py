@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from . import tracefile
+from .capture_graph import forward_order, inner_modules, kind_of, modules, name_nodes, walk
 from .captured import CapturedNode, CapturedTrace, Shape, jacobian_words
 from .errors import shape_text
 from .gradient_flow import FlowRow, trace_flow
@@ -54,9 +55,6 @@ from .trace import Step
 _MODULE, _VALUE = "backprop_studio_module", "backprop_studio_value"
 
 INSTALL_HINT = 'capturing needs PyTorch: pip install "backprop-studio[torch]"'
-
-#: PyTorch's node classes are the op plus ``Backward`` and an overload number.
-_BACKWARD_SUFFIX = re.compile(r"(?<=.)Backward\d*$")
 
 
 class CaptureError(Exception):
@@ -91,10 +89,6 @@ def _numpy(t: Any) -> np.ndarray:
     if t.dtype not in (torch.float32, torch.float64):
         t = t.double()  # numpy has no bfloat16
     return np.array(t.numpy(), dtype=np.float64)
-
-
-def _kind(node: Any) -> str:
-    return _BACKWARD_SUFFIX.sub("", type(node).__name__)
 
 
 @dataclass(slots=True)
@@ -189,100 +183,14 @@ def _module_classes(names: Any) -> dict[str, str]:
     return {path: type(m).__name__ for path, m in names.named_modules() if path}
 
 
-def _walk(root: Any) -> list[Any]:
-    """Every node reachable from ``root`` over ``next_functions``, without recursion."""
-    seen = {root}
-    order, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        for nxt, _slot in node.next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return order
-
-
-def _forward_order(nodes: list[Any]) -> list[Any]:
-    """The order the forward pass made the nodes (PyTorch numbers them as it creates
-    them, so operands come before consumers), each leaf just before its first user."""
-    order: list[Any] = []
-    placed: set[Any] = set()
-    for n in sorted((n for n in nodes if not hasattr(n, "variable")), key=_sequence):
-        for src, _slot in n.next_functions:
-            if src is not None and hasattr(src, "variable") and src not in placed:
-                placed.add(src)
-                order.append(src)
-        order.append(n)
-    return order
-
-
-def _sequence(node: Any) -> int:
-    return node._sequence_nr()
-
-
-def _name_nodes(order: list[Any], params: dict[int, str]) -> dict[Any, str]:
-    """Leaves by parameter name, the rest by kind plus a number in forward order."""
-    ids: dict[Any, str] = {}
-    taken: set[str] = set()
-
-    def unique(base: str) -> str:
-        name, k = base, 1
-        while name in taken:
-            k += 1
-            name = f"{base}_{k}"
-        taken.add(name)
-        return name
-
-    for n in order:
-        if hasattr(n, "variable") and id(n.variable) in params:
-            ids[n] = unique(params[id(n.variable)])
-    counts: dict[str, int] = {}
-    for n in order:
-        if n not in ids:
-            kind = "leaf" if hasattr(n, "variable") else _kind(n)
-            counts[kind] = counts.get(kind, 0) + 1
-            ids[n] = unique(f"{kind}{counts[kind]}")
-    return ids
-
-
-def _modules(infos: dict[str, CapturedNode], order: list[str]) -> None:
-    """Module paths: a parameter's module; a node built from parameters only (``T`` of a
-    weight) takes theirs; any other node the one module its parameter operands share."""
-    from_params: set[str] = set()
-    for nid in order:
-        info = infos[nid]
-        if info.is_leaf:
-            if info.module:
-                from_params.add(nid)
-            continue
-        ops = [pair[0] if pair is not None else None for pair in info.inputs]
-        mods = {infos[s].module for s in ops if s in from_params}
-        if len(mods) == 1:
-            info.module = mods.pop()
-            if all(s in from_params for s in ops):  # None (a constant, an input) is not
-                from_params.add(nid)
-
-
-def _inner_modules(infos: dict[str, CapturedNode], labelled: set[str]) -> None:
-    """Nodes a tracked call made but did not return (the ``T`` inside ``F.linear``, the
-    ``LogSoftmax`` inside ``cross_entropy``) belong where their consumer does."""
-    for nid in reversed(list(infos)):  # consumers before their operands
-        info = infos[nid]
-        for pair in info.inputs:
-            if pair is not None and pair[0] not in labelled and not infos[pair[0]].is_leaf:
-                infos[pair[0]].module = info.module
-                labelled.add(pair[0])
-
-
 class _Recorder:
     """Hooks on every node of one graph, removed in ``finally``; the records after."""
 
     def __init__(self, root: Any, names: Any, kind: type[TorchTrace] = TorchTrace) -> None:
         self.kind = kind
-        self.nodes = _forward_order(_walk(root))
+        self.nodes = forward_order(walk(root))
         self.root = root
-        self.ids = _name_nodes(self.nodes, _parameter_names(names))
+        self.ids = name_nodes(self.nodes, _parameter_names(names))
         self.classes = _module_classes(names)
         self.records: list[tuple[Any, tuple[Any, ...], tuple[Any, ...]]] = []
         self.prior = {
@@ -318,7 +226,7 @@ class _Recorder:
             return node.register_hook(hook)
         except (RuntimeError, TypeError, AttributeError, NotImplementedError) as exc:
             raise CaptureError(
-                f"node {self.ids[node]!r} ({_kind(node)}): PyTorch refused a backward hook "
+                f"node {self.ids[node]!r} ({kind_of(node)}): PyTorch refused a backward hook "
                 f"({_first_line(exc)}); capture hooks every node: run the model eagerly "
                 "(not under torch.jit or torch.compile) for the capture"
             ) from None
@@ -353,7 +261,7 @@ class _Recorder:
                     getattr(n, attr)
                 except RuntimeError as exc:
                     if words in str(exc):
-                        return f"node {self.ids[n]!r} ({_kind(n)}): "
+                        return f"node {self.ids[n]!r} ({kind_of(n)}): "
         return ""
 
     def trace(self, gradient: np.ndarray) -> TorchTrace:
@@ -367,7 +275,7 @@ class _Recorder:
             leaf = hasattr(n, "variable")
             infos[ids[n]] = CapturedNode(
                 id=ids[n],
-                kind=_kind(n),
+                kind=kind_of(n),
                 shapes=[tuple(n.variable.shape)] if leaf else [tuple(m.shape) for m in meta],
                 inputs=[
                     (ids[src], slot) if src is not None else None for src, slot in n.next_functions
@@ -376,9 +284,9 @@ class _Recorder:
                 value=_numpy(n.variable) if leaf and tracked else n.metadata.get(_VALUE),
             )
         if tracked:
-            _inner_modules(infos, {ids[n] for n in self.nodes if _MODULE in n.metadata})
+            inner_modules(infos, {ids[n] for n in self.nodes if _MODULE in n.metadata})
         else:  # no forward was tracked: guess from the parameters
-            _modules(infos, list(infos))
+            modules(infos, list(infos))
         root_id = ids[self.root]
         trace = self.kind(output=root_id, gradient=gradient, nodes=infos)
         trace.module_classes = self.classes
