@@ -36,10 +36,10 @@ def licence_of(dist: metadata.Distribution) -> str:
     """A distribution's licence in one line: its SPDX expression, else a short License
     field, else its licence classifiers."""
     meta = dist.metadata
-    expression = meta.get("License-Expression")
+    expression = meta.get("License-Expression")  # type: ignore[attr-defined]
     if expression:
         return expression
-    field = (meta.get("License") or "").strip()
+    field = (meta.get("License") or "").strip()  # type: ignore[attr-defined]
     if field and "\n" not in field and len(field) < 80:
         return field
     classifiers = [c.split(" :: ")[-1] for c in meta.get_all("Classifier") or []

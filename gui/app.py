@@ -85,7 +85,7 @@ class Windows:
         """A window per path (none: one with the example); the one-line errors of the
         traces that could not be read (a graph's error shows in its window)."""
         errors = []
-        for path in paths or [None]:
+        for path in paths or [None]:  # type: ignore[list-item]  # None: the example
             if path is not None and is_trace_path(path):
                 # Read here, so a broken trace is reported to the launch that sent it
                 # (a graph's error shows in its window, which opens with the example).

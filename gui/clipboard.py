@@ -119,6 +119,7 @@ def _clear_at_exit() -> None:
         clip = QGuiApplication.clipboard() if QGuiApplication.instance() else None
         mime = clip.mimeData() if clip is not None else None
         if mime is not None and mime.hasFormat(MIME_NODES):  # still ours
+            assert clip is not None  # it gave the mime data
             clip.clear()
 
     atexit.register(clear)

@@ -273,7 +273,7 @@ class SetValue(EditCommand):
         super().__init__(doc, f"Edit value of {id!r}")
         self.node, self.merge = id, merge
         self.new = value
-        self.old = doc.graph.nodes[id].value.copy() if id in doc.graph else None
+        self.old = doc.graph.nodes[id].value.copy() if id in doc.graph else None  # type: ignore[union-attr]
 
     def check(self) -> None:
         try:

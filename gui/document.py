@@ -305,7 +305,7 @@ class GraphDocument(QObject):
         self.graph.rename(old, new)
         for table in (self.positions, self.node_extra):
             if old in table:
-                table[new] = table.pop(old)
+                table[new] = table.pop(old)  # type: ignore[assignment]  # each table to itself
         if self.output == old:
             self.output = new
             self._pending.backward = True

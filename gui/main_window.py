@@ -129,7 +129,7 @@ class LazyTab(QWidget):
     def build(self) -> QWidget:
         if self.panel is None:
             self.panel = self._factory()
-            self.layout().addWidget(self.panel)
+            self.layout().addWidget(self.panel)  # type: ignore[union-attr]
         return self.panel
 
 
@@ -340,7 +340,7 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         SK = QKeySequence.StandardKey
         a = self._action
-        self.actions: dict[str, QAction] = {
+        self.actions: dict[str, QAction] = {  # type: ignore[assignment]
             "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
             "open": a("&Open…", self.open_dialog, SK.Open, "Open a .bpgraph file"),
             "save": a("&Save", self.files.save, SK.Save, "Save the graph"),
@@ -756,7 +756,7 @@ class MainWindow(QMainWindow):
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(cancel)
         box.exec()
-        return answers.get(box.clickedButton(), DiskChange.CANCEL)
+        return answers.get(box.clickedButton(), DiskChange.CANCEL)  # type: ignore[call-overload]
 
     def _plain_box(self, icon: QMessageBox.Icon, title: str, text: str,
                    buttons: QMessageBox.StandardButton,

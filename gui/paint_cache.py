@@ -111,8 +111,8 @@ class PaintCache(QObject):
                 QTimer.singleShot(0, self, self._capture)
             return False
         self.hits += 1
-        painter = QPainter(widget)
-        painter.setClipRegion(event.region())
+        painter = QPainter(widget)  # type: ignore[call-overload]  # the widget it watches
+        painter.setClipRegion(event.region())  # type: ignore[attr-defined]  # a QPaintEvent
         painter.drawPixmap(rect.topLeft(), pixmap)
         painter.end()
         return True

@@ -382,7 +382,7 @@ class PlayerToolbar(QToolBar):
         super().__init__("Player", parent)
         self.setObjectName("PlayerToolbar")
         self.player = player
-        self.actions: dict[str, QAction] = {}
+        self.actions: dict[str, QAction] = {}  # type: ignore[assignment]
         style = self.style()
         SP = QStyle.StandardPixmap
 
@@ -454,7 +454,7 @@ class PlayerToolbar(QToolBar):
         player.timelineChanged.connect(self._refresh)
         player.playingChanged.connect(self._refresh)
         player.speedChanged.connect(self._speed_changed)
-        player.directionChanged.connect(self._show_direction)
+        player.directionChanged.connect(self._show_direction)  # type: ignore[call-overload]
         self.apply_theme()
         self._refresh()
 

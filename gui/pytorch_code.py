@@ -274,7 +274,7 @@ class CodeDock(QDockWidget):
         self.editor.textChanged.connect(self._text_changed)
         doc.resultsChanged.connect(self.refresh)
         doc.trainChanged.connect(self.refresh)  # the training loop's settings
-        self.visibilityChanged.connect(lambda visible: visible and self.refresh())
+        self.visibilityChanged.connect(lambda visible: visible and self.refresh())  # type: ignore[call-overload, func-returns-value]
         self.visibilityChanged.connect(self._open_at_size)
 
     def usable_size(self) -> QSize:
@@ -295,8 +295,8 @@ class CodeDock(QDockWidget):
             return
         self.editor.setMinimumSize(self.usable_size())  # never the 320x90 px it was
         want = self.size().expandedTo(QSettings().value(CODE_SIZE_KEY, QSize()) or QSize())
-        window.resizeDocks([self], [want.width()], Qt.Orientation.Horizontal)
-        window.resizeDocks([self], [want.height()], Qt.Orientation.Vertical)
+        window.resizeDocks([self], [want.width()], Qt.Orientation.Horizontal)  # type: ignore[union-attr]
+        window.resizeDocks([self], [want.height()], Qt.Orientation.Vertical)  # type: ignore[union-attr]
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -410,15 +410,15 @@ class PytorchCode(QObject):
         self.window = window
         self.check_process: QProcess | None = None
         self.check_note: QProgressDialog | None = None
-        self.dock = CodeDock(window.doc, window)
+        self.dock = CodeDock(window.doc, window)  # type: ignore[arg-type]
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
         self.check_dialog: CheckDialog | None = None
-        self.import_action = QAction("Import PyTorch &Code…", window)
+        self.import_action = QAction("Import PyTorch &Code…", window)  # type: ignore[call-overload]
         self.import_action.triggered.connect(lambda _c=False: self.import_dialog())
-        self.export_action = QAction("&PyTorch Script…", window)
+        self.export_action = QAction("&PyTorch Script…", window)  # type: ignore[call-overload]
         self.export_action.triggered.connect(lambda _c=False: self.export_dialog())
-        self.check_action = QAction("Check with &PyTorch", window)
+        self.check_action = QAction("Check with &PyTorch", window)  # type: ignore[call-overload]
         self.check_action.setStatusTip(
             "Run the graph as a PyTorch script in a separate process and compare every gradient"
         )
@@ -427,7 +427,7 @@ class PytorchCode(QObject):
     # ------------------------------------------------------------------ import
 
     def import_dialog(self) -> None:
-        dialog = ImportCodeDialog(self.window)
+        dialog = ImportCodeDialog(self.window)  # type: ignore[arg-type]
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.imported is not None:
             self.open_imported(dialog.imported)
 
@@ -448,7 +448,7 @@ class PytorchCode(QObject):
     def export_dialog(self) -> None:
         name = (self.window.doc.path.stem if self.window.doc.path else "graph") + ".py"
         path, _ = QFileDialog.getSaveFileName(
-            self.window, "Export PyTorch script", name, "Python (*.py)"
+            self.window, "Export PyTorch script", name, "Python (*.py)"  # type: ignore[arg-type]
         )
         if path:
             self.export_to(path)
@@ -475,11 +475,11 @@ class PytorchCode(QObject):
         if self.check_process is not None:
             return  # one check at a time
         graph, output, gradient = doc.graph, doc.output, doc.gradient
-        process = QProcess(self.window)
+        process = QProcess(self.window)  # type: ignore[arg-type]  # a CodeHost is the main window
         folder = QTemporaryDir()  # an empty working folder, kept until the run ends
         process.setWorkingDirectory(folder.path())
         self.check_process = process
-        note = QProgressDialog("Running the graph under PyTorch…", "Cancel", 0, 0, self.window)
+        note = QProgressDialog("Running the graph under PyTorch…", "Cancel", 0, 0, self.window)  # type: ignore[call-overload]
         note.setWindowTitle("Check with PyTorch")
         note.setMinimumDuration(0)
         note.canceled.connect(process.kill)
@@ -504,7 +504,7 @@ class PytorchCode(QObject):
                 self.window.show_error(f"Check with PyTorch: {exc}")
                 self.checked.emit(None)
                 return
-            self.check_dialog = CheckDialog(rows, self.window)
+            self.check_dialog = CheckDialog(rows, self.window)  # type: ignore[arg-type]
             self.check_dialog.show()
             self.checked.emit(rows)
 
@@ -523,7 +523,7 @@ def _export_menu(file_menu: QMenu) -> QMenu:
             return menu
     menu = QMenu("E&xport", file_menu)
     actions = file_menu.actions()
-    file_menu.insertMenu(actions[-1] if actions else None, menu)
+    file_menu.insertMenu(actions[-1] if actions else None, menu)  # type: ignore[arg-type]
     return menu
 
 
@@ -533,7 +533,7 @@ def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
     file_menu = menus["File"]
     first = file_menu.actions()
     after_open = next((a for a in first if a.menu() is not None), None)
-    file_menu.insertAction(after_open, code.import_action)
+    file_menu.insertAction(after_open, code.import_action)  # type: ignore[arg-type]
     _export_menu(file_menu).addAction(code.export_action)
     if torch_available():
         menus["Edit"].addSeparator()

@@ -112,7 +112,7 @@ class Teaching(QObject):
             scene, window.doc, scene.nodes, animate=lambda: window.canvas.animations_enabled,
             pace=self.train_panel.step_interval_ms,
         )
-        self.menu = QMenu("&Teach", window)
+        self.menu = QMenu("&Teach", window)  # type: ignore[call-overload]
         self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
         self.menu.addSeparator()
         self.menu.addActions(
@@ -124,7 +124,7 @@ class Teaching(QObject):
         self.menu.addAction(self.actions["train"])
         bar = window.menuBar()
         help_action = bar.actions()[-1] if bar.actions() else None
-        bar.insertMenu(help_action, self.menu)
+        bar.insertMenu(help_action, self.menu)  # type: ignore[arg-type]
         window.canvas.gradientCheckRequested.connect(self.check)
 
     def _action(self, text: str, keys: str | None, tip: str, slot: Any) -> QAction:

@@ -92,7 +92,7 @@ class ResetTraining(EditCommand):
         missing = [p for p in self.before.initial if p not in graph.nodes]
         if missing:
             raise GraphError("a parameter of this run was deleted", missing[0])
-        self.current = {p: graph.nodes[p].value for p in self.before.initial}
+        self.current = {p: graph.nodes[p].value for p in self.before.initial}  # type: ignore[misc]
 
     def redo(self) -> None:
         assert self.before is not None

@@ -212,7 +212,7 @@ class EdgeItem(QGraphicsPathItem):
         scene = self.scene()
         if scene is not None:
             area = self.bounds if old is None or old.isEmpty() else self.bounds.united(old)
-            scene.background_changed(area)  # type: ignore[attr-defined] - a CanvasScene
+            scene.background_changed(area)  # type: ignore[attr-defined]  # a CanvasScene
 
     def set_state(self, state: EdgeState, forward: bool = False) -> None:
         """``forward``: the active step is forward mode's (its arrow points at the consumer)."""

@@ -473,7 +473,7 @@ class NodeItem(QGraphicsRectItem):
             self.badge.setPos(width - 2 * UNIT, 2 * UNIT)
             self.badge.setToolTip(c.error)
         elif self.badge is not None:
-            self.badge.setParentItem(None)
+            self.badge.setParentItem(None)  # type: ignore[arg-type]
             if self.badge.scene() is not None:
                 self.badge.scene().removeItem(self.badge)
             self.badge = None

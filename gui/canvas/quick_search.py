@@ -43,7 +43,7 @@ class QuickSearch(QFrame):
     opChosen = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent, Qt.WindowType.Popup)
+        super().__init__(parent, Qt.WindowType.Popup)  # type: ignore[arg-type]  # a QWidget or None
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setObjectName("QuickSearch")
         style(self, lambda: (

@@ -266,14 +266,14 @@ class CanvasScene(QGraphicsScene):
     viewChanged = Signal(float)
 
     def __init__(self, doc: GraphDocument, parent: object = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent)  # type: ignore[call-overload]
         self.doc = doc
         self.nodes: dict[str, NodeItem] = {}
         self.edges: dict[EdgeKey, EdgeItem] = {}
         self._touching: dict[str, set[EdgeKey]] = {}
         self.frame: Frame | None = None
         self.label_provider: Callable[[Step], str] | None = None
-        self._graph = None
+        self._graph: object = None  # the Graph last synced (compared by identity)
         self._replaced = False
         self.boxes = NodeBoxes()
         #: Values boxes show instead of the document's (the update act: a parameter the
@@ -751,7 +751,7 @@ class CanvasScene(QGraphicsScene):
     def _edges_under(self, rect: Rect) -> int:
         return len(self.edge_grid.query(QRectF(*rect)))
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # type: ignore[override]  # noqa: N802 - Qt API
         """Paper, a subtle grid, and every plain edge.
 
         The view caches its background, so the plain edges are stroked once, not on

@@ -190,7 +190,7 @@ class TrainMarks(QObject):
         graph = self.doc.graph
         held = {
             p: v for p, v in shown_values(updates, frame).items()
-            if not np.array_equal(v, graph.nodes[p].value)
+            if not np.array_equal(v, graph.nodes[p].value)  # type: ignore[arg-type]
         }
         resized = set(held) ^ set(self.scene.held_values)
         self.scene.hold_values(held)

@@ -654,10 +654,10 @@ class CanvasView(QGraphicsView):
         if port is self._hover_port:
             return
         if self._hover_port is not None and self._hover_port.node.scene() is self.canvas:
-            self._hover_port.node.set_hover_port(None)
+            self._hover_port.node.set_hover_port(None)  # type: ignore[attr-defined]  # a NodeItem
         self._hover_port = port
         if port is not None:
-            port.node.set_hover_port(port)
+            port.node.set_hover_port(port)  # type: ignore[attr-defined]  # a NodeItem
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)
         elif not self._space:
             self.viewport().unsetCursor()
@@ -730,6 +730,7 @@ class CanvasView(QGraphicsView):
         source = self.node_item(src) if src is not None else None
         if source is None:
             return port
+        assert src is not None  # its item was found above
         self._picked = (src, port.node_id, port.index)
         return source.out_port
 

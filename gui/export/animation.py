@@ -191,5 +191,5 @@ def _write_png_sequence(renderer: LessonRenderer, folder: Path, progress: Progre
     digits = max(4, len(str(len(renderer.shots))))
     for i, (_, img) in enumerate(_counted(renderer, progress), 1):
         name = folder / f"frame_{i:0{digits}d}.png"
-        if not img.save(str(name), "PNG"):
+        if not img.save(str(name), "PNG"):  # type: ignore[call-overload]
             raise OSError(f"cannot write {name.name}")

@@ -89,7 +89,7 @@ class FrameSheet(QWidget):
         scene = self.canvas.canvas  # groups (a captured model's modules) look as on screen
         self.group_frames = GroupFrames(scene, doc, scene.nodes)
         self.group_frames.refresh()
-        self.player.frameChanged.connect(self.group_frames.show_frame)
+        self.player.frameChanged.connect(self.group_frames.show_frame)  # type: ignore[call-overload]
         self.panel = ChainRulePanel(self.player)
         self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.panel.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -140,7 +140,7 @@ class FrameSheet(QWidget):
         """
         self.player.seek(position)
         self.header.setText(f"{self.title}   ·   {self.player.status_text()}")
-        self.layout().activate()  # a status wrapping to two lines gets its height now
+        self.layout().activate()  # type: ignore[union-attr]  # a status wrapping to two lines gets its height now
         if self._may_stack and self._fixed is None:
             self.arrange(self._text_fits_under())
         target = camera.aim(self.canvas, self._came_from, glide)
@@ -159,7 +159,7 @@ class FrameSheet(QWidget):
         )
         self.body.setStretch(0, int(round(100 * (1 - share))))
         self.body.setStretch(1, int(round(100 * share)))
-        self.layout().activate()
+        self.layout().activate()  # type: ignore[union-attr]
         QApplication.processEvents()
 
     def keep_arrangement(self, positions: Sequence[int]) -> None:
@@ -334,6 +334,6 @@ def png_bytes(image: QImage) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # a QIODevice and format, as Qt takes
     buffer.close()
     return bytes(data.data())

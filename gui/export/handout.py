@@ -151,7 +151,7 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
             sheet.show_position(position - 1)
             sheet.canvas.show_frame(dataclasses.replace(before, active=None))
             html = worksheet.step_question_html(
-                step, k, n, doc.graph, doc.results.forward, worksheet.WORKSHEET_PT
+                step, k, n, doc.graph, doc.results.forward, worksheet.WORKSHEET_PT  # type: ignore[arg-type]
             )
         else:
             sheet.show_position(position)

@@ -98,5 +98,5 @@ class GradCheckPanel(QWidget):
     def row_colors(self) -> list[str]:
         """Each row's background colour name (tests and screenshots)."""
         return [
-            self.table.item(r, 0).background().color().name() for r in range(self.table.rowCount())
+            self.table.item(r, 0).background().color().name() for r in range(self.table.rowCount())  # type: ignore[union-attr]
         ]

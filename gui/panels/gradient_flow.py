@@ -212,7 +212,7 @@ class GradientFlowPanel(QWidget):
         ticks = []
         for m in view.modules:
             room = (m.last - m.first + 1) * slot - 6
-            label = module_label(m.title, lambda t, room=room: fm.horizontalAdvance(t) <= room)
+            label = module_label(m.title, lambda t, room=room: fm.horizontalAdvance(t) <= room)  # type: ignore[misc]
             if label:
                 ticks.append(((m.first + m.last) / 2, label))
         return ticks

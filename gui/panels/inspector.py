@@ -179,7 +179,7 @@ class NodeSection(_Section):
         layout.addWidget(self.problem)
 
         self.name_edit.editingFinished.connect(self._rename)
-        self.value_editor.valueEdited.connect(self._value_edited)
+        self.value_editor.valueEdited.connect(self._value_edited)  # type: ignore[call-overload]
         self.value_editor.gestureEnded.connect(self._end_gesture)
         self.requires_grad.toggled.connect(self._requires_grad_toggled)
         self.trainable.toggled.connect(self._trainable_toggled)
@@ -219,6 +219,7 @@ class NodeSection(_Section):
         self.requires_grad.setVisible(node.op == "input")
         self._form.setRowVisible(self.value_label, not leaf)
         if leaf:
+            assert node.value is not None  # a leaf holds its value
             self.value_caption.setText(f"value ({fmt_shape(node.value.shape)})")
             self.value_editor.set_value(node.value)
             with QSignalBlocker(self.requires_grad):
@@ -365,12 +366,12 @@ class NodeSection(_Section):
         self._gesture += 1
 
     def _requires_grad_toggled(self, flag: bool) -> None:
-        if self.node_id in self.doc.graph:
+        if self.node_id is not None and self.node_id in self.doc.graph:
             self._push(SetRequiresGrad(self.doc, self.node_id, bool(flag)))
 
     def _trainable_toggled(self, flag: bool) -> None:
         if self.node_id in self.doc.graph and self.doc.train is not None:
-            self._push(set_trainable(self.doc, self.node_id, bool(flag)))
+            self._push(set_trainable(self.doc, self.node_id, bool(flag)))  # type: ignore[arg-type]
 
 
 def _attr_text(value: Any) -> str:
@@ -431,7 +432,7 @@ class BackwardSection(_Section):
 
         self.output_combo.activated.connect(self._output_chosen)
         self.implicit.toggled.connect(self._implicit_toggled)
-        self.v_editor.valueEdited.connect(self._v_edited)
+        self.v_editor.valueEdited.connect(self._v_edited)  # type: ignore[call-overload]
         self.ones_button.clicked.connect(self._ones)
         self.onehot_button.clicked.connect(self._one_hot)
         doc.structureChanged.connect(self.refresh)

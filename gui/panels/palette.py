@@ -161,14 +161,14 @@ class Palette(QWidget):
         for i in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(i)
             any_shown = False
-            for j in range(group.childCount()):
-                child = group.child(j)
+            for j in range(group.childCount()):  # type: ignore[union-attr]
+                child = group.child(j)  # type: ignore[union-attr]
                 shown = not needle or needle in child.text(0).lower() or needle in (
                     child.toolTip(0).lower()
                 )
                 child.setHidden(not shown)
                 any_shown |= shown
-            group.setHidden(not any_shown)
+            group.setHidden(not any_shown)  # type: ignore[union-attr]
 
     def _activate_first(self) -> None:
         for op, item in self._items.items():

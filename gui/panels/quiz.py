@@ -91,7 +91,7 @@ class QuizPanel(QWidget):
         layout.addStretch(1)
 
         player.timelineChanged.connect(self._timeline_changed)
-        player.frameChanged.connect(self._frame_changed)
+        player.frameChanged.connect(self._frame_changed)  # type: ignore[call-overload]
         self.apply_theme()
         self._refresh()
 
@@ -123,7 +123,7 @@ class QuizPanel(QWidget):
         if on:
             self._build()
             player.frame_filter = self._mask
-            first = self.quiz.questions[0].position if self.quiz.questions else None
+            first = self.quiz.questions[0].position if self.quiz.questions else None  # type: ignore[union-attr]
             player.pause()
             if first is not None:
                 player.seek(first)
@@ -162,7 +162,7 @@ class QuizPanel(QWidget):
         index = self.open_question()
         if index is None:
             return
-        verdict = self.quiz.check(index, self.answer.text())
+        verdict = self.quiz.check(index, self.answer.text())  # type: ignore[union-attr]
         self._say(verdict.message, "right" if verdict.correct else "wrong")
         if verdict.correct:
             self.answer.clear()
@@ -173,7 +173,7 @@ class QuizPanel(QWidget):
         index = self.open_question()
         if index is None:
             return
-        text = self.quiz.reveal(index)
+        text = self.quiz.reveal(index)  # type: ignore[union-attr]  # an open question has a quiz
         self._say(f"the engine says {text}", "wrong" if self.answer.text() else "text")
         self.answer.clear()
         self.player.refresh_frame()

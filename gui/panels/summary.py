@@ -180,7 +180,7 @@ class SummaryPanel(QWidget):
             body.append(labels.end_to_end_html(e2e.output, e2e.objective, e2e.leaves,
                                                e2e.jacobian, e2e.gradient, e2e.vjp,
                                                heading=False))
-            if len(trace.steps) <= 400:
-                body.append(labels.composition_html(trace.steps, e2e.output, e2e.leaves,
+            if len(trace.steps) <= 400:  # type: ignore[union-attr]
+                body.append(labels.composition_html(trace.steps, e2e.output, e2e.leaves,  # type: ignore[union-attr]
                                                     e2e.sizes, e2e.jacobian))
         return "".join(body)
