@@ -10,10 +10,11 @@ by. Frames never take clicks: the boxes under them do.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from engine.graph import CAPTURED_OP
+from engine.group_layout import holders
 from engine.groups import Group, inputs_of, local_jacobian, outputs_of
 
 from ..document import GraphDocument
@@ -23,6 +24,8 @@ from ..theme import THEME
 from .port_item import UNIT, cfont, cline
 
 MARGIN = 14.0 * UNIT
+#: Room above a frame's content for its caption (expanded) or its title line.
+CAPTION = 18.0 * UNIT
 
 
 class GroupFrame(QGraphicsRectItem):
@@ -44,8 +47,9 @@ class GroupFrame(QGraphicsRectItem):
     def show_group(
         self, rect: QRectF, text: str, collapsed: bool, depth: int, active: bool = False
     ) -> None:
-        pad = MARGIN * (1 + 0.5 * depth)
-        outer = rect.adjusted(-pad, -pad - 18 * UNIT, pad, pad)
+        """Frame ``rect`` (the content: member boxes and inner frames) as
+        engine.group_layout lays it out: MARGIN around it, CAPTION more on top."""
+        outer = rect.adjusted(-MARGIN, -MARGIN - CAPTION, MARGIN, MARGIN)
         self.setRect(outer)
         color = QColor(THEME.edge_active if active else THEME.group_border)
         self.setPen(
@@ -57,6 +61,12 @@ class GroupFrame(QGraphicsRectItem):
         self.setZValue(6 if collapsed else 0.1 - 0.01 * depth)  # collapsed: over the members
         self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
         self.caption.setBrush(QBrush(THEME.text))
+        if collapsed:  # the box is as wide as the layout made it: long lines are cut short
+            metrics, room = QFontMetricsF(self.caption.font()), outer.width() - 12 * UNIT
+            text = "\n".join(
+                metrics.elidedText(line, Qt.TextElideMode.ElideRight, room)
+                for line in text.split("\n")
+            )
         self.caption.setText(text)
         box = self.caption.boundingRect()
         if collapsed:  # the Jacobian in the middle of the box, where the members were
@@ -117,19 +127,24 @@ class GroupFrames:
             self.refresh(only=changed)
 
     def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
-        """Place every group's frame (or those in ``only``) around its member boxes."""
+        """Place every group's frame (or those in ``only``) around its member boxes and
+        its inner groups' frames; a group inside a collapsed one has no frame."""
         groups = self.doc.groups
-        sets = {g.id: frozenset(g.members) for g in groups}
-        holders: dict[str, list[str]] = {}  # member -> the groups holding it
-        for gid, mine in sets.items():
-            for m in mine:
-                holders.setdefault(m, []).append(gid)
+        around = holders(groups)
+        kids: dict[str, list[str]] = {}  # each group's direct inner groups
+        for g in groups:
+            if around[g.id]:
+                kids.setdefault(around[g.id][0].id, []).append(g.id)
         seen = set()
-        for group in groups:
+        for group in sorted(groups, key=lambda g: len(g.members)):  # inner frames first
+            if any(h.collapsed for h in around[group.id]):
+                continue
             seen.add(group.id)
             if only is not None and group.id not in only:
                 continue
-            rects = [self.boxes[m].sceneBoundingRect() for m in group.members if m in self.boxes]
+            rects = [self.boxes[m].scene_rect() for m in group.members if m in self.boxes]
+            inner = [k for k in kids.get(group.id, ()) if k in seen and k in self.frames]
+            rects += [self.frames[k].rect() for k in inner]
             if not rects:
                 seen.discard(group.id)
                 continue
@@ -140,12 +155,9 @@ class GroupFrames:
             if frame is None:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
-            mine = sets[group.id]
-            # groups nest or stay apart: those around this one hold its first member
-            around = holders.get(next(iter(mine)), []) if mine else []
-            depth = sum(1 for gid in around if gid != group.id and mine < sets[gid])
             frame.show_group(
-                rect, self.caption(group), group.collapsed, depth, group.id == self.active
+                rect, self.caption(group), group.collapsed, len(around[group.id]),
+                group.id == self.active,
             )
         if only is None:
             for gid in list(self.frames):

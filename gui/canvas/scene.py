@@ -22,6 +22,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.forward_mode import ForwardStep
+from engine.group_layout import grouped_layout
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
@@ -48,6 +49,7 @@ from .edge_item import (
     edge_pen,
 )
 from .far_boxes import FarBoxes
+from .group_frames import CAPTION, MARGIN
 from .node_item import NodeItem
 from .port_item import UNIT
 
@@ -311,6 +313,8 @@ class CanvasScene(QGraphicsScene):
         doc.structureChanged.connect(self.sync_structure)
         doc.positionsChanged.connect(self.sync_positions)
         doc.resultsChanged.connect(self.sync_results)
+        doc.groupsChanged.connect(self._relayout_groups)
+        self._collapsed: dict[str, bool] = {}  # each group's state at the last layout
         self.sync_structure()
         self.sync_results()
 
@@ -838,6 +842,25 @@ class CanvasScene(QGraphicsScene):
                       for n in missing}
         self.doc.move_nodes({n: layout[n] for n in missing})  # edges re-routed on the signal
 
+    def _relayout_groups(self) -> None:
+        """A captured trace's modules are laid out on demand: one expanded or collapsed,
+        the graph is laid out again around it, that module kept where it was (so
+        collapsing restores what expanding moved). A user's boxes stay where they are."""
+        states = {g.id: g.collapsed for g in self.doc.groups}
+        toggled = [g for g in self.doc.groups if self._collapsed.get(g.id, g.collapsed)
+                   != g.collapsed]
+        self._collapsed = states
+        positions = self.doc.positions
+        if not toggled or not self.doc.read_only or len(positions) < len(self.nodes):
+            return
+        layout = self.layout_positions()
+        anchor = [m for m in toggled[0].members if m in layout and m in positions]
+        if not anchor:
+            return
+        dx = min(positions[m][0] for m in anchor) - min(layout[m][0] for m in anchor)
+        dy = min(positions[m][1] for m in anchor) - min(layout[m][1] for m in anchor)
+        self.doc.move_nodes({n: (x + dx, y + dy) for n, (x, y) in layout.items()})
+
     # ------------------------------------------------------------------ queries
 
     def node_sizes(self) -> dict[str, tuple[float, float]]:
@@ -845,10 +868,14 @@ class CanvasScene(QGraphicsScene):
 
     def layout_positions(self) -> dict[str, tuple[float, float]]:
         """Auto-layout of the whole graph for the boxes' real sizes (gaps follow the
-        theme's scale, so presentation mode keeps the same proportions)."""
+        theme's scale, so presentation mode keeps the same proportions); a captured
+        trace's modules are boxes of their own (engine.group_layout)."""
         s = UNIT
-        return layered_layout(self.doc.graph, self.node_sizes(),
-                              layer_gap=LAYER_GAP * s, node_gap=NODE_GAP * s)
+        gaps = {"layer_gap": LAYER_GAP * s, "node_gap": NODE_GAP * s}
+        if self.doc.read_only:
+            return grouped_layout(self.doc.graph, self.node_sizes(), self.doc.groups,
+                                  margin=MARGIN, caption=CAPTION, **gaps)
+        return layered_layout(self.doc.graph, self.node_sizes(), **gaps)
 
     def nodes_rect(self) -> QRectF:
         """The bounding rectangle of all node boxes (empty when there are none)."""

@@ -149,3 +149,53 @@ def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
     assert window.player.direction is Direction.REVERSE
     assert box.currentData() is Direction.REVERSE
     assert window.player_bar.status_label.text() == CAPTURED_NO_JVP
+
+
+def _shown_rects(window) -> list[tuple[str, object]]:  # noqa: ANN001
+    """Every box and frame on screen, as scene rectangles: a collapsed module's frame
+    stands for its members (they sit under it), an expanded one is around its own."""
+    doc, frames = window.doc, window.teaching.group_frames.frames
+    under = {m for g in doc.groups if g.collapsed and g.id in frames for m in g.members}
+    out = [(f"frame {gid}", f.sceneBoundingRect()) for gid, f in frames.items()]
+    out += [(nid, item.scene_rect()) for nid, item in window.canvas.scene().nodes.items()
+            if nid not in under]
+    return out
+
+
+def _overlaps(window) -> list[tuple[str, str]]:  # noqa: ANN001
+    doc, frames = window.doc, window.teaching.group_frames.frames
+    inside = {(f"frame {g.id}", m) for g in doc.groups for m in g.members}
+    inside |= {(f"frame {g.id}", f"frame {h.id}") for g in doc.groups for h in doc.groups
+               if g.id != h.id and set(h.members) < set(g.members)}
+    rects = _shown_rects(window)
+    assert len(frames) and rects
+    return [(a, b) for i, (a, ra) in enumerate(rects) for b, rb in rects[i + 1 :]
+            if (a, b) not in inside and (b, a) not in inside and ra.intersects(rb)]
+
+
+def test_no_box_or_module_frame_overlaps_another(window) -> None:  # noqa: ANN001
+    """Collapsed, a module is one box of the layout; expanded, a frame around its own
+    layout: either way no box or frame covers one that is not its own."""
+    doc = window.doc
+    assert _overlaps(window) == []
+    for group in list(doc.groups):
+        assert push(doc, set_collapsed(doc, group.id, False)) is None
+        assert _overlaps(window) == [], group.id
+    for group in list(doc.groups):
+        assert push(doc, set_collapsed(doc, group.id, True)) is None
+    assert _overlaps(window) == []
+
+
+def test_expanding_lays_the_module_out_in_place_and_collapsing_restores(window) -> None:  # noqa: ANN001
+    doc = window.doc
+    group = doc.groups[len(doc.groups) // 2]
+    before = dict(doc.positions)
+    frame = window.teaching.group_frames.frames[group.id].sceneBoundingRect()
+    assert len({before[m] for m in group.members}) == 1  # collapsed: never laid out
+    assert push(doc, set_collapsed(doc, group.id, False)) is None
+    spots = {doc.positions[m] for m in group.members}
+    assert len(spots) == len(group.members)  # expanded: each member has its own place
+    grown = window.teaching.group_frames.frames[group.id].sceneBoundingRect()
+    assert grown.topLeft() == frame.topLeft()  # in place: it grows from where it was
+    assert push(doc, set_collapsed(doc, group.id, True)) is None
+    assert doc.positions == before
