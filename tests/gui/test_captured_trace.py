@@ -199,3 +199,26 @@ def test_expanding_lays_the_module_out_in_place_and_collapsing_restores(window) 
     assert grown.topLeft() == frame.topLeft()  # in place: it grows from where it was
     assert push(doc, set_collapsed(doc, group.id, True)) is None
     assert doc.positions == before
+
+
+def test_a_module_step_shows_its_own_jacobian_in_the_heatmap(window) -> None:  # noqa: ANN001
+    """A collapsed module's step draws J (from its inner VJPs) with upstream · J = vjp."""
+    tl, tabs = window.player.timeline, window.tabs
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if "heatmap" in tabs.tabText(i)))
+    view = window.jacobian_view
+    shown = 0
+    for k, step in enumerate(tl.steps, 1):
+        if not isinstance(step, GroupStep):
+            continue
+        window.player.seek(tl.position_of_step(k))
+        view.follow.flush()
+        jac = view.jacobian()
+        row = np.concatenate([np.ravel(step.upstream[o]) for o in step.outputs])
+        out = np.concatenate([np.ravel(step.vjps[x]) for x in step.inputs])
+        if row.size * out.size <= 4096:
+            assert jac is not None and jac.shape == (row.size, out.size)
+            np.testing.assert_allclose(row @ jac, out, rtol=1e-10, atol=1e-14)
+            shown += 1
+        else:
+            assert jac is None
+    assert shown
