@@ -27,12 +27,14 @@ from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWi
 
 from engine import APP_NAME, app_signature
 from engine.atomic_write import write_atomic
+from engine.errors import GraphError
 
 from .. import application
 from ..canvas.group_frames import GroupFrames
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
+from ..model.timeline import Direction
 from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
 from ..theme import THEME, application_palette
@@ -69,7 +71,11 @@ class FrameSheet(QWidget):
     """
 
     def __init__(
-        self, doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: View = View.SLIDE
+        self,
+        doc: GraphDocument,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        view: View = View.SLIDE,
+        direction: Direction = Direction.REVERSE,
     ) -> None:
         super().__init__()
         ensure_app()
@@ -82,6 +88,10 @@ class FrameSheet(QWidget):
         self.setPalette(pal)
         w, h = size
         self.player = Player(doc, self)
+        try:  # forward mode plays its steps like the backward pass's
+            self.player.set_direction(direction)
+        except GraphError as exc:
+            raise ExportError(f"--direction forward: {exc}") from None
         self.canvas = CanvasView(doc)
         camera.follow(self.canvas)
         self._came_from: CameraTarget | None = None  # the last held step's view
@@ -271,12 +281,15 @@ def xml_safe(svg: bytes) -> bytes:
 
 @contextmanager
 def frame_sheet(
-    doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: View = View.SLIDE
+    doc: GraphDocument,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    view: View = View.SLIDE,
+    direction: Direction = Direction.REVERSE,
 ) -> Iterator[FrameSheet]:
     """A sheet for a ``with`` block, thrown away after it (needs a QApplication, made if
     missing)."""
     ensure_app()
-    sheet = FrameSheet(doc, size, view)
+    sheet = FrameSheet(doc, size, view, direction)
     try:
         yield sheet
     finally:
@@ -302,8 +315,10 @@ def save_frame(
     path: str | os.PathLike[str],
     size: tuple[int, int] = DEFAULT_SIZE,
     view: View = View.SLIDE,
+    direction: Direction = Direction.REVERSE,
 ) -> None:
-    """Save the frame at ``position`` as PNG or SVG (chosen by the suffix).
+    """Save the frame at ``position`` (of the ``direction``'s timeline) as PNG or SVG
+    (chosen by the suffix).
 
     The image is encoded in memory and written with ``write_atomic``, which checks
     every write: a full disk or a read-only folder is an ExportError and leaves no
@@ -313,7 +328,7 @@ def save_frame(
     suffix = p.suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
-    with frame_sheet(doc, size, view) as sheet:
+    with frame_sheet(doc, size, view, direction) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
         if suffix == ".svg":
             data = sheet.svg()
