@@ -247,6 +247,11 @@ class Player(QObject):
         self._rebuild(self._timeline.forward_length)
         self.directionChanged.emit(direction)
 
+    @property
+    def tangents(self) -> dict[str, np.ndarray]:
+        """Forward mode's tangents as last set (a copy; empty: e₀)."""
+        return dict(self._tangents)
+
     def set_tangents(self, tangents: Mapping[str, Any]) -> None:
         """Forward mode's tangents u (one per input that requires grad); checked like
         ``torch.func.jvp`` checks them (GraphError names the input). In the forward

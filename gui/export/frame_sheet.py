@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QImage, QPainter, QTextDocument
@@ -76,6 +77,7 @@ class FrameSheet(QWidget):
         size: tuple[int, int] = DEFAULT_SIZE,
         view: View = View.SLIDE,
         direction: Direction = Direction.REVERSE,
+        tangents: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         ensure_app()
@@ -89,6 +91,7 @@ class FrameSheet(QWidget):
         w, h = size
         self.player = Player(doc, self)
         try:  # forward mode plays its steps like the backward pass's
+            self.player.set_tangents(tangents or {})
             self.player.set_direction(direction)
         except GraphError as exc:
             raise ExportError(f"--direction forward: {exc}") from None
@@ -285,11 +288,12 @@ def frame_sheet(
     size: tuple[int, int] = DEFAULT_SIZE,
     view: View = View.SLIDE,
     direction: Direction = Direction.REVERSE,
+    tangents: Mapping[str, Any] | None = None,
 ) -> Iterator[FrameSheet]:
     """A sheet for a ``with`` block, thrown away after it (needs a QApplication, made if
-    missing)."""
+    missing); ``direction`` and ``tangents`` as the player's (forward mode's steps)."""
     ensure_app()
-    sheet = FrameSheet(doc, size, view, direction)
+    sheet = FrameSheet(doc, size, view, direction, tangents)
     try:
         yield sheet
     finally:
@@ -302,9 +306,11 @@ def render_frame(
     position: int | None,
     size: tuple[int, int] = DEFAULT_SIZE,
     view: View = View.SLIDE,
+    direction: Direction = Direction.REVERSE,
+    tangents: Mapping[str, Any] | None = None,
 ) -> QImage:
     """The frame at timeline ``position`` (None: backward done, everything live) as an image."""
-    with frame_sheet(doc, size, view) as sheet:
+    with frame_sheet(doc, size, view, direction, tangents) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
         return sheet.image()
 
@@ -316,6 +322,7 @@ def save_frame(
     size: tuple[int, int] = DEFAULT_SIZE,
     view: View = View.SLIDE,
     direction: Direction = Direction.REVERSE,
+    tangents: Mapping[str, Any] | None = None,
 ) -> None:
     """Save the frame at ``position`` (of the ``direction``'s timeline) as PNG or SVG
     (chosen by the suffix).
@@ -328,7 +335,7 @@ def save_frame(
     suffix = p.suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
-    with frame_sheet(doc, size, view, direction) as sheet:
+    with frame_sheet(doc, size, view, direction, tangents) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
         if suffix == ".svg":
             data = sheet.svg()

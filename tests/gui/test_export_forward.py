@@ -75,3 +75,27 @@ def test_a_captured_trace_refuses_the_forward_direction_in_one_line(tmp_path: Pa
         assert err.startswith(f"error: {trace}: --direction forward: ") and "\n" not in err
         assert "captured trace" in err
     assert not list(tmp_path.glob("f.*"))
+
+
+def test_copy_frame_in_the_forward_direction_is_the_frame_on_screen(qtbot) -> None:  # noqa: ANN001
+    """Copy Frame (and Export Image) render the player's direction and tangents."""
+    import numpy as np
+    from PySide6.QtGui import QGuiApplication
+
+    from gui.export import render_frame
+    from gui.main_window import MainWindow
+    from gui.model.timeline import Direction
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    assert w.files.load_path(GRAPH)
+    w.player.set_tangents({"x": [0.0, 1.0, 0.0]})
+    w.player.set_direction(Direction.FORWARD)
+    w.player.seek(w.player.timeline.position_of_step(1))
+    w.copy_frame()
+    copied = QGuiApplication.clipboard().image()
+    size = (copied.width(), copied.height())
+    forward = render_frame(w.doc, w.player.position, size, direction=Direction.FORWARD,
+                           tangents={"x": np.array([0.0, 1.0, 0.0])})
+    assert copied.convertToFormat(forward.format()) == forward
+    assert render_frame(w.doc, w.player.position, size) != forward  # not the backward step
