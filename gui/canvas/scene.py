@@ -643,7 +643,10 @@ class CanvasScene(QGraphicsScene):
         self.pulse.show()
         if replace_label or step is not self._label_step:
             provider = self.label_provider or default_edge_label
-            text = forward_edge_label(step) if isinstance(step, ForwardStep) else provider(step)
+            if isinstance(step, ForwardStep):
+                text = forward_edge_label(step, self.frame.hidden if self.frame else frozenset())
+            else:
+                text = provider(step)
             self.label.set_text(text)
             self._label_step = step
         length = path.length()

@@ -222,3 +222,43 @@ def test_a_module_step_shows_its_own_jacobian_in_the_heatmap(window) -> None:  #
         else:
             assert jac is None
     assert shown
+
+
+def test_a_captured_step_redraws_only_its_boxes_and_a_refused_edit_recomputes_nothing(
+    window, monkeypatch  # noqa: ANN001
+) -> None:
+    """"One change, one recompute" and frame purity for a captured pass: a step redraws
+    the boxes it changes (an edge's two ends, a module's inputs), nothing more; an edit
+    refused on the read-only trace runs nothing."""
+    from gui.canvas.node_item import NodeItem
+    from gui.commands import Rename
+
+    player, doc = window.player, window.doc
+    player.to_start()
+    touched: list[str] = []
+    original = NodeItem.set_content
+
+    def counting(self, content):  # noqa: ANN001, ANN202
+        touched.append(self.node_id)
+        return original(self, content)
+
+    monkeypatch.setattr(NodeItem, "set_content", counting)
+
+    def ends(s: object) -> set[str]:
+        return set(s.inputs) if isinstance(s, GroupStep) else {s.operand, s.consumer}  # type: ignore[attr-defined]
+
+    player.seek(player.timeline.forward_length)
+    steps = player.timeline.steps
+    drawn: set[str] = set()
+    for k in range(1, len(steps) + 1):
+        drawn.update(touched)
+        touched.clear()
+        frame_before = player.frame
+        player.step_forward()
+        allowed = ends(steps[k - 1]) | (ends(steps[k - 2]) if k > 1 else set())
+        assert set(touched) <= allowed, k
+        assert player.timeline.frame(frame_before.position) == frame_before  # pure
+    assert drawn  # the boxes did follow the player
+    runs = doc.recompute_count
+    assert push(doc, Rename(doc, next(iter(doc.graph.nodes)), "other")) is not None
+    assert doc.recompute_count == runs
