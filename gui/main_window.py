@@ -259,10 +259,6 @@ class MainWindow(QMainWindow):
         return JacobianView(self.player)
 
     @property
-    def summary_panel(self) -> QWidget:
-        return self._summary_tab.build()
-
-    @property
     def jacobian_view(self) -> QWidget:
         return self._jacobian_tab.build()
 
