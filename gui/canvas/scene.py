@@ -862,7 +862,13 @@ class CanvasScene(QGraphicsScene):
             return
         dx = min(positions[m][0] for m in anchor) - min(layout[m][0] for m in anchor)
         dy = min(positions[m][1] for m in anchor) - min(layout[m][1] for m in anchor)
-        self.doc.move_nodes({n: (x + dx, y + dy) for n, (x, y) in layout.items()})
+        moved = {}  # only the boxes that move: their edges are routed again
+        for n, (x, y) in layout.items():
+            old = positions.get(n)
+            if old is None or abs(old[0] - x - dx) > 1e-6 or abs(old[1] - y - dy) > 1e-6:
+                moved[n] = (x + dx, y + dy)
+        if moved:
+            self.doc.move_nodes(moved)
 
     # ------------------------------------------------------------------ queries
 

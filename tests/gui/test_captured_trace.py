@@ -262,3 +262,34 @@ def test_a_captured_step_redraws_only_its_boxes_and_a_refused_edit_recomputes_no
     runs = doc.recompute_count
     assert push(doc, Rename(doc, next(iter(doc.graph.nodes)), "other")) is not None
     assert doc.recompute_count == runs
+
+
+def test_nested_modules_frame_each_other_without_overlaps(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    """An expanded module's frame holds its inner modules' boxes and frames (each a box
+    of its layout), collapsed or expanded in turn, and nothing else."""
+    from engine.capture import capture, tracking
+    from gui.main_window import MainWindow
+
+    torch.manual_seed(7)
+    inner = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Tanh())
+    model = torch.nn.Sequential(inner, torch.nn.Linear(3, 2)).double()
+    x = torch.randn(2, 3, dtype=torch.float64)
+    with tracking(model):
+        loss = model(x).pow(2).sum()
+    path = tmp_path / "nested.bptrace"
+    capture(loss, names=model).save(path)
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    assert w.files.load_path(path)
+    doc = w.doc
+    assert {"0", "0.0", "0.1", "1"} <= {g.id for g in doc.groups}
+    assert set(w.teaching.group_frames.frames) == {"0", "1"}  # inner ones under the box
+    assert _overlaps(w) == []
+    for gid in ("0", "0.0", "0.1"):  # outer first, then each inner one in it
+        assert push(doc, set_collapsed(doc, gid, False)) is None
+        assert _overlaps(w) == [], gid
+    frames = w.teaching.group_frames.frames
+    outer = frames["0"].sceneBoundingRect()
+    assert all(outer.contains(frames[g].sceneBoundingRect()) for g in ("0.0", "0.1"))
