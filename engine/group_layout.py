@@ -86,7 +86,7 @@ def grouped_layout(
             unit_size[key] = (w + 2 * margin, h + 2 * margin + caption)
             for m in g.members:
                 unit_of[m] = key
-        nodes = graph.nodes if scope is None else [n for n in graph.nodes if n in scope]
+        nodes = list(graph.nodes) if scope is None else [n for n in graph.nodes if n in scope]
         for n in nodes:
             unit_of.setdefault(n, n)
         placed = layered_layout(_quotient(graph, nodes, unit_of), _sizes(sizes, unit_size),
@@ -119,7 +119,7 @@ def _quotient(graph: Graph, nodes: Sequence[str], unit_of: Mapping[str, str]) ->
     members), an edge wherever a member's operand is in another unit of the level.
     Leaves stay leaves (the layout pulls parameters beside their consumers)."""
     links = Links()
-    inputs: dict[str, list[str]] = {}
+    inputs: dict[str, list[str | None]] = {}
     for n in nodes:
         u = unit_of[n]
         links.add_node(u)
