@@ -230,19 +230,12 @@ def test_a_captured_step_redraws_only_its_boxes_and_a_refused_edit_recomputes_no
     """"One change, one recompute" and frame purity for a captured pass: a step redraws
     the boxes it changes (an edge's two ends, a module's inputs), nothing more; an edit
     refused on the read-only trace runs nothing."""
-    from gui.canvas.node_item import NodeItem
     from gui.commands import Rename
+    from support import redrawn_boxes
 
     player, doc = window.player, window.doc
     player.to_start()
-    touched: list[str] = []
-    original = NodeItem.set_content
-
-    def counting(self, content):  # noqa: ANN001, ANN202
-        touched.append(self.node_id)
-        return original(self, content)
-
-    monkeypatch.setattr(NodeItem, "set_content", counting)
+    touched = redrawn_boxes(monkeypatch)
 
     def ends(s: object) -> set[str]:
         return set(s.inputs) if isinstance(s, GroupStep) else {s.operand, s.consumer}  # type: ignore[attr-defined]

@@ -193,19 +193,12 @@ def test_player_rebuilds_its_timeline_once_per_command(view: CanvasView) -> None
 
 @pytest.mark.parametrize("direction", list(Direction), ids=lambda d: d.value)
 def test_a_player_step_redraws_only_the_boxes_it_changes(view, monkeypatch, direction) -> None:  # noqa: ANN001
-    from gui.canvas.node_item import NodeItem
+    from support import redrawn_boxes
 
     player = Player(view.doc)
     player.set_direction(direction)
     view.canvas.apply_frame(player.frame)
-    touched: list[str] = []
-    original = NodeItem.set_content
-
-    def counting(self, content):  # noqa: ANN001, ANN202
-        touched.append(self.node_id)
-        return original(self, content)
-
-    monkeypatch.setattr(NodeItem, "set_content", counting)
+    touched = redrawn_boxes(monkeypatch)
     player.frameChanged.connect(view.show_frame)
     player.to_start()  # a jump back over every step: may redraw everything
     for _ in range(5):
