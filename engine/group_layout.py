@@ -54,13 +54,16 @@ def grouped_layout(
     *,
     margin: float,
     caption: float,
+    rooms: Mapping[str, Size] | None = None,
     layer_gap: float = LAYER_GAP,
     node_gap: float = NODE_GAP,
 ) -> dict[str, Point]:
     """Top-left positions for every node: each level (the whole graph, then each expanded
     group) is :func:`~engine.layout.layered_layout` over its free boxes and its child
     groups as single boxes of their frames' size; a collapsed group's members share
-    one position. Boxes and frames never overlap, at any level."""
+    one position, in a box at least ``rooms[group id]`` big (its caption's room). Boxes
+    and frames never overlap, at any level."""
+    rooms = rooms or {}
     shown = shown_groups(groups)
     sets = {g.id: frozenset(g.members) for g in shown}
     around = holders(shown)
@@ -77,8 +80,9 @@ def grouped_layout(
         for g in inner:
             key = _GROUP + g.id
             if g.collapsed:
-                w = max(sizes.get(m, DEFAULT_SIZE)[0] for m in g.members)
-                h = max(sizes.get(m, DEFAULT_SIZE)[1] for m in g.members)
+                least = rooms.get(g.id, (0.0, 0.0))
+                w = max(least[0], *(sizes.get(m, DEFAULT_SIZE)[0] for m in g.members))
+                h = max(least[1], *(sizes.get(m, DEFAULT_SIZE)[1] for m in g.members))
                 content: dict[str, Point] = {m: (0.0, 0.0) for m in g.members}
             else:
                 content, (w, h) = level(sets[g.id], children.get(g.id, []))

@@ -9,7 +9,7 @@ by. Frames never take clicks: the boxes under them do.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
@@ -26,6 +26,38 @@ from .port_item import UNIT, cfont, cline
 MARGIN = 14.0 * UNIT
 #: Room above a frame's content for its caption (expanded) or its title line.
 CAPTION = 18.0 * UNIT
+#: A collapsed box grows to fit its caption up to this wide (longer lines are cut short).
+ROOM_MAX_WIDTH = 520.0 * UNIT
+
+
+def caption_room(text: str) -> tuple[float, float]:
+    """The room a collapsed box's caption takes (its content's least width and height):
+    engine.group_layout reserves it for a captured module, the frame grows to it."""
+    metrics = QFontMetricsF(cfont(12, mono=True))
+    lines = text.split("\n")
+    w = max(metrics.horizontalAdvance(line) for line in lines) + 12 * UNIT
+    return min(w, ROOM_MAX_WIDTH), metrics.lineSpacing() * len(lines) + 8 * UNIT
+
+
+def group_caption(doc: GraphDocument, group: Group) -> str:
+    """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
+    members = [m for m in group.members if m in doc.graph.nodes]
+    ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
+    name = group.title or group.id
+    head = f"{name}: {', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
+    if not group.collapsed:
+        return head
+    try:
+        jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
+    except Exception:  # a member without a value: say so instead of a matrix
+        jac = None
+    if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
+        return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
+    jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
+    text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
+    carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
+    frozen = [x for x in ins if x not in carrying]
+    return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
 
 
 class GroupFrame(QGraphicsRectItem):
@@ -45,10 +77,18 @@ class GroupFrame(QGraphicsRectItem):
         self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
     def show_group(
-        self, rect: QRectF, text: str, collapsed: bool, depth: int, active: bool = False
+        self,
+        rect: QRectF,
+        text: str,
+        collapsed: bool,
+        depth: int,
+        active: bool = False,
+        room: tuple[float, float] = (0.0, 0.0),
     ) -> None:
-        """Frame ``rect`` (the content: member boxes and inner frames) as
-        engine.group_layout lays it out: MARGIN around it, CAPTION more on top."""
+        """Frame ``rect`` (the content: member boxes and inner frames; at least ``room``
+        from its top-left corner) as engine.group_layout lays it out: MARGIN around it,
+        CAPTION more on top."""
+        rect = QRectF(rect.topLeft(), rect.size().expandedTo(QSizeF(*room)))
         outer = rect.adjusted(-MARGIN, -MARGIN - CAPTION, MARGIN, MARGIN)
         self.setRect(outer)
         color = QColor(THEME.edge_active if active else THEME.group_border)
@@ -56,7 +96,7 @@ class GroupFrame(QGraphicsRectItem):
             QPen(color, cline(1.6), Qt.PenStyle.SolidLine if collapsed else Qt.PenStyle.DashLine)
         )
         fill = QColor(THEME.group_fill)
-        fill.setAlpha(235 if collapsed else 40)
+        fill.setAlpha(255 if collapsed else 40)  # collapsed: its members are not shown
         self.setBrush(QBrush(fill))
         self.setZValue(6 if collapsed else 0.1 - 0.01 * depth)  # collapsed: over the members
         self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
@@ -96,27 +136,6 @@ class GroupFrames:
         doc.positionsChanged.connect(lambda _ids: self.refresh())
         doc.structureChanged.connect(self.refresh)
 
-    def caption(self, group: Group) -> str:
-        """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
-        doc = self.doc
-        members = [m for m in group.members if m in doc.graph.nodes]
-        ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
-        name = group.title or group.id
-        head = f"{name}: {', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
-        if not group.collapsed:
-            return head
-        try:
-            jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
-        except Exception:  # a member without a value: say so instead of a matrix
-            jac = None
-        if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
-            return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
-        jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
-        text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
-        carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
-        frozen = [x for x in ins if x not in carrying]
-        return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
-
     def show_frame(self, frame: Frame) -> None:
         """Follow the player: outline the group whose one step is shown (only the frames
         whose outline changes are redrawn: a captured model has a thousand groups)."""
@@ -155,9 +174,11 @@ class GroupFrames:
             if frame is None:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
+            text = group_caption(self.doc, group)
+            # a captured module's box was laid out with room for its caption
+            room = caption_room(text) if group.collapsed and self.doc.read_only else (0.0, 0.0)
             frame.show_group(
-                rect, self.caption(group), group.collapsed, len(around[group.id]),
-                group.id == self.active,
+                rect, text, group.collapsed, len(around[group.id]), group.id == self.active, room
             )
         if only is None:
             for gid in list(self.frames):

@@ -49,7 +49,7 @@ from .edge_item import (
     edge_pen,
 )
 from .far_boxes import FarBoxes
-from .group_frames import CAPTION, MARGIN
+from .group_frames import CAPTION, MARGIN, caption_room, group_caption
 from .node_item import NodeItem
 from .port_item import UNIT
 
@@ -882,8 +882,10 @@ class CanvasScene(QGraphicsScene):
         s = UNIT
         gaps = {"layer_gap": LAYER_GAP * s, "node_gap": NODE_GAP * s}
         if self.doc.read_only:
-            return grouped_layout(self.doc.graph, self.node_sizes(), self.doc.groups,
-                                  margin=MARGIN, caption=CAPTION, **gaps)
+            doc = self.doc
+            rooms = {g.id: caption_room(group_caption(doc, g)) for g in doc.groups if g.collapsed}
+            return grouped_layout(doc.graph, self.node_sizes(), doc.groups, margin=MARGIN,
+                                  caption=CAPTION, rooms=rooms, **gaps)
         return layered_layout(self.doc.graph, self.node_sizes(), **gaps)
 
     def nodes_rect(self) -> QRectF:
