@@ -96,7 +96,9 @@ class GroupFrame(QGraphicsRectItem):
             QPen(color, cline(1.6), Qt.PenStyle.SolidLine if collapsed else Qt.PenStyle.DashLine)
         )
         fill = QColor(THEME.group_fill)
-        fill.setAlpha(255 if collapsed else 40)  # collapsed: its members are not shown
+        # collapsed over its members: opaque when they are stacked under it (a laid-out
+        # module, ``room`` given), else they show through faintly where they are
+        fill.setAlpha((255 if any(room) else 235) if collapsed else 40)
         self.setBrush(QBrush(fill))
         self.setZValue(6 if collapsed else 0.1 - 0.01 * depth)  # collapsed: over the members
         self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
