@@ -10,6 +10,7 @@ from engine.group_layout import grouped_layout
 from engine.groups import Group
 
 MARGIN, CAPTION = 14.0, 18.0
+GAPS = {"layer_gap": 8.0, "node_gap": 6.0}  # tighter than a frame's margin: it must be kept
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1
 
 
@@ -58,7 +59,7 @@ def test_no_box_or_frame_overlaps_another_in_any_state() -> None:
     sizes = {n: (float(rng.integers(120, 260)), float(rng.integers(60, 140))) for n in graph.nodes}
     for trial in range(24):
         states = [Group(g.id, g.members, g.title, bool(rng.random() < 0.5)) for g in groups]
-        pos = grouped_layout(graph, sizes, states, margin=MARGIN, caption=CAPTION)
+        pos = grouped_layout(graph, sizes, states, margin=MARGIN, caption=CAPTION, **GAPS)
         assert set(pos) == set(graph.nodes)
         boxes = {n: (x, y, x + sizes[n][0], y + sizes[n][1]) for n, (x, y) in pos.items()}
         shown = frames(states, boxes)
