@@ -189,7 +189,7 @@ def local_jacobian(
     the backward's output when the group holds it). Columns of inputs that carry no
     gradient (see :func:`no_grad_inputs`) hold their true partials, never a false 0.
     None too for a captured PyTorch module (its members have no op record to pull back
-    through)."""
+    through: :func:`step_jacobian` pulls back through its steps)."""
     if any(graph.nodes[m].op == CAPTURED_OP for m in group.members):
         return None
     ins = inputs_of(graph, group.members)
@@ -242,6 +242,60 @@ class GroupStep:
     accumulated: dict[str, np.ndarray] = field(default_factory=dict)
     #: How many of the trace's edge steps this one step stands for.
     edges: int = 0
+    #: Those steps, in the order they ran (a captured module's Jacobian pulls back
+    #: through their contexts: its members have no op record).
+    inner: list[Step] = field(default_factory=list)
+
+
+def step_jacobian(
+    graph: Graph, fwd: Forward, step: GroupStep, limit: int = JACOBIAN_LIMIT
+) -> np.ndarray | None:
+    """The group step's ``∂(outputs)/∂(inputs)`` (see :func:`local_jacobian`); for a
+    captured module, each row an output basis vector pulled back through the module's
+    own steps (PyTorch's VJPs, or the Jacobians a trace file kept), so that
+    ``upstream · J`` is the module's outgoing vjp. None above ``limit`` entries (never
+    built then), or when a loaded step kept no Jacobian to pull back through."""
+    if not any(graph.nodes[m].op == CAPTURED_OP for m in step.group.members):
+        return local_jacobian(graph, fwd, step.group, limit, step.outputs)
+    out_shapes = [_shape_of(fwd, step.upstream, o) for o in step.outputs]
+    in_shapes = [_shape_of(fwd, step.vjps, x) for x in step.inputs]
+    if any(s is None for s in out_shapes + in_shapes):
+        return None
+    m = sum(int(np.prod(s)) for s in out_shapes if s is not None)
+    k = sum(int(np.prod(s)) for s in in_shapes if s is not None)
+    if m * k > limit:
+        return None
+    inside = set(step.group.members)
+    rows = []
+    try:
+        with np.errstate(all="ignore"):
+            for o, shape in zip(step.outputs, out_shapes, strict=True):
+                assert shape is not None
+                for r in range(int(np.prod(shape))):
+                    basis = np.zeros(int(np.prod(shape)))
+                    basis[r] = 1.0
+                    grads = {o: basis.reshape(shape)}
+                    got: dict[str, np.ndarray] = {}
+                    for s in step.inner:
+                        if s.consumer in grads:
+                            v = np.asarray(s.context.pullback(s.operand_index, grads[s.consumer]))
+                            _add(grads if s.operand in inside else got, s.operand, v)
+                    pairs = zip(step.inputs, in_shapes, strict=True)
+                    rows.append(np.concatenate(
+                        [np.ravel(got[x]) if x in got else np.zeros(int(np.prod(sh or ())))
+                         for x, sh in pairs]))
+    except ValueError:  # a loaded step without its Jacobian
+        return None
+    return np.array(rows).reshape(m, k)
+
+
+def _shape_of(
+    fwd: Forward, arrays: Mapping[str, np.ndarray], nid: str
+) -> tuple[int, ...] | None:
+    """A node's shape, from the gradient the step holds for it or its forward value."""
+    if nid in arrays:
+        return tuple(np.shape(arrays[nid]))
+    return tuple(fwd.values[nid].shape) if nid in fwd.values else None
 
 
 PlayStep = Step | GroupStep
@@ -290,6 +344,7 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
     first: dict[int, int] = {}
     fed: dict[int, int] = {}  # group -> the last edge step feeding one of its outputs
     edges = [0] * len(roots)
+    inner: list[list[Step]] = [[] for _ in roots]
     sent: list[dict[str, np.ndarray]] = [{} for _ in roots]
     # The gradient arriving at each output from outside its group: the steps of consumers
     # outside it, plus the seed v at the backward's output. (An output's total .grad also
@@ -303,6 +358,7 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
         if home is not None:
             first.setdefault(home, i)
             edges[home] += 1
+            inner[home].append(st)
             if root_of.get(st.operand) != home:
                 _add(sent[home], st.operand, st.vjp)
         for j in owners.get(st.operand, ()):
@@ -318,7 +374,7 @@ def playback_steps(graph: Graph, trace: Trace, groups: Iterable[Group]) -> list[
         ins = inputs_of(graph, g.members)
         upstream = arriving[k]
         vjps = {x: sent[k][x] for x in ins if x in sent[k]}
-        made[k] = GroupStep(g, ins, names, upstream, vjps, edges=edges[k])
+        made[k] = GroupStep(g, ins, names, upstream, vjps, edges=edges[k], inner=inner[k])
         for x in ins:  # a group fed by this one's step plays after it
             for j in owners.get(x, ()):
                 if j in at and j != k:

@@ -271,10 +271,6 @@ class MainWindow(QMainWindow):
         return self._flow_tab.build()
 
     @property
-    def summary_panel(self) -> QWidget:
-        return self._summary_tab.build()
-
-    @property
     def jacobian_view(self) -> QWidget:
         return self._jacobian_tab.build()
 
@@ -665,7 +661,8 @@ class MainWindow(QMainWindow):
 
         try:
             with using(colours.DEFAULT):  # exports are light, whatever the window shows
-                save_frame(self.doc, self.player.position, path, export_size())
+                save_frame(self.doc, self.player.position, path, export_size(),
+                           direction=self.player.direction, tangents=self.player.tangents)
         except Exception as exc:  # disk full, bad folder, ...: one line, app goes on
             self.show_error(f"Cannot export {Path(path).name}: {exc}".splitlines()[0])
             return
@@ -690,7 +687,8 @@ class MainWindow(QMainWindow):
         from .export import render_frame  # lazy: as in export_image
 
         with using(colours.DEFAULT):  # as Export Image
-            image = render_frame(self.doc, self.player.position, export_size())
+            image = render_frame(self.doc, self.player.position, export_size(),
+                                 direction=self.player.direction, tangents=self.player.tangents)
         QGuiApplication.clipboard().setImage(image)
         self.show_status(f"Copied the frame ({image.width()}x{image.height()})")
 

@@ -63,6 +63,20 @@ from .theme import THEME
 #: Speeds offered in the toolbar, in backward (or forward) steps per second.
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
 
+def forward_pass(doc: GraphDocument, tangents: Mapping[str, Any] | None = None) -> ForwardTrace:
+    """The document's forward-mode pass with ``tangents`` (e₀ when none are given or they no
+    longer fit), as the player's forward direction and the exports play it. GraphError
+    (one line) when forward mode cannot run: a captured trace, or nothing to perturb."""
+    if doc.read_only:
+        raise GraphError(CAPTURED_NO_JVP)
+    fwd = doc.results.forward
+    try:
+        checked = check_tangents(doc.graph, fwd, tangents or {})
+        return jvp(doc.graph, fwd, checked or one_hot(doc.graph, fwd, 0))
+    except GraphError:
+        return jvp(doc.graph, fwd, one_hot(doc.graph, fwd, 0))
+
+
 class _Relay(QObject):
     """Carries a worker's result to the UI thread (a queued signal)."""
 
@@ -233,6 +247,11 @@ class Player(QObject):
         self._rebuild(self._timeline.forward_length)
         self.directionChanged.emit(direction)
 
+    @property
+    def tangents(self) -> dict[str, np.ndarray]:
+        """Forward mode's tangents as last set (a copy; empty: e₀)."""
+        return dict(self._tangents)
+
     def set_tangents(self, tangents: Mapping[str, Any]) -> None:
         """Forward mode's tangents u (one per input that requires grad); checked like
         ``torch.func.jvp`` checks them (GraphError names the input). In the forward
@@ -249,15 +268,7 @@ class Player(QObject):
 
     def _forward_trace(self) -> ForwardTrace:
         """The forward-mode pass of the set tangents (e₀ when they no longer fit)."""
-        doc = self.doc
-        if doc.read_only:
-            raise GraphError(CAPTURED_NO_JVP)
-        fwd = doc.results.forward
-        try:
-            tangents = check_tangents(doc.graph, fwd, self._tangents)
-            return jvp(doc.graph, fwd, tangents or one_hot(doc.graph, fwd, 0))
-        except GraphError:
-            return jvp(doc.graph, fwd, one_hot(doc.graph, fwd, 0))
+        return forward_pass(self.doc, self._tangents)
 
     # ------------------------------------------------------------------ derived data
 

@@ -192,7 +192,6 @@ class TensorEditor(QWidget):
     def __init__(self, parent: QWidget | None = None, allow_shape_change: bool = True) -> None:
         super().__init__(parent)
         self._value = np.array(0.0)
-        self._allow_shape = allow_shape_change
 
         self.kind = QComboBox()
         self.kind.addItems(KINDS)

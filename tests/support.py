@@ -130,6 +130,22 @@ def script(name: str) -> ModuleType:
     return module
 
 
+def redrawn_boxes(monkeypatch: Any) -> list[str]:
+    """The ids of the node boxes given new content from now on (in order, repeats kept):
+    a player step must redraw only the boxes it changes."""
+    from gui.canvas.node_item import NodeItem
+
+    touched: list[str] = []
+    original = NodeItem.set_content
+
+    def counting(self: Any, content: Any) -> Any:
+        touched.append(self.node_id)
+        return original(self, content)
+
+    monkeypatch.setattr(NodeItem, "set_content", counting)
+    return touched
+
+
 # --------------------------------------------------------------------------- captured models
 
 

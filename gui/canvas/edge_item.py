@@ -394,10 +394,6 @@ class EdgeLabelItem(QGraphicsItem):
         self._rect = QRectF(-w / 2, -h / 2, w, h)
         self.update()
 
-    def label_size(self) -> tuple[float, float]:
-        """Width and height in scene units, at the label's current scale."""
-        return (self._rect.width() * self.scale(), self._rect.height() * self.scale())
-
     def natural_rect(self) -> QRectF:
         """The box's scene rectangle at scale 1 (the camera frames the label at that
         size: at the zoom it picks for a step the label is about that size, or is

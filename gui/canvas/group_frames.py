@@ -9,11 +9,12 @@ by. Frames never take clicks: the boxes under them do.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtCore import QRectF, QSizeF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from engine.graph import CAPTURED_OP
+from engine.group_layout import holders
 from engine.groups import Group, inputs_of, local_jacobian, outputs_of
 
 from ..document import GraphDocument
@@ -23,6 +24,40 @@ from ..theme import THEME
 from .port_item import UNIT, cfont, cline
 
 MARGIN = 14.0 * UNIT
+#: Room above a frame's content for its caption (expanded) or its title line.
+CAPTION = 18.0 * UNIT
+#: A collapsed box grows to fit its caption up to this wide (longer lines are cut short).
+ROOM_MAX_WIDTH = 520.0 * UNIT
+
+
+def caption_room(text: str) -> tuple[float, float]:
+    """The room a collapsed box's caption takes (its content's least width and height):
+    engine.group_layout reserves it for a captured module, the frame grows to it."""
+    metrics = QFontMetricsF(cfont(12, mono=True))
+    lines = text.split("\n")
+    w = max(metrics.horizontalAdvance(line) for line in lines) + 12 * UNIT
+    return min(w, ROOM_MAX_WIDTH), metrics.lineSpacing() * len(lines) + 8 * UNIT
+
+
+def group_caption(doc: GraphDocument, group: Group) -> str:
+    """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
+    members = [m for m in group.members if m in doc.graph.nodes]
+    ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
+    name = group.title or group.id
+    head = f"{name}: {', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
+    if not group.collapsed:
+        return head
+    try:
+        jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
+    except Exception:  # a member without a value: say so instead of a matrix
+        jac = None
+    if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
+        return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
+    jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
+    text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
+    carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
+    frozen = [x for x in ins if x not in carrying]
+    return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
 
 
 class GroupFrame(QGraphicsRectItem):
@@ -42,21 +77,38 @@ class GroupFrame(QGraphicsRectItem):
         self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
     def show_group(
-        self, rect: QRectF, text: str, collapsed: bool, depth: int, active: bool = False
+        self,
+        rect: QRectF,
+        text: str,
+        collapsed: bool,
+        depth: int,
+        active: bool = False,
+        room: tuple[float, float] = (0.0, 0.0),
     ) -> None:
-        pad = MARGIN * (1 + 0.5 * depth)
-        outer = rect.adjusted(-pad, -pad - 18 * UNIT, pad, pad)
+        """Frame ``rect`` (the content: member boxes and inner frames; at least ``room``
+        from its top-left corner) as engine.group_layout lays it out: MARGIN around it,
+        CAPTION more on top."""
+        rect = QRectF(rect.topLeft(), rect.size().expandedTo(QSizeF(*room)))
+        outer = rect.adjusted(-MARGIN, -MARGIN - CAPTION, MARGIN, MARGIN)
         self.setRect(outer)
         color = QColor(THEME.edge_active if active else THEME.group_border)
         self.setPen(
             QPen(color, cline(1.6), Qt.PenStyle.SolidLine if collapsed else Qt.PenStyle.DashLine)
         )
         fill = QColor(THEME.group_fill)
-        fill.setAlpha(235 if collapsed else 40)
+        # collapsed over its members: opaque when they are stacked under it (a laid-out
+        # module, ``room`` given), else they show through faintly where they are
+        fill.setAlpha((255 if any(room) else 235) if collapsed else 40)
         self.setBrush(QBrush(fill))
         self.setZValue(6 if collapsed else 0.1 - 0.01 * depth)  # collapsed: over the members
         self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
         self.caption.setBrush(QBrush(THEME.text))
+        if collapsed:  # the box is as wide as the layout made it: long lines are cut short
+            metrics, room = QFontMetricsF(self.caption.font()), outer.width() - 12 * UNIT
+            text = "\n".join(
+                metrics.elidedText(line, Qt.TextElideMode.ElideRight, room)
+                for line in text.split("\n")
+            )
         self.caption.setText(text)
         box = self.caption.boundingRect()
         if collapsed:  # the Jacobian in the middle of the box, where the members were
@@ -86,27 +138,6 @@ class GroupFrames:
         doc.positionsChanged.connect(lambda _ids: self.refresh())
         doc.structureChanged.connect(self.refresh)
 
-    def caption(self, group: Group) -> str:
-        """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
-        doc = self.doc
-        members = [m for m in group.members if m in doc.graph.nodes]
-        ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
-        name = group.title or group.id
-        head = f"{name}: {', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
-        if not group.collapsed:
-            return head
-        try:
-            jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
-        except Exception:  # a member without a value: say so instead of a matrix
-            jac = None
-        if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
-            return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
-        jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
-        text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
-        carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
-        frozen = [x for x in ins if x not in carrying]
-        return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
-
     def show_frame(self, frame: Frame) -> None:
         """Follow the player: outline the group whose one step is shown (only the frames
         whose outline changes are redrawn: a captured model has a thousand groups)."""
@@ -117,19 +148,24 @@ class GroupFrames:
             self.refresh(only=changed)
 
     def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
-        """Place every group's frame (or those in ``only``) around its member boxes."""
+        """Place every group's frame (or those in ``only``) around its member boxes and
+        its inner groups' frames; a group inside a collapsed one has no frame."""
         groups = self.doc.groups
-        sets = {g.id: frozenset(g.members) for g in groups}
-        holders: dict[str, list[str]] = {}  # member -> the groups holding it
-        for gid, mine in sets.items():
-            for m in mine:
-                holders.setdefault(m, []).append(gid)
+        around = holders(groups)
+        kids: dict[str, list[str]] = {}  # each group's direct inner groups
+        for g in groups:
+            if around[g.id]:
+                kids.setdefault(around[g.id][0].id, []).append(g.id)
         seen = set()
-        for group in groups:
+        for group in sorted(groups, key=lambda g: len(g.members)):  # inner frames first
+            if any(h.collapsed for h in around[group.id]):
+                continue
             seen.add(group.id)
             if only is not None and group.id not in only:
                 continue
-            rects = [self.boxes[m].sceneBoundingRect() for m in group.members if m in self.boxes]
+            rects = [self.boxes[m].scene_rect() for m in group.members if m in self.boxes]
+            inner = [k for k in kids.get(group.id, ()) if k in seen and k in self.frames]
+            rects += [self.frames[k].rect() for k in inner]
             if not rects:
                 seen.discard(group.id)
                 continue
@@ -140,12 +176,11 @@ class GroupFrames:
             if frame is None:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
-            mine = sets[group.id]
-            # groups nest or stay apart: those around this one hold its first member
-            around = holders.get(next(iter(mine)), []) if mine else []
-            depth = sum(1 for gid in around if gid != group.id and mine < sets[gid])
+            text = group_caption(self.doc, group)
+            # a captured module's box was laid out with room for its caption
+            room = caption_room(text) if group.collapsed and self.doc.read_only else (0.0, 0.0)
             frame.show_group(
-                rect, self.caption(group), group.collapsed, depth, group.id == self.active
+                rect, text, group.collapsed, len(around[group.id]), group.id == self.active, room
             )
         if only is None:
             for gid in list(self.frames):

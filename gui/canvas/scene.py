@@ -23,6 +23,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.forward_mode import ForwardStep
+from engine.group_layout import grouped_layout
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
@@ -50,6 +51,7 @@ from .edge_item import (
     edge_pen,
 )
 from .far_boxes import FarBoxes
+from .group_frames import CAPTION, MARGIN, caption_room, group_caption
 from .node_item import NodeItem
 from .port_item import UNIT
 
@@ -323,6 +325,8 @@ class CanvasScene(QGraphicsScene):
         doc.structureChanged.connect(self.sync_structure)
         doc.positionsChanged.connect(self.sync_positions)
         doc.resultsChanged.connect(self.sync_results)
+        doc.groupsChanged.connect(self._relayout_groups)
+        self._collapsed: dict[str, bool] = {}  # each group's state at the last layout
         self.sync_structure()
         self.sync_results()
 
@@ -649,7 +653,10 @@ class CanvasScene(QGraphicsScene):
         self.pulse.show()
         if replace_label or step is not self._label_step:
             provider = self.label_provider or default_edge_label
-            text = forward_edge_label(step) if isinstance(step, ForwardStep) else provider(step)
+            if isinstance(step, ForwardStep):
+                text = forward_edge_label(step, self.frame.hidden if self.frame else frozenset())
+            else:
+                text = provider(step)
             self.label.set_text(text)
             self._label_step = step
         length = path.length()
@@ -888,6 +895,31 @@ class CanvasScene(QGraphicsScene):
                       for n in missing}
         self.doc.move_nodes({n: layout[n] for n in missing})  # edges re-routed on the signal
 
+    def _relayout_groups(self) -> None:
+        """A captured trace's modules are laid out on demand: one expanded or collapsed,
+        the graph is laid out again around it, that module kept where it was (so
+        collapsing restores what expanding moved). A user's boxes stay where they are."""
+        states = {g.id: g.collapsed for g in self.doc.groups}
+        toggled = [g for g in self.doc.groups if self._collapsed.get(g.id, g.collapsed)
+                   != g.collapsed]
+        self._collapsed = states
+        positions = self.doc.positions
+        if not toggled or not self.doc.read_only or len(positions) < len(self.nodes):
+            return
+        layout = self.layout_positions()
+        anchor = [m for m in toggled[0].members if m in layout and m in positions]
+        if not anchor:
+            return
+        dx = min(positions[m][0] for m in anchor) - min(layout[m][0] for m in anchor)
+        dy = min(positions[m][1] for m in anchor) - min(layout[m][1] for m in anchor)
+        moved = {}  # only the boxes that move: their edges are routed again
+        for n, (x, y) in layout.items():
+            old = positions.get(n)
+            if old is None or abs(old[0] - x - dx) > 1e-6 or abs(old[1] - y - dy) > 1e-6:
+                moved[n] = (x + dx, y + dy)
+        if moved:
+            self.doc.move_nodes(moved)
+
     # ------------------------------------------------------------------ queries
 
     def node_sizes(self) -> dict[str, tuple[float, float]]:
@@ -895,10 +927,16 @@ class CanvasScene(QGraphicsScene):
 
     def layout_positions(self) -> dict[str, tuple[float, float]]:
         """Auto-layout of the whole graph for the boxes' real sizes (gaps follow the
-        theme's scale, so presentation mode keeps the same proportions)."""
+        theme's scale, so presentation mode keeps the same proportions); a captured
+        trace's modules are boxes of their own (engine.group_layout)."""
         s = UNIT
-        return layered_layout(self.doc.graph, self.node_sizes(),
-                              layer_gap=LAYER_GAP * s, node_gap=NODE_GAP * s)
+        gaps = {"layer_gap": LAYER_GAP * s, "node_gap": NODE_GAP * s}
+        if self.doc.read_only:
+            doc = self.doc
+            rooms = {g.id: caption_room(group_caption(doc, g)) for g in doc.groups if g.collapsed}
+            return grouped_layout(doc.graph, self.node_sizes(), doc.groups, margin=MARGIN,
+                                  caption=CAPTION, rooms=rooms, **gaps)
+        return layered_layout(self.doc.graph, self.node_sizes(), **gaps)
 
     def nodes_rect(self) -> QRectF:
         """The bounding rectangle of all node boxes (empty when there are none)."""

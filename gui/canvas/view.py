@@ -195,10 +195,6 @@ class CanvasView(QGraphicsView):
         if self.canvas.frame is not None:
             self.canvas.apply_frame(self.canvas.frame)
 
-    @property
-    def current_frame(self) -> Frame | None:
-        return self.canvas.frame
-
     def show_frame(self, frame: Frame | None) -> None:
         """Show one moment of the playback; None: live (values and final gradients)."""
         previous = self.canvas.frame.edge_step if self.canvas.frame is not None else None

@@ -3,11 +3,13 @@
     python main.py export FILE --step K --out frame.png|.svg [--size WxH] [--view slide|canvas]
     python main.py export FILE --all --out lesson.gif|.apng|.webp|.mp4|.pdf|.html|DIR/
         [--size WxH] [--fps N] [--hold S] [--transition S] [--forward] [--worksheet]
-        [--view slide|canvas]
+        [--view slide|canvas] [--direction reverse|forward]
 
 FILE is a graph (``.bpgraph``) or a captured PyTorch pass (``.bptrace``, its modules
 collapsed). ``K`` counts the backward steps the player plays (a collapsed group is
-one): 0 is "forward done, nothing propagated yet", ``end`` is "backward done". Bad
+one): 0 is "forward done, nothing propagated yet", ``end`` is "backward done".
+``--direction forward`` plays forward mode's steps instead (J·t from the inputs, with
+the tangent e₀ the app starts from), ``K`` counting those. Bad
 input exits with status 2 and one line on stderr, ``error: FILE: ...``, never a
 traceback; a failed export leaves no file behind.
 """
@@ -22,12 +24,13 @@ from typing import NoReturn
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
 from engine.atomic_write import output_is_input
-from engine.errors import printable
+from engine.errors import GraphError, printable
 from engine.fileformat import FileFormatError
 
 from ..document import GraphDocument
 from ..model import colours
-from ..model.timeline import timeline_of
+from ..model.timeline import Direction, timeline_of
+from ..player import forward_pass
 from ..theme import using
 from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
@@ -54,7 +57,10 @@ USAGE = (
     f"usage: main.py export FILE (--step K --out frame.png | --all --out "
     f"lesson{'|'.join(LESSON_SUFFIXES)}|DIR/) [--size 1280x720]"
 )
-_VALUED = ("--step", "--out", "--size", "--fps", "--hold", "--transition", "--view", "--train")
+_VALUED = (
+    "--step", "--out", "--size", "--fps", "--hold", "--transition", "--view", "--train",
+    "--direction",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=list(colours.THEMES),
         help=f"colours (default {colours.DEFAULT}; projector: high contrast)",
     )
+    parser.add_argument(
+        "--direction",
+        default=Direction.REVERSE.value,
+        choices=[d.value for d in Direction],
+        help="reverse: the backward pass, vᵀJ (default); forward: forward mode, J·t from "
+        "the inputs (tangent e₀), its steps played the same way",
+    )
     parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -147,7 +160,14 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
     train = 0 if args.train is None else parse_train_steps(args.train)
+    direction = Direction(args.direction)
+    if direction is Direction.FORWARD and (args.worksheet or train):
+        raise ExportError(
+            "--direction forward plays forward mode: --worksheet and --train are for "
+            "the backward pass"
+        )
     return LessonOptions(
+        direction=direction,
         kind=kind,
         size=parse_size(args.size),
         timing=timing,
@@ -241,7 +261,7 @@ def _export(
     """The export asked for, in the theme in use: a whole lesson or one frame."""
     if options is not None:
         return _export_lesson(args.file, out, options, args.progress)
-    return _export_frame(args.file, step, out, size, View(args.view))
+    return _export_frame(args.file, step, out, size, View(args.view), Direction(args.direction))
 
 
 def _file_argument(argv: list[str]) -> str:
@@ -280,25 +300,35 @@ def _load(file: str) -> GraphDocument:
         raise ExportError(str(exc)) from None
 
 
-def _export_frame(file: str, step: int | None, out: Path, size: tuple[int, int], view: View) -> int:
+def _export_frame(
+    file: str, step: int | None, out: Path, size: tuple[int, int], view: View,
+    direction: Direction,
+) -> int:
     doc = _load(file)
-    timeline = timeline_of(doc.graph, doc.results, doc.live_groups())
+    tangents = None
+    if direction is Direction.FORWARD:
+        try:
+            tangents = forward_pass(doc)
+        except GraphError as exc:
+            raise ExportError(f"--direction forward: {exc}") from None
+    timeline = timeline_of(doc.graph, doc.results, doc.live_groups(), tangents)
     n = len(timeline.steps)
+    steps = "backward steps" if tangents is None else "forward-mode steps"
     if step is None:
         position = timeline.end
-    elif doc.results.trace is None:
+    elif doc.results.trace is None and tangents is None:
         if step > 0:
             reason = doc.results.backward_error
             raise ExportError(f"no backward pass to step through: {reason}")
         position = timeline.end  # forward done
     elif step > n:
         raise ExportError(
-            f"--step {step} is past the end: this graph has {n} backward steps "
+            f"--step {step} is past the end: this graph has {n} {steps} "
             f"(use 0..{n} or 'end')"
         )
     else:
         position = timeline.position_of_step(step)
-    save_frame(doc, position, out, size, view)
+    save_frame(doc, position, out, size, view, direction)
     return 0
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QImage, QPainter, QTextDocument
@@ -27,12 +28,14 @@ from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWi
 
 from engine import APP_NAME, app_signature
 from engine.atomic_write import write_atomic
+from engine.errors import GraphError
 
 from .. import application
 from ..canvas.group_frames import GroupFrames
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
+from ..model.timeline import Direction
 from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
 from ..theme import THEME, application_palette
@@ -69,7 +72,12 @@ class FrameSheet(QWidget):
     """
 
     def __init__(
-        self, doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: View = View.SLIDE
+        self,
+        doc: GraphDocument,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        view: View = View.SLIDE,
+        direction: Direction = Direction.REVERSE,
+        tangents: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         ensure_app()
@@ -82,6 +90,11 @@ class FrameSheet(QWidget):
         self.setPalette(pal)
         w, h = size
         self.player = Player(doc, self)
+        try:  # forward mode plays its steps like the backward pass's
+            self.player.set_tangents(tangents or {})
+            self.player.set_direction(direction)
+        except GraphError as exc:
+            raise ExportError(f"--direction forward: {exc}") from None
         self.canvas = CanvasView(doc)
         camera.follow(self.canvas)
         self._came_from: CameraTarget | None = None  # the last held step's view
@@ -272,12 +285,16 @@ def xml_safe(svg: bytes) -> bytes:
 
 @contextmanager
 def frame_sheet(
-    doc: GraphDocument, size: tuple[int, int] = DEFAULT_SIZE, view: View = View.SLIDE
+    doc: GraphDocument,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    view: View = View.SLIDE,
+    direction: Direction = Direction.REVERSE,
+    tangents: Mapping[str, Any] | None = None,
 ) -> Iterator[FrameSheet]:
     """A sheet for a ``with`` block, thrown away after it (needs a QApplication, made if
-    missing)."""
+    missing); ``direction`` and ``tangents`` as the player's (forward mode's steps)."""
     ensure_app()
-    sheet = FrameSheet(doc, size, view)
+    sheet = FrameSheet(doc, size, view, direction, tangents)
     try:
         yield sheet
     finally:
@@ -290,9 +307,11 @@ def render_frame(
     position: int | None,
     size: tuple[int, int] = DEFAULT_SIZE,
     view: View = View.SLIDE,
+    direction: Direction = Direction.REVERSE,
+    tangents: Mapping[str, Any] | None = None,
 ) -> QImage:
     """The frame at timeline ``position`` (None: backward done, everything live) as an image."""
-    with frame_sheet(doc, size, view) as sheet:
+    with frame_sheet(doc, size, view, direction, tangents) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
         return sheet.image()
 
@@ -303,8 +322,11 @@ def save_frame(
     path: str | os.PathLike[str],
     size: tuple[int, int] = DEFAULT_SIZE,
     view: View = View.SLIDE,
+    direction: Direction = Direction.REVERSE,
+    tangents: Mapping[str, Any] | None = None,
 ) -> None:
-    """Save the frame at ``position`` as PNG or SVG (chosen by the suffix).
+    """Save the frame at ``position`` (of the ``direction``'s timeline) as PNG or SVG
+    (chosen by the suffix).
 
     The image is encoded in memory and written with ``write_atomic``, which checks
     every write: a full disk or a read-only folder is an ExportError and leaves no
@@ -314,7 +336,7 @@ def save_frame(
     suffix = p.suffix.lower()
     if suffix not in (".png", ".svg"):
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
-    with frame_sheet(doc, size, view) as sheet:
+    with frame_sheet(doc, size, view, direction, tangents) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
         if suffix == ".svg":
             data = sheet.svg()

@@ -15,6 +15,7 @@ from engine.errors import quoted
 from engine.train import MAX_STEPS
 
 from ..model.lesson import Timing
+from ..model.timeline import Direction
 
 DEFAULT_SIZE = (1280, 720)
 MIN_SIDE, MAX_SIDE = 200, 8192
@@ -94,6 +95,7 @@ class LessonOptions:
     worksheet: bool = False
     view: View = View.SLIDE
     train: int = 0  # --train N: the update act over N training steps (0: none)
+    direction: Direction = Direction.REVERSE  # --direction forward: forward mode's steps
 
 
 def parse_size(text: str | None) -> tuple[int, int]:

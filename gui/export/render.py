@@ -26,7 +26,9 @@ from engine.fileformat import GraphFile, load
 from ..canvas.train_marks import TrainMarks
 from ..document import GraphDocument
 from ..model import lesson
+from ..model.forward_view import tangent_lines
 from ..model.lesson import Shot, ShotKind
+from ..model.timeline import Direction
 from ..model.train_view import Rehearsal, TrainState, propose, rehearse, start
 from ..model.update_act import DONE, UpdateFrame
 from ..theme import THEME
@@ -72,7 +74,7 @@ class LessonRenderer:
     def __init__(self, doc: GraphDocument, options: LessonOptions) -> None:
         self.doc = doc
         self.options = options
-        self.sheet = FrameSheet(doc, options.size, options.view)
+        self.sheet = FrameSheet(doc, options.size, options.view, options.direction)
         tl = self.sheet.player.timeline
         train = 0
         self._first: TrainState | None = None  # the first training step (the update act)
@@ -136,6 +138,10 @@ class LessonRenderer:
             inputs = lesson.input_lines(doc.graph, doc.results.forward.values)
             description = doc.description if notes else ""
             return lesson.title_html(self.sheet.title, description, call, inputs, base_pt)
+        tl = self.sheet.player.timeline
+        if tl.direction is Direction.FORWARD:
+            lines = tangent_lines(tl.frame(tl.end), tl.forward_order)
+            return lesson.forward_end_html(lines, base_pt)
         e2e = self.sheet.player.end_to_end()
         grads = None if trace is None else trace.leaf_grads
         return lesson.end_html(e2e, grads, base_pt)

@@ -34,18 +34,24 @@ def tangent_lines(frame: Frame, order: list[str]) -> list[str]:
 def forward_mode_body(trace: ForwardTrace, frame: Frame, order: list[str]) -> list[str]:
     """A forward-direction frame as ``∂c/∂x = J``, ``J · tan x = share``,
     ``tan c: before → after`` (at 0: the inputs' tangents and what happens), then every
-    node's tangent so far."""
-    body = _step_body(trace, frame.tangent_step, frame.k)
+    node's tangent so far. While a quiz asks about the step, only its heading (the
+    question follows)."""
+    body = _step_body(trace, frame.tangent_step, frame.k, bool(frame.hidden))
     lines = "<br/>".join(labels.esc(t) for t in tangent_lines(frame, order))
     body.append(labels.h_para(lines, colours.TANGENT))
     return body
 
 
-def edge_label(s: ForwardStep) -> str:
-    """The label on a forward-mode step's edge: its local Jacobian, then ``J · t = share``."""
+def edge_label(s: ForwardStep, hidden: frozenset[str] = frozenset()) -> str:
+    """The label on a forward-mode step's edge: its local Jacobian, then ``J · t = share``;
+    what a quiz hides (``hidden``: :class:`gui.model.quiz.Hidden` values) is ``?``."""
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
     head = f"∂{s.consumer}/∂{s.operand}"
     t, out = labels.inline_tensor(s.tangent), labels.inline_tensor(s.jvp)
+    if hidden & {"vjp", "accumulated"}:
+        out = "?"
+    if "jacobian" in hidden and jac is not None:
+        return f"{head} = ?\nJ · {t} = {out}"
     if jac is None:
         return f"{head} ({fmt_shape(s.tangent.shape)} → {fmt_shape(s.jvp.shape)})\nJ · {t} = {out}"
     text = labels.matrix_text(jac)
@@ -53,7 +59,9 @@ def edge_label(s: ForwardStep) -> str:
     return f"{head} ={sep}{text}\nJ · {t} = {out}"
 
 
-def _step_body(trace: ForwardTrace, s: ForwardStep | None, k: int) -> list[str]:
+def _step_body(
+    trace: ForwardTrace, s: ForwardStep | None, k: int, asked: bool = False
+) -> list[str]:
     n = len(trace.steps)
     body = []
     if s is None:
@@ -79,6 +87,8 @@ def _step_body(trace: ForwardTrace, s: ForwardStep | None, k: int) -> list[str]:
             size="115%",
         )
     )
+    if asked:
+        return body
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
     jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
     body.append(

@@ -7,7 +7,7 @@ import numpy as np
 
 from engine.autodiff import Forward
 from engine.graph import Graph
-from engine.groups import GroupStep, local_jacobian, no_grad_inputs
+from engine.groups import GroupStep, no_grad_inputs, step_jacobian
 
 from . import colours, labels
 
@@ -26,8 +26,9 @@ def group_title(step: GroupStep) -> str:
 def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
     """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text)."""
     outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
-    jac = local_jacobian(graph, fwd, step.group, labels.LABEL_MAX_ENTRIES * 4, step.outputs)
-    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print, or captured)"
+    jac = step_jacobian(graph, fwd, step, labels.LABEL_MAX_ENTRIES * 4)
+    big = "(too large to print: see the Jacobian heatmap tab)"
+    jtext = labels.matrix_text(jac) if jac is not None else big
     return f"J = ∂({outs})/∂({ins}) = {jtext}"
 
 

@@ -186,6 +186,16 @@ def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_
     return labels.h_document("".join(parts), base_pt)
 
 
+def forward_end_html(tangents: Sequence[str], base_pt: float) -> str:
+    """The end card of forward mode: every node's tangent, ``tan name = value`` lines
+    (:func:`gui.model.forward_view.tangent_lines`; the outputs' are J · u)."""
+    parts = [labels.h_para("Forward mode done", bold=True, size=_pt(base_pt, 1.7))]
+    parts.append(labels.h_para("Tangents (J · u)", bold=True, size=_pt(base_pt, 1.2)))
+    body = "<br/>".join(labels.h_color(labels.esc(t), colours.TANGENT) for t in tangents)
+    parts.append(_mono(body))
+    return labels.h_document("".join(parts), base_pt)
+
+
 def _pt(base_pt: float, factor: float) -> str:
     """A font size relative to the card's base (Qt's rich text ignores percentages on
     paragraphs)."""

@@ -158,7 +158,12 @@ class NodeBoxes:
         grad_active, fan_in = False, 0
         grad: str | None
         if tangent is not None and tangent.consumer == nid:  # forward mode: J·t arrives
-            grad, grad_active = self._change_text(tangent.before, tangent.accumulated), True
+            if frame is not None and frame.hidden & {"vjp", "accumulated"}:  # a quiz asks it
+                before = "0" if tangent.before is None else self._fmt(tangent.before)
+                grad = side_by_side(before, " → ", "?")
+            else:
+                grad = self._change_text(tangent.before, tangent.accumulated)
+            grad_active = True
         elif active is not None and active.operand == nid:
             if frame is not None and frame.hidden & {"vjp", "accumulated"}:
                 before = "0" if active.before is None else self._fmt(active.before)

@@ -24,6 +24,7 @@ from enum import Enum
 
 import numpy as np
 
+from engine.forward_mode import ForwardStep
 from engine.graph import Graph
 from engine.trace import Step
 
@@ -104,6 +105,9 @@ def questions(graph: Graph, timeline: Timeline, hidden: Iterable[Hidden]) -> lis
                     )
                 )
     for k, s in enumerate(timeline.steps, 1):
+        if isinstance(s, ForwardStep):
+            out.extend(_tangent_questions(s, k, timeline.position_of_step(k), hide))
+            continue
         if not isinstance(s, Step):
             continue  # a collapsed group: its members' numbers are not on screen
         position = timeline.position_of_step(k)
@@ -143,6 +147,27 @@ def questions(graph: Graph, timeline: Timeline, hidden: Iterable[Hidden]) -> lis
                     node=s.operand,
                 )
             )
+    return out
+
+
+def _tangent_questions(s: ForwardStep, k: int, position: int, hide: set[Hidden]) -> list[Question]:
+    """A forward-mode step's questions, as a backward step's: its local Jacobian (when
+    small enough to type), its jvp ``J · tan operand`` (hidden with the vjps), then the
+    consumer's tangent after ``+= jvp`` (hidden with the accumulated gradients)."""
+    edge = f"forward step {k}, {s.operand} → {s.consumer}"
+    out = []
+    jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES) if Hidden.JACOBIAN in hide else None
+    if jac is not None:
+        prompt = f"{edge}: the local Jacobian ∂{s.consumer}/∂{s.operand}"
+        out.append(Question(position, Hidden.JACOBIAN, prompt, jac, step=k))
+    if Hidden.VJP in hide:
+        prompt = f"{edge}: the jvp J · {labels.inline_tensor(s.tangent)}"
+        out.append(Question(position, Hidden.VJP, prompt, s.jvp, step=k))
+    if Hidden.ACCUMULATED in hide:
+        before = "nothing yet" if s.before is None else format_tensor(s.before)
+        prompt = f"{edge}: tan {s.consumer} after += jvp (before: {before})"
+        out.append(Question(position, Hidden.ACCUMULATED, prompt, s.accumulated, step=k,
+                            node=s.consumer))
     return out
 
 
@@ -341,12 +366,13 @@ class Quiz:
         grads = dict(frame.grads)
         if Hidden.FORWARD in hidden and index is not None:
             shown = shown - {self.questions[index].node}
-        step = frame.active
+        step = frame.edge_step  # a backward step's operand, or forward mode's consumer
         if step is not None and hidden & {Hidden.ACCUMULATED, Hidden.VJP}:
+            into = step.consumer if isinstance(step, ForwardStep) else step.operand
             if step.before is None:
-                grads.pop(step.operand, None)
+                grads.pop(into, None)
             else:
-                grads[step.operand] = step.before
+                grads[into] = step.before
         return dataclasses.replace(
             frame,
             shown_values=shown,

@@ -16,10 +16,12 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from engine.groups import GroupStep, step_jacobian
 from engine.trace import Step
 
 from ..model import colours, labels
 from ..model.formatting import fmt_num, fmt_shape
+from ..model.group_view import group_title
 from ..player import Player
 from ..theme import THEME
 from .follow import FollowPlayer
@@ -164,7 +166,11 @@ class JacobianView(QWidget):
         self.follow.request()
 
     def _render(self) -> None:
-        self._show(self.player.frame.active)
+        frame = self.player.frame
+        if frame.active_group is not None:
+            self._show_group(frame.active_group)
+        else:
+            self._show(frame.active)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
@@ -250,16 +256,40 @@ class JacobianView(QWidget):
             f"∂{c}/∂{o}: {m}×{n} Jacobian ({fmt_shape(step.upstream.shape)} → "
             f"{fmt_shape(step.vjp.shape)})<br/><span style='font-weight:normal'>"
             f"{labels.esc(step.structure())}</span>")
-        jac = self._jacobian_of(step)
+        self._draw(self._jacobian_of(step), step.upstream, step.vjp)
+
+    def _show_group(self, step: GroupStep) -> None:
+        """A collapsed group's (a captured module's) one step: its local Jacobian from
+        its inputs to its outputs, built from its members' VJPs up to JACOBIAN_LIMIT."""
+        key = id(step)
+        if key not in self._cache:
+            doc = self.player.doc
+            self._cache[key] = step_jacobian(doc.graph, doc.results.forward, step)
+        up = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
+        vjp = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
+        row = np.concatenate(up) if up else np.zeros(0)
+        col = np.concatenate(vjp) if vjp else np.zeros(0)
+        outs = ", ".join(labels.h_name(o) for o in step.outputs)
+        ins = ", ".join(labels.h_name(x) for x in step.inputs)
+        self.title.setText(
+            f"∂({outs})/∂({ins}): {row.size}×{col.size} Jacobian of {group_title(step)}"
+            f"<br/><span style='font-weight:normal'>composed from its {step.edges} "
+            "inner steps' VJPs</span>")
+        self._draw(self._cache[key], row, col)
+
+    def _draw(self, jac: np.ndarray | None, upstream: np.ndarray, out: np.ndarray) -> None:
+        """J as a heatmap with ``upstream`` beside its rows and ``out`` (the vjp) under
+        its columns; in words when J was too large to build."""
         self._jac = jac
-        up = np.asarray(step.upstream, dtype=float).ravel()
-        vjp = np.asarray(step.vjp, dtype=float).ravel()
+        up = np.asarray(upstream, dtype=float).ravel()
+        vjp = np.asarray(out, dtype=float).ravel()
+        m, n = up.size, vjp.size
         if jac is None:
             self._clear()
             self.info.setText(
                 f"Too large to draw ({m:,}×{n:,} = {m * n:,} entries). "
-                f"upstream: {labels.esc(labels.inline_tensor(step.upstream))}; "
-                f"vjp: {labels.esc(labels.inline_tensor(step.vjp))}")
+                f"upstream: {labels.esc(labels.inline_tensor(upstream))}; "
+                f"vjp: {labels.esc(labels.inline_tensor(out))}")
             return
         self.j_img.setImage(np.nan_to_num(jac.T), autoLevels=False)
         self.up_img.setImage(np.nan_to_num(up.reshape(1, m)), autoLevels=False)
@@ -280,8 +310,8 @@ class JacobianView(QWidget):
         red = colours.GRAD_TEXT
         self.info.setText(
             f"upstreamᵀ · J = vjp: <span style='color:{red}'>"
-            f"{labels.esc(labels.inline_tensor(step.upstream))}</span> · J = "
-            f"<span style='color:{red}'>{labels.esc(labels.inline_tensor(step.vjp))}</span>"
+            f"{labels.esc(labels.inline_tensor(upstream))}</span> · J = "
+            f"<span style='color:{red}'>{labels.esc(labels.inline_tensor(out))}</span>"
             "<br/>Hover a cell for its value.")
 
     def _hover(self, pos: QPointF) -> None:

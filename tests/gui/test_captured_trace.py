@@ -149,3 +149,140 @@ def test_every_panel_follows_a_captured_pass(window) -> None:  # noqa: ANN001
     assert window.player.direction is Direction.REVERSE
     assert box.currentData() is Direction.REVERSE
     assert window.player_bar.status_label.text() == CAPTURED_NO_JVP
+
+
+def _shown_rects(window) -> list[tuple[str, object]]:  # noqa: ANN001
+    """Every box and frame on screen, as scene rectangles: a collapsed module's frame
+    stands for its members (they sit under it), an expanded one is around its own."""
+    doc, frames = window.doc, window.teaching.group_frames.frames
+    under = {m for g in doc.groups if g.collapsed and g.id in frames for m in g.members}
+    out = [(f"frame {gid}", f.sceneBoundingRect()) for gid, f in frames.items()]
+    out += [(nid, item.scene_rect()) for nid, item in window.canvas.scene().nodes.items()
+            if nid not in under]
+    return out
+
+
+def _overlaps(window) -> list[tuple[str, str]]:  # noqa: ANN001
+    doc, frames = window.doc, window.teaching.group_frames.frames
+    inside = {(f"frame {g.id}", m) for g in doc.groups for m in g.members}
+    inside |= {(f"frame {g.id}", f"frame {h.id}") for g in doc.groups for h in doc.groups
+               if g.id != h.id and set(h.members) < set(g.members)}
+    rects = _shown_rects(window)
+    assert len(frames) and rects
+    return [(a, b) for i, (a, ra) in enumerate(rects) for b, rb in rects[i + 1 :]
+            if (a, b) not in inside and (b, a) not in inside and ra.intersects(rb)]
+
+
+def test_no_box_or_module_frame_overlaps_another(window) -> None:  # noqa: ANN001
+    """Collapsed, a module is one box of the layout; expanded, a frame around its own
+    layout: either way no box or frame covers one that is not its own."""
+    doc = window.doc
+    assert _overlaps(window) == []
+    for group in list(doc.groups):
+        assert push(doc, set_collapsed(doc, group.id, False)) is None
+        assert _overlaps(window) == [], group.id
+    for group in list(doc.groups):
+        assert push(doc, set_collapsed(doc, group.id, True)) is None
+    assert _overlaps(window) == []
+
+
+def test_expanding_lays_the_module_out_in_place_and_collapsing_restores(window) -> None:  # noqa: ANN001
+    doc = window.doc
+    group = doc.groups[len(doc.groups) // 2]
+    before = dict(doc.positions)
+    frame = window.teaching.group_frames.frames[group.id].sceneBoundingRect()
+    assert len({before[m] for m in group.members}) == 1  # collapsed: never laid out
+    assert push(doc, set_collapsed(doc, group.id, False)) is None
+    spots = {doc.positions[m] for m in group.members}
+    assert len(spots) == len(group.members)  # expanded: each member has its own place
+    grown = window.teaching.group_frames.frames[group.id].sceneBoundingRect()
+    assert grown.topLeft() == frame.topLeft()  # in place: it grows from where it was
+    assert push(doc, set_collapsed(doc, group.id, True)) is None
+    assert doc.positions == before
+
+
+def test_a_module_step_shows_its_own_jacobian_in_the_heatmap(window) -> None:  # noqa: ANN001
+    """A collapsed module's step draws J (from its inner VJPs) with upstream · J = vjp."""
+    tl, tabs = window.player.timeline, window.tabs
+    tabs.setCurrentIndex(next(i for i in range(tabs.count()) if "heatmap" in tabs.tabText(i)))
+    view = window.jacobian_view
+    shown = 0
+    for k, step in enumerate(tl.steps, 1):
+        if not isinstance(step, GroupStep):
+            continue
+        window.player.seek(tl.position_of_step(k))
+        view.follow.flush()
+        jac = view.jacobian()
+        row = np.concatenate([np.ravel(step.upstream[o]) for o in step.outputs])
+        out = np.concatenate([np.ravel(step.vjps[x]) for x in step.inputs])
+        if row.size * out.size <= 4096:
+            assert jac is not None and jac.shape == (row.size, out.size)
+            np.testing.assert_allclose(row @ jac, out, rtol=1e-10, atol=1e-14)
+            shown += 1
+        else:
+            assert jac is None
+    assert shown
+
+
+def test_a_captured_step_redraws_only_its_boxes_and_a_refused_edit_recomputes_nothing(
+    window, monkeypatch  # noqa: ANN001
+) -> None:
+    """"One change, one recompute" and frame purity for a captured pass: a step redraws
+    the boxes it changes (an edge's two ends, a module's inputs), nothing more; an edit
+    refused on the read-only trace runs nothing."""
+    from gui.commands import Rename
+    from support import redrawn_boxes
+
+    player, doc = window.player, window.doc
+    player.to_start()
+    touched = redrawn_boxes(monkeypatch)
+
+    def ends(s: object) -> set[str]:
+        return set(s.inputs) if isinstance(s, GroupStep) else {s.operand, s.consumer}  # type: ignore[attr-defined]
+
+    player.seek(player.timeline.forward_length)
+    steps = player.timeline.steps
+    drawn: set[str] = set()
+    for k in range(1, len(steps) + 1):
+        drawn.update(touched)
+        touched.clear()
+        frame_before = player.frame
+        player.step_forward()
+        allowed = ends(steps[k - 1]) | (ends(steps[k - 2]) if k > 1 else set())
+        assert set(touched) <= allowed, k
+        assert player.timeline.frame(frame_before.position) == frame_before  # pure
+    assert drawn  # the boxes did follow the player
+    runs = doc.recompute_count
+    assert push(doc, Rename(doc, next(iter(doc.graph.nodes)), "other")) is not None
+    assert doc.recompute_count == runs
+
+
+def test_nested_modules_frame_each_other_without_overlaps(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    """An expanded module's frame holds its inner modules' boxes and frames (each a box
+    of its layout), collapsed or expanded in turn, and nothing else."""
+    from engine.capture import capture, tracking
+    from gui.main_window import MainWindow
+
+    torch.manual_seed(7)
+    inner = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Tanh())
+    model = torch.nn.Sequential(inner, torch.nn.Linear(3, 2)).double()
+    x = torch.randn(2, 3, dtype=torch.float64)
+    with tracking(model):
+        loss = model(x).pow(2).sum()
+    path = tmp_path / "nested.bptrace"
+    capture(loss, names=model).save(path)
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    assert w.files.load_path(path)
+    doc = w.doc
+    assert {"0", "0.0", "0.1", "1"} <= {g.id for g in doc.groups}
+    assert set(w.teaching.group_frames.frames) == {"0", "1"}  # inner ones under the box
+    assert _overlaps(w) == []
+    for gid in ("0", "0.0", "0.1"):  # outer first, then each inner one in it
+        assert push(doc, set_collapsed(doc, gid, False)) is None
+        assert _overlaps(w) == [], gid
+    frames = w.teaching.group_frames.frames
+    outer = frames["0"].sceneBoundingRect()
+    assert all(outer.contains(frames[g].sceneBoundingRect()) for g in ("0.0", "0.1"))

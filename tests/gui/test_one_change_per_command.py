@@ -18,6 +18,7 @@ from engine.graph import Graph
 from gui.canvas import CanvasView
 from gui.clipboard import Clipboard
 from gui.document import GraphDocument
+from gui.model.timeline import Direction
 from gui.player import Player
 
 N = 60  # nodes in the test graph: enough that per-node refreshes would show
@@ -149,6 +150,33 @@ def test_views_refresh_with_the_collector_paused(view: CanvasView) -> None:
     assert gc.isenabled()
 
 
+def test_the_forward_direction_and_its_tangents_rebuild_once_and_recompute_nothing(
+    view: CanvasView,
+) -> None:
+    """Switching to forward mode, new tangents, and back: one new timeline each, and the
+    engine's forward and backward are not run again (forward mode is its own pass)."""
+    doc = view.doc
+    counter = Counter(doc)
+    player = Player(doc)
+    rebuilt: list[int] = []
+    player.timelineChanged.connect(lambda: rebuilt.append(1))
+    player.set_direction(Direction.FORWARD)
+    assert player.timeline.tangents is not None and len(rebuilt) == 1
+    player.set_tangents({"x": [0.0, 1.0]})
+    assert len(rebuilt) == 2
+    player.set_tangents({"x": [0.0, 1.0]})  # the same again: no work
+    assert len(rebuilt) == 2
+    player.set_direction(Direction.REVERSE)
+    assert len(rebuilt) == 3 and counter.recomputes == 0 and counter.counts["results"] == 0
+    view.select_ids(["n10"])  # one edit in the forward direction: one recompute, one timeline
+    player.set_direction(Direction.FORWARD)
+    counter.reset()
+    rebuilt.clear()
+    view.delete_selected()
+    assert_one_change(counter)
+    assert len(rebuilt) == 1 and player.direction is Direction.FORWARD
+
+
 def test_player_rebuilds_its_timeline_once_per_command(view: CanvasView) -> None:
     doc = view.doc
     player = Player(doc)
@@ -163,26 +191,21 @@ def test_player_rebuilds_its_timeline_once_per_command(view: CanvasView) -> None
 # --------------------------------------------------------------------------- frames and panels
 
 
-def test_a_player_step_redraws_only_the_boxes_it_changes(view, monkeypatch) -> None:  # noqa: ANN001
-    from gui.canvas.node_item import NodeItem
+@pytest.mark.parametrize("direction", list(Direction), ids=lambda d: d.value)
+def test_a_player_step_redraws_only_the_boxes_it_changes(view, monkeypatch, direction) -> None:  # noqa: ANN001
+    from support import redrawn_boxes
 
     player = Player(view.doc)
+    player.set_direction(direction)
     view.canvas.apply_frame(player.frame)
-    touched: list[str] = []
-    original = NodeItem.set_content
-
-    def counting(self, content):  # noqa: ANN001, ANN202
-        touched.append(self.node_id)
-        return original(self, content)
-
-    monkeypatch.setattr(NodeItem, "set_content", counting)
+    touched = redrawn_boxes(monkeypatch)
     player.frameChanged.connect(view.show_frame)
     player.to_start()  # a jump back over every step: may redraw everything
     for _ in range(5):
         touched.clear()
         player.step_forward()
-        step = player.frame.active
-        assert step is not None
+        step = player.frame.edge_step
+        assert step is not None and player.direction is direction
         assert set(touched) <= {step.operand, step.consumer} | prev_touch(player)
         assert len(touched) <= 4  # of N boxes
 

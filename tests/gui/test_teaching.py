@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication
 
@@ -324,3 +325,33 @@ def test_help_examples_tour_says_what_each_example_teaches(window) -> None:  # n
     for path, _title in examples:
         assert esc(EXAMPLE_LESSONS[path.stem]) in box.text()
     box.close()
+
+
+def test_quiz_in_the_forward_direction_asks_the_tangents(window, qtbot) -> None:  # noqa: ANN001
+    """Predict, then reveal, for forward mode: each step's jvp J·t, then the consumer's
+    tangent; the canvas label, the box and the chain-rule text hide them until then."""
+    from PySide6.QtCore import Qt
+
+    from gui.model.timeline import Direction
+
+    player, panel = window.player, window.teaching.quiz_panel
+    player.set_direction(Direction.FORWARD)
+    panel.set_active(True)
+    step = player.timeline.steps[0]
+    assert player.frame.k == 1 and player.frame.tangent_step is step
+    assert player.frame.hidden == {"vjp", "accumulated"}
+    label = window.canvas.canvas.label.text
+    assert label.endswith("= ?") and "J · 1" in label
+    assert f"Predict forward step 1, {step.operand} → {step.consumer}" in window.chain_rule.text()
+    assert step.consumer not in player.frame.grads  # its tangent is what is asked
+    qtbot.keyClicks(panel.answer, str(float(step.jvp)))
+    qtbot.keyClick(panel.answer, Qt.Key.Key_Return)
+    assert panel.verdict.text() == "right" and panel.quiz.score == 1
+    assert player.frame.hidden == {"accumulated"}
+    assert f"tan {step.consumer} after += jvp" in panel.question.text()
+    window.teaching.actions["reveal"].trigger()
+    assert not player.frame.hidden and "= ?" not in window.canvas.canvas.label.text
+    np.testing.assert_array_equal(player.frame.grads[step.consumer], step.accumulated)
+    assert "score 1 of 2" in panel.score.text()
+    n = len(player.timeline.steps)
+    assert len(panel.quiz.questions) == 2 * n and panel.quiz.scorable_steps == n

@@ -14,6 +14,7 @@ from engine import tracefile
 from engine.autodiff import backward, forward
 from engine.captured import as_graph
 from engine.forward_mode import ForwardStep, jvp, ones
+from engine.groups import GroupStep, playback_steps
 from gui.model.results import Results
 from gui.model.timeline import Phase, Timeline
 from support import captured_mlp, seed2_graph, torch
@@ -33,10 +34,10 @@ def seed2_forward_mode() -> Timeline:
     return Timeline(results, tangents=jvp(g, fwd, ones(g, fwd)))
 
 
-@pytest.fixture(scope="module", params=["seed2", "captured", "forward mode"])
+@pytest.fixture(scope="module", params=["seed2", "captured", "modules", "forward mode"])
 def timeline(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Timeline:
-    """Seed 2, a captured PyTorch MLP (its edges, modules expanded) and seed 2's forward
-    mode: one timeline."""
+    """Seed 2, a captured PyTorch MLP (its edges, modules expanded; or its modules
+    collapsed, each one step) and seed 2's forward mode: one timeline."""
     if request.param == "seed2":
         return seed2_timeline()
     if request.param == "forward mode":
@@ -44,7 +45,12 @@ def timeline(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     if torch is None:
         pytest.skip("torch is not installed")
     trace = tracefile.load(captured_mlp(Path(tmp_path_factory.mktemp("tl")) / "mlp.bptrace"))
-    return Timeline(Results(as_graph(trace).forward, trace))
+    shown = as_graph(trace)
+    if request.param == "modules":
+        steps = playback_steps(shown.graph, trace, shown.groups)
+        assert any(isinstance(s, GroupStep) for s in steps)
+        return Timeline(Results(shown.forward, trace), steps)
+    return Timeline(Results(shown.forward, trace))
 
 
 def naive_frame(tl: Timeline, k: int) -> tuple[dict[str, np.ndarray], set]:
@@ -52,9 +58,26 @@ def naive_frame(tl: Timeline, k: int) -> tuple[dict[str, np.ndarray], set]:
     grads = dict(tl.start_grads)
     done = set()
     for s in tl.steps[:k]:
+        if isinstance(s, GroupStep):  # a collapsed module: one step into its inputs
+            grads.update(s.accumulated)
+            done.add((s.group.id, s.group.id, -1))
+            continue
         grads[s.consumer if isinstance(s, ForwardStep) else s.operand] = s.accumulated
         done.add((s.operand, s.consumer, s.operand_index))
     return grads, done
+
+
+def touched(s: object) -> set[str]:
+    """The boxes a step redraws: its edge's two ends, or a module's inputs."""
+    if isinstance(s, GroupStep):
+        return set(s.inputs)
+    return {s.operand, s.consumer}  # type: ignore[attr-defined]
+
+
+def key(s: object) -> tuple[str, str, int]:
+    if isinstance(s, GroupStep):
+        return (s.group.id, s.group.id, -1)
+    return (s.operand, s.consumer, s.operand_index)  # type: ignore[attr-defined]
 
 
 def test_every_frame_matches_replaying_the_steps(timeline: Timeline) -> None:
@@ -102,8 +125,10 @@ def test_a_step_changes_only_the_nodes_and_edges_it_touches(timeline: Timeline) 
         change = tl.changes(a, b)
         prev, step = tl.steps[k - 1], tl.steps[k]
         assert change is not None
-        assert change.nodes == {prev.operand, prev.consumer, step.operand, step.consumer}
-        assert change.edges == {(s.operand, s.consumer, s.operand_index) for s in (prev, step)}
+        assert change.nodes == touched(prev) | touched(step)
+        # a module's step lights no edge: the one before it has no highlight to take away
+        assert change.edges == {key(s) for s in (prev, step)
+                                if s is step or not isinstance(s, GroupStep)}
     # a forward step shows one more value and nothing else
     change = tl.changes(tl.frame(2), tl.frame(3))
     assert change is not None and change.nodes == {tl.forward_order[2]} and not change.edges

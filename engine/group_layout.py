@@ -1,0 +1,143 @@
+"""Layout with groups as boxes: a collapsed group is one box, an expanded one a frame
+around its own layout (no Qt).
+
+As in Google's Model Explorer, only what is shown is laid out: a collapsed group's
+members all sit at one spot under its box (their layout is never computed), and an
+expanded group's members are laid out among themselves, inside a frame that the level
+around it places as one box. So no frame ever covers a box that is not its own, and a
+5,000-node model with its modules collapsed lays out a graph of a few dozen boxes.
+
+A frame is its content's bounding box (member boxes and inner frames) plus ``margin``
+on every side and ``caption`` more on top: ``gui.canvas.group_frames`` draws it with
+the same two numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .graph import Graph, Links
+from .groups import Group
+from .layout import DEFAULT_SIZE, LAYER_GAP, NODE_GAP, Point, Size, layered_layout
+
+#: Prefix of a group's stand-in node (a character no node id may hold).
+_GROUP = "\x00group:"
+
+
+def holders(groups: Sequence[Group]) -> dict[str, list[Group]]:
+    """Each group's strict holders, smallest first (groups nest or stay apart, so the
+    groups holding its first member are the ones holding all of it)."""
+    sets = {g.id: frozenset(g.members) for g in groups}
+    holder: dict[str, list[Group]] = {}
+    for g in groups:
+        for m in g.members:
+            holder.setdefault(m, []).append(g)
+    out: dict[str, list[Group]] = {}
+    for g in groups:
+        mine = sets[g.id]
+        first = g.members[0] if g.members else None
+        held = [h for h in holder.get(first, []) if mine < sets[h.id]] if first else []
+        out[g.id] = sorted(held, key=lambda h: len(sets[h.id]))
+    return out
+
+
+def shown_groups(groups: Sequence[Group]) -> list[Group]:
+    """The groups with a frame on screen: those inside no collapsed group."""
+    around = holders(groups)
+    return [g for g in groups if not any(h.collapsed for h in around[g.id])]
+
+
+def grouped_layout(
+    graph: Graph,
+    sizes: Mapping[str, Size],
+    groups: Sequence[Group],
+    *,
+    margin: float,
+    caption: float,
+    rooms: Mapping[str, Size] | None = None,
+    layer_gap: float = LAYER_GAP,
+    node_gap: float = NODE_GAP,
+) -> dict[str, Point]:
+    """Top-left positions for every node: each level (the whole graph, then each expanded
+    group) is :func:`~engine.layout.layered_layout` over its free boxes and its child
+    groups as single boxes of their frames' size; a collapsed group's members share
+    one position, in a box at least ``rooms[group id]`` big (its caption's room). Boxes
+    and frames never overlap, at any level."""
+    rooms = rooms or {}
+    shown = shown_groups(groups)
+    sets = {g.id: frozenset(g.members) for g in shown}
+    around = holders(shown)
+    children: dict[str | None, list[Group]] = {}
+    for g in shown:
+        children.setdefault(around[g.id][0].id if around[g.id] else None, []).append(g)
+    gaps = (layer_gap, node_gap)
+
+    def level(scope: frozenset[str] | None, inner: list[Group]) -> tuple[dict[str, Point], Size]:
+        """Positions relative to the level's top-left corner, and its size."""
+        unit_of: dict[str, str] = {}  # node -> the unit (itself or a child group) it is in
+        rel: dict[str, dict[str, Point]] = {}
+        unit_size: dict[str, Size] = {}
+        for g in inner:
+            key = _GROUP + g.id
+            if g.collapsed:
+                least = rooms.get(g.id, (0.0, 0.0))
+                w = max(least[0], *(sizes.get(m, DEFAULT_SIZE)[0] for m in g.members))
+                h = max(least[1], *(sizes.get(m, DEFAULT_SIZE)[1] for m in g.members))
+                content: dict[str, Point] = {m: (0.0, 0.0) for m in g.members}
+            else:
+                content, (w, h) = level(sets[g.id], children.get(g.id, []))
+            rel[key] = {m: (x + margin, y + margin + caption) for m, (x, y) in content.items()}
+            unit_size[key] = (w + 2 * margin, h + 2 * margin + caption)
+            for m in g.members:
+                unit_of[m] = key
+        nodes = list(graph.nodes) if scope is None else [n for n in graph.nodes if n in scope]
+        for n in nodes:
+            unit_of.setdefault(n, n)
+        placed = layered_layout(_quotient(graph, nodes, unit_of), _sizes(sizes, unit_size),
+                                layer_gap=gaps[0], node_gap=gaps[1])
+        x0 = min(x for x, _ in placed.values())
+        y0 = min(y for _, y in placed.values())
+        out: dict[str, Point] = {}
+        right = bottom = 0.0
+        for unit, (x, y) in placed.items():
+            x, y = x - x0, y - y0
+            w, h = unit_size.get(unit) or sizes.get(unit, DEFAULT_SIZE)
+            right, bottom = max(right, x + w), max(bottom, y + h)
+            for m, (dx, dy) in rel.get(unit, {unit: (0.0, 0.0)}).items():
+                out[m] = (x + dx, y + dy)
+        return out, (right, bottom)
+
+    if not graph.nodes:
+        return {}
+    return level(None, children.get(None, []))[0]
+
+
+def _sizes(sizes: Mapping[str, Size], units: Mapping[str, Size]) -> dict[str, Size]:
+    out = dict(sizes)
+    out.update(units)
+    return out
+
+
+def _quotient(graph: Graph, nodes: Sequence[str], unit_of: Mapping[str, str]) -> Graph:
+    """The level's graph: one node per unit (a box, or a child group standing in for its
+    members), an edge wherever a member's operand is in another unit of the level.
+    Leaves stay leaves (the layout pulls parameters beside their consumers)."""
+    links = Links()
+    inputs: dict[str, list[str | None]] = {}
+    for n in nodes:
+        u = unit_of[n]
+        links.add_node(u)
+        ins = inputs.setdefault(u, [])
+        for s in graph.nodes[n].inputs:
+            su = unit_of.get(s) if s is not None else None
+            if su is not None and su != u and su not in ins:
+                ins.append(su)
+                links.add_edge(su, u)
+    out = Graph(max_nodes=None)
+    for u in links.topological_order():  # groups are convex: the quotient has no cycle
+        node = graph.nodes.get(u)
+        if node is not None and node.is_leaf:
+            out.add_node(u, node.op, value=0.0)
+        else:
+            out.add_captured(u, "group", inputs[u])
+    return out
