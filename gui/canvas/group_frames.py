@@ -104,9 +104,9 @@ class GroupFrame(QGraphicsRectItem):
         self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
         self.caption.setBrush(QBrush(THEME.text))
         if collapsed:  # the box is as wide as the layout made it: long lines are cut short
-            metrics, room = QFontMetricsF(self.caption.font()), outer.width() - 12 * UNIT
+            metrics, width = QFontMetricsF(self.caption.font()), outer.width() - 12 * UNIT
             text = "\n".join(
-                metrics.elidedText(line, Qt.TextElideMode.ElideRight, room)
+                metrics.elidedText(line, Qt.TextElideMode.ElideRight, width)
                 for line in text.split("\n")
             )
         self.caption.setText(text)
