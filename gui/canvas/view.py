@@ -62,7 +62,13 @@ from ..commands import (
 )
 from ..document import GraphDocument, Point
 from ..group_commands import set_collapsed
-from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
+from ..model.camera import (
+    CameraTarget,
+    camera_target,
+    interpolate,
+    opening_view,
+    readable_zoom,
+)
 from ..model.names import MIME_OP
 from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
@@ -372,13 +378,15 @@ class CanvasView(QGraphicsView):
         """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
         self.canvas.set_pulse_progress(t)
 
-    def fit_all(self) -> None:
-        """Zoom and centre so every node is visible (never zoomed in past 125 %)."""
+    def fit_all(self, readable: bool = True) -> None:
+        """Zoom and centre so every node is visible (never zoomed in past 125 %); when
+        ``readable`` and the whole graph's text could not be read, a readable part
+        around the output instead (gui.model.camera.opening_view)."""
         self._fitted = True
         with self._camera_move():
-            self._fit_all()
+            self._fit_all(readable)
 
-    def _fit_all(self) -> None:
+    def _fit_all(self, readable: bool) -> None:
         rect = self.canvas.nodes_rect()
         if rect.isEmpty():
             self.resetTransform()
@@ -386,14 +394,16 @@ class CanvasView(QGraphicsView):
             return
         m = 40.0 * UNIT
         rect = rect.adjusted(-m, -m, m, m)
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        zoom = self.transform().m11()
-        cap = MAX_FIT_ZOOM * THEME.scale  # presentation mode: a small graph fills the screen
-        if zoom > cap or zoom < MIN_ZOOM:
-            z = min(max(zoom, MIN_ZOOM), cap)
-            self.resetTransform()
-            self.scale(z, z)
-        self.centerOn(rect.center())
+        legible = readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT) if readable else MIN_ZOOM
+        size = self.viewport().size()
+        output = self.canvas.nodes[next(reversed(self.doc.graph.nodes))].scene_rect()
+        centre, zoom = opening_view(rect_tuple(rect), rect_tuple(output),
+                                    (size.width(), size.height()), legible,
+                                    MAX_FIT_ZOOM * THEME.scale)
+        z = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+        self.resetTransform()
+        self.scale(z, z)
+        self.centerOn(QPointF(*centre))
 
     def refit(self) -> None:
         """After a resize or a new document: frame the step when following, else fit all."""
@@ -405,7 +415,7 @@ class CanvasView(QGraphicsView):
     def user_fit_all(self) -> None:
         """Fit All chosen by the user: also pauses Follow step until the next play."""
         self._user_took_camera()
-        self.fit_all()
+        self.fit_all(readable=False)
 
     def zoom(self) -> float:
         return self.transform().m11()

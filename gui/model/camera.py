@@ -185,6 +185,20 @@ def camera_target(
     return CameraTarget(_centre(rect), zoom, tuple(nodes))
 
 
+def opening_view(
+    world: Rect, anchor: Rect, viewport: tuple[float, float], legible: float, cap: float
+) -> tuple[tuple[float, float], float]:
+    """Where a view opens (centre, zoom): the whole ``world`` (the graph, margin
+    included) when its text is legible there (``legible``: the least zoom at which box
+    text can be read), zoomed in no further than ``cap``; else a readable part, at
+    ``legible``, around ``anchor`` (the output's box), kept inside ``world``. A
+    resnet18 fitted whole at 1280x720 showed its module names a few pixels high."""
+    whole = fit_zoom(world, viewport, 0.0)
+    if whole >= legible:
+        return _centre(world), min(whole, cap)
+    return _clamped(anchor, world, viewport, legible), legible
+
+
 def _centre(rect: Rect) -> tuple[float, float]:
     return (rect[0] + rect[2] / 2, rect[1] + rect[3] / 2)
 
