@@ -316,7 +316,8 @@ class CanvasView(QGraphicsView):
 
         return camera_target(known.rects, known.pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
-                             known.numbers, known.whole, label_fits, known.bounds)
+                             known.numbers, known.whole, label_fits, known.bounds,
+                             next(reversed(self.doc.graph.nodes), None))
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""
