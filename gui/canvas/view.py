@@ -12,7 +12,7 @@ all, Tab opens the quick search, Delete/Backspace deletes, Ctrl+A selects all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 from PySide6.QtCore import (
@@ -64,6 +64,7 @@ from ..document import GraphDocument, Point
 from ..group_commands import set_collapsed
 from ..model.camera import (
     CameraTarget,
+    Rect,
     camera_target,
     interpolate,
     opening_view,
@@ -317,7 +318,23 @@ class CanvasView(QGraphicsView):
         return camera_target(known.rects, known.pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
                              known.numbers, known.whole, label_fits, known.bounds,
-                             next(reversed(self.doc.graph.nodes), None))
+                             self._anchor(frame, known.rects))
+
+    def _anchor(self, frame: Frame | None, boxes: Mapping[str, Rect]) -> Rect | None:
+        """What to look at when no edge is active and the graph cannot be read whole: a
+        collapsed module playing as one step (its frame), the output's box once the
+        backward pass is done; None (the whole graph) before, in the forward pass."""
+        group = frame.active_group if frame is not None else None
+        inside = next((m for m in group.group.members if m in boxes), None) if group else None
+        if group is not None and inside is not None:
+            for item in self.canvas.items(QRectF(*boxes[inside])):
+                if isinstance(item, GroupFrame) and item.group_id == group.group.id:
+                    return rect_tuple(item.sceneBoundingRect())
+            return boxes[inside]
+        if frame is not None and frame.k < frame.n:
+            return None
+        output = next(reversed(self.doc.graph.nodes), None)
+        return boxes.get(output) if output is not None else None
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""

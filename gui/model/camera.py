@@ -106,7 +106,7 @@ def camera_target(
     whole_zoom: Mapping[str, float] | None = None,
     label_fits: Callable[[Rect, float], bool] | None = None,
     bounds: Rect | None = None,
-    anchor: str | None = None,
+    anchor: Rect | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
@@ -122,9 +122,9 @@ def camera_target(
     ``compact_zoom``); ``label_fits``: whether the step's label finds room in a view of a
     scene rectangle at a zoom (asked only of a whole view that the shortened lines
     alone make legible); ``bounds``: the union of ``boxes``, when the caller keeps it
-    (at 10,000 boxes, computing it was most of a call); ``anchor``: the box to look at
-    when no step is active and the whole graph is not legible (the output), as
-    :func:`opening_view` opens a view.
+    (at 10,000 boxes, computing it was most of a call); ``anchor``: the rectangle to look at
+    when no edge is active and the whole graph is not legible (the output's box, or a
+    collapsed module's playing as one step), as :func:`opening_view` opens a view.
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
@@ -166,11 +166,11 @@ def camera_target(
     whole_view = CameraTarget(_centre(world), min(whole, cap), tuple(everything))
     legible_whole = whole >= floor(everything, compact_zoom if small else numbers)
     if active is None or not (active[0] in boxes and active[1] in boxes):
-        if legible_whole or anchor is None or anchor not in boxes:
+        if legible_whole or anchor is None:
             return whole_view
-        # the zoom steps follow at, the output's box whole in view
-        zoom = min(COMFORT * floor(everything, numbers), cap, fit_zoom(boxes[anchor], viewport))
-        return CameraTarget(_clamped(boxes[anchor], world, viewport, zoom), zoom, (anchor,))
+        # the zoom steps follow at, the anchor whole in view
+        zoom = min(COMFORT * floor(everything, numbers), cap, fit_zoom(anchor, viewport))
+        return CameraTarget(_clamped(anchor, world, viewport, zoom), zoom, ())
     if legible_whole:
         return whole_view
     if small and whole_zoom is not None and whole >= floor(everything, whole_zoom):
