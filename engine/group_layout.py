@@ -14,11 +14,14 @@ the same two numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 
 from .graph import Graph, Links
 from .groups import Group
 from .layout import DEFAULT_SIZE, LAYER_GAP, NODE_GAP, Point, Size, layered_layout
+
+#: Expanded groups' own layouts (positions inside the frame, and its content's size).
+LayoutCache = MutableMapping[tuple[object, ...], tuple[dict[str, Point], Size]]
 
 #: Prefix of a group's stand-in node (a character no node id may hold).
 _GROUP = "\x00group:"
@@ -57,12 +60,17 @@ def grouped_layout(
     rooms: Mapping[str, Size] | None = None,
     layer_gap: float = LAYER_GAP,
     node_gap: float = NODE_GAP,
+    cache: LayoutCache | None = None,
 ) -> dict[str, Point]:
     """Top-left positions for every node: each level (the whole graph, then each expanded
     group) is :func:`~engine.layout.layered_layout` over its free boxes and its child
     groups as single boxes of their frames' size; a collapsed group's members share
     one position, in a box at least ``rooms[group id]`` big (its caption's room). Boxes
-    and frames never overlap, at any level."""
+    and frames never overlap, at any level.
+
+    ``cache`` (kept by the caller for one graph) holds each expanded group's own layout,
+    keyed by what it depends on (its members' sizes, its inner groups' states and rooms,
+    the gaps): expanding a module again, or another one around it, reuses it."""
     rooms = rooms or {}
     shown = shown_groups(groups)
     sets = {g.id: frozenset(g.members) for g in shown}
@@ -85,7 +93,7 @@ def grouped_layout(
                 h = max(least[1], *(sizes.get(m, DEFAULT_SIZE)[1] for m in g.members))
                 content: dict[str, Point] = {m: (0.0, 0.0) for m in g.members}
             else:
-                content, (w, h) = level(sets[g.id], children.get(g.id, []))
+                content, (w, h) = inner_level(g)
             rel[key] = {m: (x + margin, y + margin + caption) for m, (x, y) in content.items()}
             unit_size[key] = (w + 2 * margin, h + 2 * margin + caption)
             for m in g.members:
@@ -106,6 +114,15 @@ def grouped_layout(
             for m, (dx, dy) in rel.get(unit, {unit: (0.0, 0.0)}).items():
                 out[m] = (x + dx, y + dy)
         return out, (right, bottom)
+
+    def inner_level(g: Group) -> tuple[dict[str, Point], Size]:
+        if cache is None:
+            return level(sets[g.id], children.get(g.id, []))
+        inside = [(h.id, h.collapsed, rooms.get(h.id)) for h in shown if sets[h.id] < sets[g.id]]
+        key = (g.id, tuple(sizes.get(m) for m in g.members), tuple(inside), gaps, margin, caption)
+        if key not in cache:
+            cache[key] = level(sets[g.id], children.get(g.id, []))
+        return cache[key]
 
     if not graph.nodes:
         return {}

@@ -23,7 +23,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.forward_mode import ForwardStep
-from engine.group_layout import grouped_layout
+from engine.group_layout import LayoutCache, grouped_layout
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
@@ -327,6 +327,8 @@ class CanvasScene(QGraphicsScene):
         doc.resultsChanged.connect(self.sync_results)
         doc.groupsChanged.connect(self._relayout_groups)
         self._collapsed: dict[str, bool] = {}  # each group's state at the last layout
+        # each expanded module's own layout, for one graph (engine.group_layout's cache)
+        self._module_layouts: tuple[object, LayoutCache] = (None, {})
         self.sync_structure()
         self.sync_results()
 
@@ -934,8 +936,11 @@ class CanvasScene(QGraphicsScene):
         if self.doc.read_only:
             doc = self.doc
             rooms = {g.id: caption_room(group_caption(doc, g)) for g in doc.groups if g.collapsed}
+            if self._module_layouts[0] is not doc.graph:  # another trace: its own layouts
+                self._module_layouts = (doc.graph, {})
             return grouped_layout(doc.graph, self.node_sizes(), doc.groups, margin=MARGIN,
-                                  caption=CAPTION, rooms=rooms, **gaps)
+                                  caption=CAPTION, rooms=rooms, cache=self._module_layouts[1],
+                                  **gaps)
         return layered_layout(self.doc.graph, self.node_sizes(), **gaps)
 
     def nodes_rect(self) -> QRectF:

@@ -12,7 +12,7 @@ all, Tab opens the quick search, Delete/Backspace deletes, Ctrl+A selects all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 from PySide6.QtCore import (
@@ -62,7 +62,14 @@ from ..commands import (
 )
 from ..document import GraphDocument, Point
 from ..group_commands import set_collapsed
-from ..model.camera import CameraTarget, camera_target, interpolate, readable_zoom
+from ..model.camera import (
+    CameraTarget,
+    Rect,
+    camera_target,
+    interpolate,
+    opening_view,
+    readable_zoom,
+)
 from ..model.names import MIME_OP
 from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
@@ -310,7 +317,24 @@ class CanvasView(QGraphicsView):
 
         return camera_target(known.rects, known.pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
-                             known.numbers, known.whole, label_fits, known.bounds)
+                             known.numbers, known.whole, label_fits, known.bounds,
+                             self._anchor(frame, known.rects))
+
+    def _anchor(self, frame: Frame | None, boxes: Mapping[str, Rect]) -> Rect | None:
+        """What to look at when no edge is active and the graph cannot be read whole: a
+        collapsed module playing as one step (its frame), the output's box once the
+        backward pass is done; None (the whole graph) before, in the forward pass."""
+        group = frame.active_group if frame is not None else None
+        inside = next((m for m in group.group.members if m in boxes), None) if group else None
+        if group is not None and inside is not None:
+            for item in self.canvas.items(QRectF(*boxes[inside])):
+                if isinstance(item, GroupFrame) and item.group_id == group.group.id:
+                    return rect_tuple(item.sceneBoundingRect())
+            return boxes[inside]
+        if frame is not None and frame.k < frame.n:
+            return None
+        output = next(reversed(self.doc.graph.nodes), None)
+        return boxes.get(output) if output is not None else None
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""
@@ -372,13 +396,15 @@ class CanvasView(QGraphicsView):
         """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
         self.canvas.set_pulse_progress(t)
 
-    def fit_all(self) -> None:
-        """Zoom and centre so every node is visible (never zoomed in past 125 %)."""
+    def fit_all(self, readable: bool = True) -> None:
+        """Zoom and centre so every node is visible (never zoomed in past 125 %); when
+        ``readable`` and the whole graph's text could not be read, a readable part
+        around the output instead (gui.model.camera.opening_view)."""
         self._fitted = True
         with self._camera_move():
-            self._fit_all()
+            self._fit_all(readable)
 
-    def _fit_all(self) -> None:
+    def _fit_all(self, readable: bool) -> None:
         rect = self.canvas.nodes_rect()
         if rect.isEmpty():
             self.resetTransform()
@@ -386,14 +412,16 @@ class CanvasView(QGraphicsView):
             return
         m = 40.0 * UNIT
         rect = rect.adjusted(-m, -m, m, m)
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        zoom = self.transform().m11()
-        cap = MAX_FIT_ZOOM * THEME.scale  # presentation mode: a small graph fills the screen
-        if zoom > cap or zoom < MIN_ZOOM:
-            z = min(max(zoom, MIN_ZOOM), cap)
-            self.resetTransform()
-            self.scale(z, z)
-        self.centerOn(rect.center())
+        legible = readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT) if readable else MIN_ZOOM
+        size = self.viewport().size()
+        output = self.canvas.nodes[next(reversed(self.doc.graph.nodes))].scene_rect()
+        centre, zoom = opening_view(rect_tuple(rect), rect_tuple(output),
+                                    (size.width(), size.height()), legible,
+                                    MAX_FIT_ZOOM * THEME.scale)
+        z = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+        self.resetTransform()
+        self.scale(z, z)
+        self.centerOn(QPointF(*centre))
 
     def refit(self) -> None:
         """After a resize or a new document: frame the step when following, else fit all."""
@@ -405,7 +433,7 @@ class CanvasView(QGraphicsView):
     def user_fit_all(self) -> None:
         """Fit All chosen by the user: also pauses Follow step until the next play."""
         self._user_took_camera()
-        self.fit_all()
+        self.fit_all(readable=False)
 
     def zoom(self) -> float:
         return self.transform().m11()

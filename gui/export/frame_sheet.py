@@ -104,6 +104,7 @@ class FrameSheet(QWidget):
         self.group_frames.refresh()
         self.player.frameChanged.connect(self.group_frames.show_frame)  # type: ignore[call-overload]
         self.panel = ChainRulePanel(self.player)
+        self.panel.fit_whole = True  # a picture does not scroll: the write-up fits whole
         self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.panel.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 

@@ -106,6 +106,7 @@ def camera_target(
     whole_zoom: Mapping[str, float] | None = None,
     label_fits: Callable[[Rect, float], bool] | None = None,
     bounds: Rect | None = None,
+    anchor: Rect | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
@@ -121,7 +122,9 @@ def camera_target(
     ``compact_zoom``); ``label_fits``: whether the step's label finds room in a view of a
     scene rectangle at a zoom (asked only of a whole view that the shortened lines
     alone make legible); ``bounds``: the union of ``boxes``, when the caller keeps it
-    (at 10,000 boxes, computing it was most of a call).
+    (at 10,000 boxes, computing it was most of a call); ``anchor``: the rectangle to look at
+    when no edge is active and the whole graph is not legible (the output's box, or a
+    collapsed module's playing as one step), as :func:`opening_view` opens a view.
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
@@ -161,9 +164,14 @@ def camera_target(
     small = len(everything) <= SMALL_GRAPH_NODES
     whole = fit_zoom(world, viewport)
     whole_view = CameraTarget(_centre(world), min(whole, cap), tuple(everything))
+    legible_whole = whole >= floor(everything, compact_zoom if small else numbers)
     if active is None or not (active[0] in boxes and active[1] in boxes):
-        return whole_view
-    if whole >= floor(everything, compact_zoom if small else numbers):
+        if legible_whole or anchor is None:
+            return whole_view
+        # the zoom steps follow at, the anchor whole in view
+        zoom = min(COMFORT * floor(everything, numbers), cap, fit_zoom(anchor, viewport))
+        return CameraTarget(_clamped(anchor, world, viewport, zoom), zoom, ())
+    if legible_whole:
         return whole_view
     if small and whole_zoom is not None and whole >= floor(everything, whole_zoom):
         if label_fits is None or label_fits(whole_view.visible_rect(viewport), whole_view.zoom):
@@ -183,6 +191,20 @@ def camera_target(
             return CameraTarget(_clamped(rect, world, viewport, zoom), zoom, tuple(nodes))
     nodes, rect, zoom = fits[-1]
     return CameraTarget(_centre(rect), zoom, tuple(nodes))
+
+
+def opening_view(
+    world: Rect, anchor: Rect, viewport: tuple[float, float], legible: float, cap: float
+) -> tuple[tuple[float, float], float]:
+    """Where a view opens (centre, zoom): the whole ``world`` (the graph, margin
+    included) when its text is legible there (``legible``: the least zoom at which box
+    text can be read), zoomed in no further than ``cap``; else a readable part, at
+    ``legible``, around ``anchor`` (the output's box), kept inside ``world``. A
+    resnet18 fitted whole at 1280x720 showed its module names a few pixels high."""
+    whole = fit_zoom(world, viewport, 0.0)
+    if whole >= legible:
+        return _centre(world), min(whole, cap)
+    return _clamped(anchor, world, viewport, legible), legible
 
 
 def _centre(rect: Rect) -> tuple[float, float]:

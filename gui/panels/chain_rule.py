@@ -64,6 +64,9 @@ class ChainRulePanel(QWidget):
         # Presentation mode: the step also fits the height (a class cannot scroll the
         # projector); the window's panel scrolls instead of shrinking a tall step.
         self._fit_height = False
+        # An exported frame cannot scroll either: its text also shrinks to fit the height
+        # (down to MIN_FIT, the legibility floor the width keeps too).
+        self.fit_whole = False
         self._bar_policy = self.browser.verticalScrollBarPolicy()
         # How the shown step is shortened (presentation mode: :data:`SHORTENINGS`).
         self.compact = False
@@ -220,7 +223,7 @@ class ChainRulePanel(QWidget):
         shrink = room / wide if 0 < room < wide else 1.0
         margin = doc.documentMargin()
         high, tall = viewport.height() - 2 * margin, step_bottom(doc) - margin
-        if self.fit_height and 0 < high < tall:
+        if (self.fit_height or self.fit_whole) and 0 < high < tall:
             shrink = min(shrink, high / tall)
         return shrink
 

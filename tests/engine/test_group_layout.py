@@ -87,3 +87,20 @@ def test_every_edge_still_runs_left_to_right_between_the_shown_boxes() -> None:
                          margin=MARGIN, caption=CAPTION)
     for src, dst, _ in graph.edges():
         assert pos[src][0] + 150.0 < pos[dst][0], (src, dst)
+
+
+def test_a_cached_module_layout_is_the_one_computed_afresh() -> None:
+    """Expanding and collapsing modules with one cache lays out exactly what a layout
+    without it does, and an inner module's layout is made once for its states."""
+    rng = np.random.default_rng(7)
+    graph, groups = blocks()
+    sizes = {n: (float(rng.integers(120, 260)), float(rng.integers(60, 140))) for n in graph.nodes}
+    cache: dict[tuple[object, ...], tuple[dict[str, tuple[float, float]], tuple[float, float]]] = {}
+    for trial in range(16):
+        states = [Group(g.id, g.members, g.title, bool(rng.random() < 0.5)) for g in groups]
+        fresh = grouped_layout(graph, sizes, states, margin=MARGIN, caption=CAPTION, **GAPS)
+        cached = grouped_layout(graph, sizes, states, margin=MARGIN, caption=CAPTION, **GAPS,
+                                cache=cache)
+        assert cached == fresh, trial
+    # one entry per (module, states of the modules inside it) met: far fewer than calls
+    assert 0 < len(cache) <= 3 * 2 + 3 * 4
