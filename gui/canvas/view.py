@@ -40,6 +40,7 @@ from PySide6.QtGui import (
     QPainter,
     QResizeEvent,
     QShowEvent,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QLabel, QMenu, QWidget
@@ -312,7 +313,8 @@ class CanvasView(QGraphicsView):
         def label_fits(rect: tuple[float, float, float, float], zoom: float) -> bool:
             return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
 
-        return camera_target(known.rects, known.pairs, None if active is None else active[:2],
+        pairs = known.pairs if active is None else known.pairs_at(*active[:2])
+        return camera_target(known.rects, pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
                              known.numbers, known.whole, label_fits, known.bounds)
 
@@ -341,8 +343,9 @@ class CanvasView(QGraphicsView):
         """Show scene point ``centre`` in the middle of the canvas at ``zoom``."""
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
         with self._camera_move():
-            self.resetTransform()
-            self.scale(zoom, zoom)
+            scaled = QTransform.fromScale(zoom, zoom)
+            if self.transform() != scaled:  # the same zoom: no reset, no full repaint
+                self.setTransform(scaled)
             self.centerOn(QPointF(*centre))
 
     def visible_scene_rect(self) -> QRectF:
