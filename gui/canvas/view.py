@@ -334,8 +334,8 @@ class CanvasView(QGraphicsView):
         self._camera_anim.start()
 
     def _camera_step(self, t: float) -> None:
-        if self._camera_from is None or self._camera_to is None:
-            return
+        if self._camera_from is None or self._camera_to is None or t <= 0.0:
+            return  # (at 0 the view is where the glide starts: centring again may jump a pixel)
         centre, zoom = interpolate(self._camera_from, self._camera_to, t)
         self.look_at(centre, zoom)
 

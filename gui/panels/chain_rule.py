@@ -8,12 +8,13 @@ this widget only picks the piece for the player's frame and renders it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
 from ..model.labels import QT_SUB_SHARE
+from ..model.timeline import Frame
 from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
@@ -41,6 +42,9 @@ MARGIN, PRESENT_MARGIN = 10, 2
 SHORTENINGS = ((False, False), (True, False), (False, True), (True, True))
 #: How many layouts' choices the panel remembers (a step shown again is laid out once).
 CHOICES_KEPT = 512
+#: How long after a step is shown the next one's write-up is laid out (ms): after the
+#: step's frame is on screen, while the pulse travels.
+AHEAD_MS = 40
 #: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
 PX_PER_PT = 96 / 72
 
@@ -71,6 +75,12 @@ class ChainRulePanel(QWidget):
         # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
         # step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, tuple[float, bool, bool]] = {}
+        # The next step's write-up, laid out in idle time: (html, settings, document).
+        self._ahead: tuple[str, tuple, QTextDocument] | None = None
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.setInterval(AHEAD_MS)
+        self._ahead_timer.timeout.connect(self._lay_out_ahead)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -110,19 +120,20 @@ class ChainRulePanel(QWidget):
         """Re-render at the current THEME.scale (the window calls this after changing it)."""
         self.refresh()
 
-    def html(self, fit: float = 1.0) -> str:
-        """The panel's content for the player's current frame, at ``fit`` x its size
-        (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
+    def html(self, fit: float = 1.0, frame: Frame | None = None) -> str:
+        """The panel's content for the player's current frame (or ``frame``), at ``fit``
+        x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
         p = self.player
+        frame = p.frame if frame is None else frame
         size, sub = BASE_PT * THEME.scale * fit, None
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
         html = chain_rule_html(
-            p.doc.graph, p.timeline, p.frame, p.end_to_end_or_computing, size, self.compact,
+            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, self.compact,
             self.elide, sub,
         )
-        return _with_update(html, p)
+        return _with_update(html, p, frame)
 
 
     def text(self) -> str:
@@ -153,6 +164,7 @@ class ChainRulePanel(QWidget):
         if not pinned or not browser.verticalScrollBar().isVisible():
             self._fit()
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
+        self._ahead_timer.start()
 
     def _fit(self) -> None:
         """Show the step at the size and shortening it fits: remembered per content and
@@ -200,15 +212,27 @@ class ChainRulePanel(QWidget):
         return self.fit, False, False
 
     def _show(self, html: str) -> None:
-        """Show ``html`` in a new document, parsed before the browser shows it.
+        """Show ``html``: the document laid out ahead for it (:meth:`_lay_out_ahead`),
+        else one laid out now; the one shown before is deleted (the browser's child)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[:2] != self._ahead_key(html):
+            ahead[2].setParent(None)  # another step or size: Python's, dropped
+            ahead = None
+        self.browser.setDocument(self._laid_out(html) if ahead is None else ahead[2])
+
+    def _ahead_key(self, html: str) -> tuple[str, tuple]:
+        """What a document laid out ahead must match to be shown: its HTML, and the
+        browser's width and text settings."""
+        doc, viewport = self.browser.document(), self.browser.viewport()
+        return html, (viewport.width(), doc.defaultFont().key(), doc.documentMargin())
+
+    def _laid_out(self, html: str) -> QTextDocument:
+        """A new document holding ``html``, laid out at the viewport's width, its
+        settings those of the document shown.
 
         Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
-        its document's) costs three to four times as much: the browser's text control
-        follows every block as it is emptied and filled (its cursor, the scroll bars,
-        the layout in pieces). A new document, its settings those of the one shown, is
-        parsed alone, then laid out once, at the viewport's width, as the browser takes
-        it; the one shown before is deleted (the browser's child).
-        """
+        its document's) costs more: the browser's text control follows every block as
+        it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
         shown = self.browser.document()
         doc = QTextDocument(self.browser)
         doc.setUndoRedoEnabled(False)
@@ -217,7 +241,25 @@ class ChainRulePanel(QWidget):
         doc.setDefaultTextOption(shown.defaultTextOption())
         doc.setDocumentMargin(shown.documentMargin())
         doc.setHtml(html)
-        self.browser.setDocument(doc)
+        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
+        doc.size()
+        return doc
+
+    def _lay_out_ahead(self) -> None:
+        """In idle time after a step is shown: lay out the next step's write-up as it
+        is first tried (full size, as written), so that stepping on shows it without
+        parsing and laying out the tables while the user waits."""
+        p = self.player
+        if not self.isVisible() or p.position >= p.timeline.end:
+            return
+        shown = self.compact, self.elide
+        self.compact = self.elide = False  # the first shortening tried
+        html = self.html(frame=p.frame_at(p.position + 1))
+        self.compact, self.elide = shown
+        if self._ahead is not None:
+            self._ahead[2].setParent(None)
+        key = self._ahead_key(html)
+        self._ahead = (*key, self._laid_out(html))
 
     def _overflow(self) -> float:
         """The share of its size the shown text must shrink to so that it fits (1: fits).
@@ -282,9 +324,9 @@ def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
     return body, subs
 
 
-def _with_update(html: str, p: Player) -> str:
+def _with_update(html: str, p: Player, frame: Frame) -> str:
     """Train mode (issue 30): at the end of backward, the last training step's update."""
     spec, state = p.doc.train, p.doc.train_state
-    if spec is None or state is None or p.position != p.timeline.end:
+    if spec is None or state is None or frame.position != p.timeline.end:
         return html
     return html.replace("</body>", update_html(spec, state) + "</body>", 1)
