@@ -334,10 +334,19 @@ class CanvasView(QGraphicsView):
         self._camera_anim.start()
 
     def _camera_step(self, t: float) -> None:
-        if self._camera_from is None or self._camera_to is None or t <= 0.0:
+        """One frame of the glide. While it zooms, the boxes keep the pictures they had
+        at its start, scaled, as in a wheel gesture (:mod:`.zoom_gesture`): each frame
+        rendered every box in view afresh at its new scale, most of a frame's cost while
+        the pulse travels. The last frame draws them sharp again."""
+        start, end = self._camera_from, self._camera_to
+        if start is None or end is None or t <= 0.0:
             return  # (at 0 the view is where the glide starts: centring again may jump a pixel)
-        centre, zoom = interpolate(self._camera_from, self._camera_to, t)
+        if t < 1.0 and start.zoom != end.zoom:
+            self._zoom_gesture.step()
+        centre, zoom = interpolate(start, end, t)
         self.look_at(centre, zoom)
+        if t >= 1.0:
+            self._zoom_gesture.end()
 
     def look_at(self, centre: tuple[float, float], zoom: float) -> None:
         """Show scene point ``centre`` in the middle of the canvas at ``zoom``."""
