@@ -25,8 +25,9 @@ from .camera import Rect
 BOX_MARGIN = 8.0
 #: Rows and columns of spots tried across the whole view when none near the edge fits.
 SWEEP = 9
-#: How many spots (neighbours in reading order) are measured against their boxes at once.
-SPOTS_TOGETHER = 12
+#: How many spots (neighbours in reading order) are measured against their boxes at once,
+#: when the whole (spots x boxes) table has more than :data:`WHOLE_TABLE` cells.
+SPOTS_TOGETHER, WHOLE_TABLE = 12, 40_000
 
 Point = tuple[float, float]
 
@@ -60,9 +61,10 @@ def _covered(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: floa
     covered = np.zeros(len(centres))
     if not len(boxes):
         return covered
+    together = SPOTS_TOGETHER if len(centres) * len(boxes) > WHOLE_TABLE else len(centres)
     order = np.lexsort((centres[:, 0], centres[:, 1]))
-    for start in range(0, len(order), SPOTS_TOGETHER):
-        rows = order[start:start + SPOTS_TOGETHER]
+    for start in range(0, len(order), together):
+        rows = order[start:start + together]
         spots = centres[rows]
         (x0, y0), (x1, y1) = spots.min(0), spots.max(0)
         near = boxes[(boxes[:, 0] < x1 + w / 2 + m) & (boxes[:, 2] > x0 - w / 2 - m)
