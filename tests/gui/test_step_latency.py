@@ -2,18 +2,20 @@
 
 The next step's chain-rule write-up is laid out in idle time and shown as it is; the
 app's icon is set once (setting it again made every widget drop its kept painting);
-the camera reads two boxes' edges, not every edge.
+the camera reads two boxes' edges, not every edge; a zooming glide scales the boxes'
+pictures instead of rendering them afresh at every frame.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsItem
 
 from gui.application import ensure_app
 from gui.canvas.camera_boxes import CameraBoxes
-from gui.model.camera import neighbourhood
+from gui.canvas.node_item import BOX_CACHE
+from gui.model.camera import CameraTarget, neighbourhood
 from gui.panels.chain_rule import AHEAD_MS
 
 
@@ -68,3 +70,22 @@ def test_the_camera_reads_the_edges_at_the_step_in_their_order() -> None:
         assert at == [p for p in known.pairs if operand in p or consumer in p]
         assert neighbourhood(at, operand, consumer) == neighbourhood(known.pairs, operand,
                                                                      consumer)
+
+
+def test_a_zooming_glide_scales_the_boxes_pictures_and_ends_them_sharp(make_window) -> None:  # noqa: ANN001
+    win = make_window()
+    view = win.canvas
+    view.follow_step = True
+    win.player.to_start()
+    win.player.step_forward()
+    QApplication.processEvents()
+    view._camera_anim.stop()
+    centre = view.mapToScene(view.viewport().rect().center())
+    view._camera_from = CameraTarget((centre.x(), centre.y()), view.zoom(), ())
+    view._camera_to = CameraTarget((centre.x(), centre.y()), view.zoom() * 1.5, ())
+    boxes = list(view.canvas.nodes.values())
+    view._camera_step(0.5)
+    assert any(b.cacheMode() == QGraphicsItem.CacheMode.ItemCoordinateCache for b in boxes)
+    view._camera_step(1.0)
+    assert all(b.cacheMode() == BOX_CACHE for b in boxes)
+    assert abs(view.zoom() - view._camera_to.zoom) < 1e-9
