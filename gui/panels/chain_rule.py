@@ -42,9 +42,10 @@ MARGIN, PRESENT_MARGIN = 10, 2
 SHORTENINGS = ((False, False), (True, False), (False, True), (True, True))
 #: How many layouts' choices the panel remembers (a step shown again is laid out once).
 CHOICES_KEPT = 512
-#: How long after a step is shown the next one's write-up is laid out (ms): after the
-#: step's frame is on screen, while the pulse travels.
-AHEAD_MS = 40
+#: How long after a step is shown the next one's write-up is laid out (ms): well after
+#: the step's frame is on screen (a slow machine's too), while the pulse travels, and
+#: before the next step at the fastest playback (4 steps a second).
+AHEAD_MS = 100
 #: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
 PX_PER_PT = 96 / 72
 
