@@ -169,15 +169,24 @@ class ChainRulePanel(QWidget):
 
     def _fit(self) -> None:
         """Show the step at the size and shortening it fits: remembered per content and
-        viewport size, so a step seen before is laid out once."""
+        viewport size, so a step seen before is laid out once. The documents tried are
+        measured before the browser shows one: if showing it brings the scroll bar (a
+        narrower viewport), the step is fitted again at the new width."""
+        viewport = self.browser.viewport()
+        for _ in range(2):
+            width = viewport.width()
+            self._fit_at(width, viewport.height())
+            if viewport.width() == width:
+                return
+
+    def _fit_at(self, width: int, height: int) -> None:
         self.compact = self.elide = False
         self.fit = 1.0
-        viewport = self.browser.viewport()
-        key = (self.html(), viewport.width(), viewport.height(), THEME.scale, self.fit_height)
+        key = (self.html(), width, height, THEME.scale, self.fit_height)
         choice = self._choices.get(key)
         if choice is not None:
             self.fit, self.compact, self.elide = choice
-            self._show(self.html(self.fit))
+            self.browser.setDocument(self._document(self.html(self.fit)))
             return
         if len(self._choices) >= CHOICES_KEPT:
             self._choices.clear()
@@ -193,33 +202,45 @@ class ChainRulePanel(QWidget):
         """
         if self.fit_height:
             best: tuple[float, bool, bool] = (0.0, False, False)
+            kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
                 self.compact, self.elide = compact, elide
-                self._show(self.html())
-                overflow = self._overflow()
+                doc = self._document(self.html())
+                overflow = self._overflow(doc)
                 if overflow >= 1.0:
+                    _drop(kept)
+                    self.browser.setDocument(doc)
                     return 1.0, compact, elide
-                best = max(best, (overflow, compact, elide))
+                if (overflow, compact, elide) > best:
+                    best = (overflow, compact, elide)
+                    _drop(kept)
+                    kept = doc
+                else:
+                    _drop(doc)
             _, self.compact, self.elide = best
-            self._show(self.html())
+            assert kept is not None
+            self.browser.setDocument(kept)
             return 1.0, self.compact, self.elide
-        self._show(self.html())
+        doc = self._document(self.html())
         for _ in range(2):
-            shrink = self._overflow()
+            shrink = self._overflow(doc)
             if shrink >= 1.0 or self.fit <= MIN_FIT:
                 break
             self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
-            self._show(self.html(self.fit))
+            _drop(doc)
+            doc = self._document(self.html(self.fit))
+        self.browser.setDocument(doc)
         return self.fit, False, False
 
-    def _show(self, html: str) -> None:
-        """Show ``html``: the document laid out ahead for it (:meth:`_lay_out_ahead`),
-        else one laid out now; the one shown before is deleted (the browser's child)."""
+    def _document(self, html: str) -> QTextDocument:
+        """A document holding ``html``, laid out, not shown yet: the one laid out ahead
+        for it (:meth:`_lay_out_ahead`), else one laid out now. Each is the browser's
+        child: the browser deletes the one it shows when it takes the next."""
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead[:2] != self._ahead_key(html):
-            ahead[2].setParent(None)  # another step or size: Python's, dropped
-            ahead = None
-        self.browser.setDocument(self._laid_out(html) if ahead is None else ahead[2])
+        if ahead is not None and ahead[:2] == self._ahead_key(html):
+            return ahead[2]
+        _drop(ahead[2] if ahead is not None else None)  # another step or size
+        return self._laid_out(html)
 
     def _ahead_key(self, html: str) -> tuple[str, tuple]:
         """What a document laid out ahead must match to be shown: its HTML, and the
@@ -257,18 +278,17 @@ class ChainRulePanel(QWidget):
         self.compact = self.elide = False  # the first shortening tried
         html = self.html(frame=p.frame_at(p.position + 1))
         self.compact, self.elide = shown
-        if self._ahead is not None:
-            self._ahead[2].setParent(None)
+        _drop(self._ahead[2] if self._ahead is not None else None)
         key = self._ahead_key(html)
         self._ahead = (*key, self._laid_out(html))
 
-    def _overflow(self) -> float:
-        """The share of its size the shown text must shrink to so that it fits (1: fits).
+    def _overflow(self, doc: QTextDocument) -> float:
+        """The share of its size the text of ``doc`` (laid out at the viewport's width)
+        must shrink to so that it fits (1: fits).
 
         The document's margin does not scale with the font, so it is left out of the
         height's ratio; the whole call's summary after the last step may scroll.
         """
-        doc = self.browser.document()
         viewport = self.browser.viewport()
         room, wide = viewport.width(), doc.idealWidth()
         shrink = room / wide if 0 < room < wide else 1.0
@@ -283,6 +303,13 @@ class ChainRulePanel(QWidget):
         old, new = event.oldSize(), event.size()
         if new.width() != old.width() or (self.fit_height and new.height() != old.height()):
             self.refresh()
+
+
+def _drop(doc: QTextDocument | None) -> None:
+    """Delete ``doc`` (a document laid out but not shown): Python's now, it goes as
+    its last reference does."""
+    if doc is not None:
+        doc.setParent(None)
 
 
 def step_bottom(doc: QTextDocument) -> float:
