@@ -31,6 +31,8 @@ figure                        target         what is timed
 ``undo_delete_200_ms``        < 200          undo that delete, to the repaint
 ``auto_layout_5000_s``        < 1            auto-layout 5,000 nodes, to the repaint
 ``idle_rss_mb``               < 100          resident memory, seed example 2, idle
+``*_growth_1k_10k``           <= 1.1         exponent of step, zoom and pan times
+                                             from 1,000 to 10,000 nodes
 ============================  =============  ======================================
 
 Timed loops report the median of their repeats. One BLAS thread, as in the engine
@@ -437,12 +439,12 @@ def wheel(view: QGraphicsView, notches: int) -> None:
     QApplication.sendEvent(view.viewport(), event)
 
 
-def _zoom_ms(name: str, at_fit: bool, repeats: int = 24) -> Figures:
+def _zoom_ms(name: str, at_fit: bool, repeats: int = 24, n_nodes: int = 1000) -> Figures:
     """Wheel steps in and out (x1.15) around 100 % or the fit, each to the canvas
     repaint, in three gestures of eight steps; beside it the repaint once a gesture has
     ended (the boxes drawn sharp at the new scale: ``*_rest_ms``), and the floor
     zooming the bare view the same way."""
-    window = open_window(graph_path(1000))
+    window = open_window(graph_path(n_nodes))
     view = window.canvas
     if at_fit:
         view.fit_all()
@@ -490,10 +492,14 @@ def zoom_fit_repaint_1000_ms() -> Figures:
     return _zoom_ms("zoom_fit_repaint_1000_ms", at_fit=True)
 
 
-def pan_repaint_5000_ms(repeats: int = 16, step_px: int = 120) -> Figures:
+def pan_repaint_5000_ms() -> Figures:
+    return _pan_ms(5000)
+
+
+def _pan_ms(n_nodes: int, repeats: int = 16, step_px: int = 120) -> Figures:
     """A drag across the graph at 100 %, one way, each step exposing boxes not painted
     before, to the repaint; the floor pans the bare view the same way."""
-    window = open_window(graph_path(5000))
+    window = open_window(graph_path(n_nodes))
     _at_100(window)
     view = window.canvas
     nodes = view.canvas.nodes_rect()
@@ -515,7 +521,26 @@ def pan_repaint_5000_ms(repeats: int = 16, step_px: int = 120) -> Figures:
     floor_ms = statistics.median(pan(floor.view) for _ in range(repeats))
     floor.close()
     close(window)
-    return {"pan_repaint_5000_ms": ms, "pan_repaint_5000_floor_ms": floor_ms}
+    return {f"pan_repaint_{n_nodes}_ms": ms, f"pan_repaint_{n_nodes}_floor_ms": floor_ms}
+
+
+def growth_1k_10k() -> Figures:
+    """How a player step, a zoom step at 100 % and a pan step grow from 1,000 to 10,000
+    nodes: each measured at both sizes in this run, and the exponent ``e`` of
+    ``time ~ N^e`` between them (target <= 1.1; below 1, the fixed cost of a frame
+    still dominates). The floors are printed beside, as in the figures at one size."""
+    out: Figures = {}
+    for name, measure in (
+        ("player_step", lambda n: _player_step_ms(n)),
+        ("zoom_repaint", lambda n: _zoom_ms(f"zoom_repaint_{n}_ms", False, n_nodes=n)),
+        ("pan_repaint", _pan_ms),
+    ):
+        small, big = measure(1000), measure(10000)
+        out.update(small)
+        out.update(big)
+        ratio = float(big[f"{name}_10000_ms"]) / float(small[f"{name}_1000_ms"])
+        out[f"{name}_growth_1k_10k"] = float(np.log10(ratio))
+    return out
 
 
 def _edit_window() -> MainWindow:
@@ -788,6 +813,7 @@ FIGURES: dict[str, Callable[[], Figures]] = {
     "undo_delete_200_ms": undo_delete_200_ms,
     "auto_layout_5000_s": auto_layout_5000_s,
     "idle_rss_mb": idle_rss_mb,
+    "growth_1k_10k": growth_1k_10k,
 }
 
 

@@ -49,10 +49,17 @@ keep_no_module_sources()
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:
-    """The QApplication (created once), named so QSettings and AppDataLocation are ours."""
+    """The QApplication (created once), named so QSettings and AppDataLocation are ours.
+
+    Named and given its icon once: setting the icon again sends every widget of every
+    window a ``WindowIconChange``, which drops each widget's kept painting
+    (``gui.paint_cache``), and this is called wherever the app may be needed (each
+    exported document, each helper that paints)."""
     app = QApplication.instance()
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else APP_NAME, *(argv or [])])
+    if app.applicationName() == APP_NAME and not app.windowIcon().isNull():
+        return app  # type: ignore[return-value]
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)

@@ -326,6 +326,11 @@ class Player(QObject):
                 self.directionChanged.emit(self._direction)
         return timeline_of(doc.graph, doc.results, groups, tangents)
 
+    def frame_at(self, position: int) -> Frame:
+        """The frame showing ``position`` would show (clamped; what a panel lays out
+        ahead, in idle time, for the next step)."""
+        return self._filtered(self._timeline.frame(position))
+
     def _filtered(self, frame: Frame) -> Frame:
         return frame if self.frame_filter is None else self.frame_filter(frame)
 

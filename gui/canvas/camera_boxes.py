@@ -34,6 +34,8 @@ class CameraBoxes:
         self.whole: dict[str, float] = {}
         self._stale: set[str] | None = None  # None: every box
         self._bounds: Rect | None = None  # the union of the rects (None: not known)
+        # Per node, the indices into ``pairs`` of the edges at it (built when first asked).
+        self._touching: dict[str, list[int]] = {}
 
     def mark(self, ids: Iterable[str]) -> None:
         """These boxes moved, resized or changed what they show."""
@@ -59,6 +61,7 @@ class CameraBoxes:
             for table in (self.rects, self.names, self.numbers, self.whole):
                 table.clear()
             self.pairs = [(a, b) for a, b, _i in self._edges]
+            self._touching = {}
             ids: Iterable[str] = nodes
             self._bounds = None
         else:
@@ -84,3 +87,18 @@ class CameraBoxes:
                 zooms.names, zooms.numbers, zooms.whole)
         self._stale = set()
         return self
+
+    def pairs_at(self, *ids: str) -> list[tuple[str, str]]:
+        """The pairs with an end at one of ``ids``, in the order of :attr:`pairs` (what
+        the camera's neighbourhood reads of them); after :meth:`refresh`. A step asks
+        for two nodes' edges: a walk over every edge was most of a step's camera at
+        10,000 nodes."""
+        if not self._touching and self.pairs:
+            touching: dict[str, list[int]] = {}
+            for i, (a, b) in enumerate(self.pairs):
+                touching.setdefault(a, []).append(i)
+                if b != a:
+                    touching.setdefault(b, []).append(i)
+            self._touching = touching
+        found = sorted({i for n in ids for i in self._touching.get(n, ())})
+        return [self.pairs[i] for i in found]

@@ -40,6 +40,7 @@ from PySide6.QtGui import (
     QPainter,
     QResizeEvent,
     QShowEvent,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QLabel, QMenu, QWidget
@@ -315,7 +316,8 @@ class CanvasView(QGraphicsView):
         def label_fits(rect: tuple[float, float, float, float], zoom: float) -> bool:
             return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
 
-        return camera_target(known.rects, known.pairs, None if active is None else active[:2],
+        pairs = known.pairs if active is None else known.pairs_at(*active[:2])
+        return camera_target(known.rects, pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
                              known.numbers, known.whole, label_fits, known.bounds,
                              self._anchor(frame, known.rects))
@@ -352,17 +354,27 @@ class CanvasView(QGraphicsView):
         self._camera_anim.start()
 
     def _camera_step(self, t: float) -> None:
-        if self._camera_from is None or self._camera_to is None:
-            return
-        centre, zoom = interpolate(self._camera_from, self._camera_to, t)
+        """One frame of the glide. While it zooms, the boxes keep the pictures they had
+        at its start, scaled, as in a wheel gesture (:mod:`.zoom_gesture`): each frame
+        rendered every box in view afresh at its new scale, most of a frame's cost while
+        the pulse travels. The last frame draws them sharp again."""
+        start, end = self._camera_from, self._camera_to
+        if start is None or end is None or t <= 0.0:
+            return  # (at 0 the view is where the glide starts: centring again may jump a pixel)
+        if t < 1.0 and start.zoom != end.zoom:
+            self._zoom_gesture.step()
+        centre, zoom = interpolate(start, end, t)
         self.look_at(centre, zoom)
+        if t >= 1.0:
+            self._zoom_gesture.end()
 
     def look_at(self, centre: tuple[float, float], zoom: float) -> None:
         """Show scene point ``centre`` in the middle of the canvas at ``zoom``."""
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
         with self._camera_move():
-            self.resetTransform()
-            self.scale(zoom, zoom)
+            scaled = QTransform.fromScale(zoom, zoom)
+            if self.transform() != scaled:  # the same zoom: no reset, no full repaint
+                self.setTransform(scaled)
             self.centerOn(QPointF(*centre))
 
     def visible_scene_rect(self) -> QRectF:

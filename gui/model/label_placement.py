@@ -25,6 +25,9 @@ from .camera import Rect
 BOX_MARGIN = 8.0
 #: Rows and columns of spots tried across the whole view when none near the edge fits.
 SWEEP = 9
+#: How many spots (neighbours in reading order) are measured against their boxes at once,
+#: when the whole (spots x boxes) table has more than :data:`WHOLE_TABLE` cells.
+SPOTS_TOGETHER, WHOLE_TABLE = 12, 40_000
 
 Point = tuple[float, float]
 
@@ -48,6 +51,28 @@ def _hits(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: float) 
     ox = np.minimum(x + w / 2, boxes[:, 2] + m) - np.maximum(x - w / 2, boxes[:, 0] - m)
     oy = np.minimum(y + h / 2, boxes[:, 3] + m) - np.maximum(y - h / 2, boxes[:, 1] - m)
     return np.maximum(ox, 0.0) * np.maximum(oy, 0.0)
+
+
+def _covered(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: float) -> np.ndarray:
+    """Per row of ``centres``, the area of ``boxes`` (grown by ``m``) a ``w`` x ``h``
+    label centred there covers. Spots near one another are measured together against
+    the boxes near them only: a label seen from far away is large in scene units and
+    a view of thousands of boxes made the whole (spots x boxes) table most of a step."""
+    covered = np.zeros(len(centres))
+    if not len(boxes):
+        return covered
+    together = SPOTS_TOGETHER if len(centres) * len(boxes) > WHOLE_TABLE else len(centres)
+    order = np.lexsort((centres[:, 0], centres[:, 1]))
+    for start in range(0, len(order), together):
+        rows = order[start:start + together]
+        spots = centres[rows]
+        (x0, y0), (x1, y1) = spots.min(0), spots.max(0)
+        near = boxes[(boxes[:, 0] < x1 + w / 2 + m) & (boxes[:, 2] > x0 - w / 2 - m)
+                     & (boxes[:, 1] < y1 + h / 2 + m) & (boxes[:, 3] > y0 - h / 2 - m)]
+        covered[rows] = _hits(spots, w, h, near, m).sum(axis=1)
+    # Rounded far below any area that matters: spots covering the same boxes tie
+    # exactly, however their sums were grouped (the nearest of them wins).
+    return np.round(covered, 6)
 
 
 def _bounds(rects: Sequence[Rect]) -> np.ndarray:
@@ -131,7 +156,7 @@ def place_label(
         lo, hi = spots.min(0), spots.max(0)
         other = other[(other[:, 0] < hi[0] + w / 2 + m) & (other[:, 2] > lo[0] - w / 2 - m)
                       & (other[:, 1] < hi[1] + h / 2 + m) & (other[:, 3] > lo[1] - h / 2 - m)]
-    covered = _hits(spots, size[0], size[1], other, BOX_MARGIN).sum(axis=1)
+    covered = _covered(spots, size[0], size[1], other, BOX_MARGIN)
     # sitting on the curve hides the edge it describes
     on_curve = np.zeros(len(spots), dtype=bool)
     for px, py in pts.tolist():

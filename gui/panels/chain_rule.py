@@ -8,12 +8,13 @@ this widget only picks the piece for the player's frame and renders it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
 from ..model.labels import QT_SUB_SHARE
+from ..model.timeline import Frame
 from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
@@ -41,6 +42,10 @@ MARGIN, PRESENT_MARGIN = 10, 2
 SHORTENINGS = ((False, False), (True, False), (False, True), (True, True))
 #: How many layouts' choices the panel remembers (a step shown again is laid out once).
 CHOICES_KEPT = 512
+#: How long after a step is shown the next one's write-up is laid out (ms): well after
+#: the step's frame is on screen (a slow machine's too), while the pulse travels, and
+#: before the next step at the fastest playback (4 steps a second).
+AHEAD_MS = 100
 #: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
 PX_PER_PT = 96 / 72
 
@@ -74,6 +79,12 @@ class ChainRulePanel(QWidget):
         # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
         # step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, tuple[float, bool, bool]] = {}
+        # The next step's write-up, laid out in idle time: (html, settings, document).
+        self._ahead: tuple[str, tuple, QTextDocument] | None = None
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.setInterval(AHEAD_MS)
+        self._ahead_timer.timeout.connect(self._lay_out_ahead)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -113,19 +124,20 @@ class ChainRulePanel(QWidget):
         """Re-render at the current THEME.scale (the window calls this after changing it)."""
         self.refresh()
 
-    def html(self, fit: float = 1.0) -> str:
-        """The panel's content for the player's current frame, at ``fit`` x its size
-        (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
+    def html(self, fit: float = 1.0, frame: Frame | None = None) -> str:
+        """The panel's content for the player's current frame (or ``frame``), at ``fit``
+        x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
         p = self.player
+        frame = p.frame if frame is None else frame
         size, sub = BASE_PT * THEME.scale * fit, None
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
         html = chain_rule_html(
-            p.doc.graph, p.timeline, p.frame, p.end_to_end_or_computing, size, self.compact,
+            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, self.compact,
             self.elide, sub,
         )
-        return _with_update(html, p)
+        return _with_update(html, p, frame)
 
 
     def text(self) -> str:
@@ -156,18 +168,28 @@ class ChainRulePanel(QWidget):
         if not pinned or not browser.verticalScrollBar().isVisible():
             self._fit()
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
+        self._ahead_timer.start()
 
     def _fit(self) -> None:
         """Show the step at the size and shortening it fits: remembered per content and
-        viewport size, so a step seen before is laid out once."""
+        viewport size, so a step seen before is laid out once. The documents tried are
+        measured before the browser shows one: if showing it brings the scroll bar (a
+        narrower viewport), the step is fitted again at the new width."""
+        viewport = self.browser.viewport()
+        for _ in range(2):
+            width = viewport.width()
+            self._fit_at(width, viewport.height())
+            if viewport.width() == width:
+                return
+
+    def _fit_at(self, width: int, height: int) -> None:
         self.compact = self.elide = False
         self.fit = 1.0
-        viewport = self.browser.viewport()
-        key = (self.html(), viewport.width(), viewport.height(), THEME.scale, self.fit_height)
+        key = (self.html(), width, height, THEME.scale, self.fit_height)
         choice = self._choices.get(key)
         if choice is not None:
             self.fit, self.compact, self.elide = choice
-            self._show(self.html(self.fit))
+            self.browser.setDocument(self._document(self.html(self.fit)))
             return
         if len(self._choices) >= CHOICES_KEPT:
             self._choices.clear()
@@ -183,41 +205,93 @@ class ChainRulePanel(QWidget):
         """
         if self.fit_height:
             best: tuple[float, bool, bool] = (0.0, False, False)
+            kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
                 self.compact, self.elide = compact, elide
-                self._show(self.html())
-                overflow = self._overflow()
+                doc = self._document(self.html())
+                overflow = self._overflow(doc)
                 if overflow >= 1.0:
+                    _drop(kept)
+                    self.browser.setDocument(doc)
                     return 1.0, compact, elide
-                best = max(best, (overflow, compact, elide))
+                if (overflow, compact, elide) > best:
+                    best = (overflow, compact, elide)
+                    _drop(kept)
+                    kept = doc
+                else:
+                    _drop(doc)
             _, self.compact, self.elide = best
-            self._show(self.html())
+            assert kept is not None
+            self.browser.setDocument(kept)
             return 1.0, self.compact, self.elide
-        self._show(self.html())
+        doc = self._document(self.html())
         for _ in range(2):
-            shrink = self._overflow()
+            shrink = self._overflow(doc)
             if shrink >= 1.0 or self.fit <= MIN_FIT:
                 break
             self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
-            self._show(self.html(self.fit))
+            _drop(doc)
+            doc = self._document(self.html(self.fit))
+        self.browser.setDocument(doc)
         return self.fit, False, False
 
-    def _show(self, html: str) -> None:
-        """Replace the document's content: the document itself parses and lays it out.
+    def _document(self, html: str) -> QTextDocument:
+        """A document holding ``html``, laid out, not shown yet: the one laid out ahead
+        for it (:meth:`_lay_out_ahead`), else one laid out now. Each is the browser's
+        child: the browser deletes the one it shows when it takes the next."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[:2] == self._ahead_key(html):
+            return ahead[2]
+        _drop(ahead[2] if ahead is not None else None)  # another step or size
+        return self._laid_out(html)
 
-        ``QTextEdit.setHtml`` does that too, then keeps an editor's state up to date
-        (the cursor's format and position, the text-changed signals), which costs a
-        read-only write-up about a third as much again on every step.
-        """
-        self.browser.document().setHtml(html)
+    def _ahead_key(self, html: str) -> tuple[str, tuple]:
+        """What a document laid out ahead must match to be shown: its HTML, and the
+        browser's width and text settings."""
+        doc, viewport = self.browser.document(), self.browser.viewport()
+        return html, (viewport.width(), doc.defaultFont().key(), doc.documentMargin())
 
-    def _overflow(self) -> float:
-        """The share of its size the shown text must shrink to so that it fits (1: fits).
+    def _laid_out(self, html: str) -> QTextDocument:
+        """A new document holding ``html``, laid out at the viewport's width, its
+        settings those of the document shown.
+
+        Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
+        its document's) costs more: the browser's text control follows every block as
+        it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
+        shown = self.browser.document()
+        doc = QTextDocument(self.browser)
+        doc.setUndoRedoEnabled(False)
+        doc.setDefaultFont(shown.defaultFont())
+        doc.setDefaultStyleSheet(shown.defaultStyleSheet())
+        doc.setDefaultTextOption(shown.defaultTextOption())
+        doc.setDocumentMargin(shown.documentMargin())
+        doc.setHtml(html)
+        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
+        doc.size()
+        return doc
+
+    def _lay_out_ahead(self) -> None:
+        """In idle time after a step is shown: lay out the next step's write-up as it
+        is first tried (full size, as written), so that stepping on shows it without
+        parsing and laying out the tables while the user waits."""
+        p = self.player
+        if not self.isVisible() or p.position >= p.timeline.end:
+            return
+        shown = self.compact, self.elide
+        self.compact = self.elide = False  # the first shortening tried
+        html = self.html(frame=p.frame_at(p.position + 1))
+        self.compact, self.elide = shown
+        _drop(self._ahead[2] if self._ahead is not None else None)
+        key = self._ahead_key(html)
+        self._ahead = (*key, self._laid_out(html))
+
+    def _overflow(self, doc: QTextDocument) -> float:
+        """The share of its size the text of ``doc`` (laid out at the viewport's width)
+        must shrink to so that it fits (1: fits).
 
         The document's margin does not scale with the font, so it is left out of the
         height's ratio; the whole call's summary after the last step may scroll.
         """
-        doc = self.browser.document()
         viewport = self.browser.viewport()
         room, wide = viewport.width(), doc.idealWidth()
         shrink = room / wide if 0 < room < wide else 1.0
@@ -232,6 +306,13 @@ class ChainRulePanel(QWidget):
         old, new = event.oldSize(), event.size()
         if new.width() != old.width() or (self.fit_height and new.height() != old.height()):
             self.refresh()
+
+
+def _drop(doc: QTextDocument | None) -> None:
+    """Delete ``doc`` (a document laid out but not shown): Python's now, it goes as
+    its last reference does."""
+    if doc is not None:
+        doc.setParent(None)
 
 
 def step_bottom(doc: QTextDocument) -> float:
@@ -274,9 +355,9 @@ def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
     return body, subs
 
 
-def _with_update(html: str, p: Player) -> str:
+def _with_update(html: str, p: Player, frame: Frame) -> str:
     """Train mode (issue 30): at the end of backward, the last training step's update."""
     spec, state = p.doc.train, p.doc.train_state
-    if spec is None or state is None or p.position != p.timeline.end:
+    if spec is None or state is None or frame.position != p.timeline.end:
         return html
     return html.replace("</body>", update_html(spec, state) + "</body>", 1)

@@ -14,7 +14,13 @@ or a selection (the cursor, the highlighted text), it paints the usual way.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRectF, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QPainter,
+    QPaintEvent,
+    QPixmap,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 
@@ -29,16 +35,35 @@ class CachedTextBrowser(QTextBrowser):
         self._pixmap: QPixmap | None = None  # kept across drawings: same size, no new one
         self._drawn = False
         self.draws = 0
-        doc = self.document()
-        doc.contentsChanged.connect(self.forget_drawing)
-        doc.documentLayout().update.connect(self.forget_drawing)
-        doc.documentLayout().documentSizeChanged.connect(self.forget_drawing)
+        self._watch(self.document())
         for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
             bar.valueChanged.connect(self.forget_drawing)
         self.selectionChanged.connect(self.forget_drawing)
         # The viewport paints every pixel (the pixmap is opaque): the widgets behind it
         # need not paint first whenever the text changes.
         self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+
+    def _watch(self, doc: QTextDocument) -> None:
+        """Forget the drawing when ``doc`` (the document shown) or its layout changes."""
+        doc.contentsChanged.connect(self.forget_drawing)
+        doc.documentLayout().update.connect(self.forget_drawing)
+        doc.documentLayout().documentSizeChanged.connect(self.forget_drawing)
+
+    def setDocument(self, document: QTextDocument) -> None:  # noqa: N802 - Qt API
+        """Show ``document`` instead (drawn on the next paint); the one shown before is
+        deleted if it was this browser's child (as the chain-rule panel's are)."""
+        old = self.document()
+        if document is old:
+            return
+        for signal in (old.contentsChanged, old.documentLayout().update,
+                       old.documentLayout().documentSizeChanged):
+            signal.disconnect(self.forget_drawing)
+        owned = old.parent() is self  # (Qt deletes the text control's own document)
+        super().setDocument(document)
+        self._watch(document)
+        self.forget_drawing()
+        if owned:
+            old.setParent(None)  # Python's now: deleted as this returns
 
     def forget_drawing(self, *_args: object) -> None:
         """The next repaint draws the document again."""

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gui.model.label_placement import BOX_MARGIN, place_label
+from gui.model.label_placement import BOX_MARGIN, WHOLE_TABLE, _covered, _hits, place_label
 
 coord = st.floats(-2000, 2000, allow_nan=False)
 extent = st.floats(20, 600, allow_nan=False)
@@ -89,3 +89,16 @@ def test_a_clean_spot_at_the_edges_middle_is_kept() -> None:
                        _bounds([a, b]))
     assert spot.clear and abs(spot.centre[0] - 350.0) < 1e-6
     assert abs(spot.centre[1] - 30.0) == 20.0 + 22.0  # half its height plus the gap
+
+
+def test_spots_measured_in_groups_cover_what_the_whole_table_says() -> None:
+    """Past :data:`WHOLE_TABLE` cells, spots are measured in groups against the boxes
+    near each group only: each spot's covered area must be the whole table's."""
+    rng = np.random.default_rng(7)
+    spots = rng.uniform(-3000, 3000, (240, 2))
+    corners = rng.uniform(-3000, 3000, (400, 2))
+    boxes = np.hstack((corners, corners + rng.uniform(20, 300, (400, 2))))
+    assert len(spots) * len(boxes) > WHOLE_TABLE
+    for w, h in ((160.0, 60.0), (2500.0, 900.0)):  # a label seen from near, and from far
+        whole = _hits(spots, w, h, boxes, BOX_MARGIN).sum(axis=1)
+        assert np.allclose(_covered(spots, w, h, boxes, BOX_MARGIN), whole, rtol=0, atol=1e-5)

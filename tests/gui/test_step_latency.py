@@ -1,0 +1,91 @@
+"""What a player step leaves out of the time a user waits for it (issue 28), counted.
+
+The next step's chain-rule write-up is laid out in idle time and shown as it is; the
+app's icon is set once (setting it again made every widget drop its kept painting);
+the camera reads two boxes' edges, not every edge; a zooming glide scales the boxes'
+pictures instead of rendering them afresh at every frame.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication, QGraphicsItem
+
+from gui.application import ensure_app
+from gui.canvas.camera_boxes import CameraBoxes
+from gui.canvas.node_item import BOX_CACHE
+from gui.model.camera import CameraTarget, neighbourhood
+from gui.panels.chain_rule import AHEAD_MS
+
+
+def test_the_next_write_up_is_laid_out_ahead_and_shown_as_a_fresh_one_would_be(
+    make_window, qtbot,  # noqa: ANN001
+) -> None:
+    win = make_window()
+    panel, player = win.chain_rule, win.player
+    player.to_start()
+    for _ in range(3):
+        player.step_forward()
+        QApplication.processEvents()
+        qtbot.wait(AHEAD_MS + 40)  # idle: the next step is laid out
+        ahead = panel._ahead
+        assert ahead is not None
+        player.step_forward()
+        QApplication.processEvents()
+        assert panel.browser.document() is ahead[2]  # taken, not laid out again
+        fresh = QTextDocument()
+        fresh.setHtml(panel.html(panel.fit))
+        assert panel.text() == fresh.toPlainText()
+
+
+class _IconChanges(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        self.count += event.type() == QEvent.Type.WindowIconChange
+        return False
+
+
+def test_asking_for_the_app_again_leaves_every_kept_painting(make_window) -> None:  # noqa: ANN001
+    win = make_window()
+    ensure_app()
+    spy = _IconChanges()
+    win.installEventFilter(spy)
+    for _ in range(3):
+        assert ensure_app() is QApplication.instance()
+    QApplication.processEvents()
+    assert spy.count == 0
+    assert not QApplication.windowIcon().isNull()
+
+
+def test_the_camera_reads_the_edges_at_the_step_in_their_order() -> None:
+    keys = [("a", "b", 0), ("c", "d", 0), ("b", "e", 0), ("e", "a", 1), ("f", "g", 0),
+            ("a", "a", 0)]
+    known = CameraBoxes({}, dict.fromkeys(keys)).refresh()
+    for operand, consumer in (("a", "b"), ("e", "f"), ("x", "y")):
+        at = known.pairs_at(operand, consumer)
+        assert at == [p for p in known.pairs if operand in p or consumer in p]
+        assert neighbourhood(at, operand, consumer) == neighbourhood(known.pairs, operand,
+                                                                     consumer)
+
+
+def test_a_zooming_glide_scales_the_boxes_pictures_and_ends_them_sharp(make_window) -> None:  # noqa: ANN001
+    win = make_window()
+    view = win.canvas
+    view.follow_step = True
+    win.player.to_start()
+    win.player.step_forward()
+    QApplication.processEvents()
+    view._camera_anim.stop()
+    centre = view.mapToScene(view.viewport().rect().center())
+    view._camera_from = CameraTarget((centre.x(), centre.y()), view.zoom(), ())
+    view._camera_to = CameraTarget((centre.x(), centre.y()), view.zoom() * 1.5, ())
+    boxes = list(view.canvas.nodes.values())
+    view._camera_step(0.5)
+    assert any(b.cacheMode() == QGraphicsItem.CacheMode.ItemCoordinateCache for b in boxes)
+    view._camera_step(1.0)
+    assert all(b.cacheMode() == BOX_CACHE for b in boxes)
+    assert abs(view.zoom() - view._camera_to.zoom) < 1e-9
