@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QTabBar,
     QTabWidget,
     QToolBar,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -59,6 +58,7 @@ from .model import colours
 from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
+from .panels.lazy_tab import LazyTab
 from .panels.notes import NotesPanel
 from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
@@ -115,22 +115,6 @@ def presentation_scale() -> float:
     except (TypeError, ValueError):
         value = PRESENTATION_SCALE
     return value if 0.5 <= value <= 5.0 else PRESENTATION_SCALE
-
-
-class LazyTab(QWidget):
-    """A tab whose panel is built the first time it is shown (pyqtgraph costs start-up)."""
-
-    def __init__(self, factory: Callable[[], QWidget]) -> None:
-        super().__init__()
-        self._factory = factory
-        self.panel: QWidget | None = None
-        QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
-
-    def build(self) -> QWidget:
-        if self.panel is None:
-            self.panel = self._factory()
-            self.layout().addWidget(self.panel)
-        return self.panel
 
 
 def _title_bar(dock: QDockWidget) -> QRect | None:
