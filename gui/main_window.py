@@ -230,6 +230,11 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
         self.resizeDocks([self.notes_dock], [120], Qt.Orientation.Vertical)
 
+    def _file_opened(self) -> None:
+        player = self.player
+        player.open_at_start = False
+        player.seek(player.timeline.forward_length)
+
     def _make_summary(self) -> QWidget:
         # Lazy, like _make_jacobian: the panel loads when its tab is first shown.
         from .panels.summary import SummaryPanel
@@ -490,7 +495,8 @@ class MainWindow(QMainWindow):
         self.files.message.connect(self.show_status)
         # An opened file starts at step 0, forward values shown (Play starts the lesson);
         # an edit keeps showing the whole pass.
-        self.files.opened.connect(lambda: self.player.seek(self.player.timeline.forward_length))
+        self.files.opening.connect(lambda: setattr(self.player, "open_at_start", True))
+        self.files.opened.connect(self._file_opened)
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)
         self.player.frameChanged.connect(self._player_moved)
