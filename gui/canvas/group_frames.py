@@ -40,10 +40,18 @@ class GroupFrame(QGraphicsRectItem):
         self.plate.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.caption = QGraphicsSimpleTextItem(self)
         self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self._shown: tuple | None = None  # what show_group drew last, and in which look
 
     def show_group(
         self, rect: QRectF, text: str, collapsed: bool, depth: int, active: bool = False
     ) -> None:
+        # Opening a captured model refreshes its thousand frames on each of the load's
+        # signals (structure, positions, results, groups): a frame as it was is left be.
+        shown = (rect.getRect(), text, collapsed, depth, active,
+                 THEME.name, THEME.scale, THEME.high_contrast)
+        if shown == self._shown:
+            return
+        self._shown = shown
         pad = MARGIN * (1 + 0.5 * depth)
         outer = rect.adjusted(-pad, -pad - 18 * UNIT, pad, pad)
         self.setRect(outer)
