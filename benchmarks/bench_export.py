@@ -109,7 +109,7 @@ def mp4_frame_ms(folder: Path, steps: int = 200) -> dict[str, float]:
     import av
     import numpy as np
 
-    from gui.export.animation import even_size, to_array
+    from gui.export.animation import even_size, h264_stream, to_array
     from gui.export.cli import lesson_options
     from gui.export.render import lesson_renderer, load_document
 
@@ -119,10 +119,7 @@ def mp4_frame_ms(folder: Path, steps: int = 200) -> dict[str, float]:
     renders, encodes = [], []
     with lesson_renderer(doc, options) as renderer, av.open(str(out), mode="w") as container:
         w, h = even_size(renderer.size)
-        stream = container.add_stream("libx264", rate=max(1, round(options.timing.fps)))
-        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
-        stream.codec_context.time_base = Fraction(1, 1000)
-        stream.options = {"preset": "veryfast", "crf": "20", "tune": "stillimage"}
+        stream = h264_stream(container, renderer.size, options.timing.fps)
         pictures = renderer.images()
         t = 0
         while True:

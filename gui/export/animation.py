@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -157,16 +158,24 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
     return w - w % 2, h - h % 2
 
 
+def h264_stream(container: Any, size: tuple[int, int], fps: float) -> Any:
+    """The MP4's video stream in ``container`` (a PyAV output): H.264, yuv420p, times in
+    milliseconds (each picture keeps its own duration)."""
+    stream = container.add_stream("libx264", rate=max(1, round(fps)))
+    stream.width, stream.height = even_size(size)
+    stream.pix_fmt = "yuv420p"
+    stream.codec_context.time_base = Fraction(1, 1000)
+    stream.options = {"preset": "veryfast", "crf": "20", "tune": "stillimage"}
+    return stream
+
+
 def _write_mp4(renderer: LessonRenderer, path: Path, progress: Progress | None) -> None:
     import av  # lazy: PyAV loads only for an MP4
 
     w, h = even_size(renderer.size)
     with av.open(str(path), mode="w", format="mp4") as container:
         container.metadata["comment"] = app_signature()
-        stream = container.add_stream("libx264", rate=max(1, round(renderer.options.timing.fps)))
-        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
-        stream.codec_context.time_base = Fraction(1, 1000)
-        stream.options = {"preset": "veryfast", "crf": "20", "tune": "stillimage"}
+        stream = h264_stream(container, renderer.size, renderer.options.timing.fps)
         durations: dict[int, int] = {}  # pts -> how long that picture stays (ms)
 
         def mux(pixels: np.ndarray | None, pts: int = 0) -> None:
