@@ -48,6 +48,10 @@ def keep_no_module_sources() -> None:
 keep_no_module_sources()
 
 
+#: Marks the QApplication whose icon :func:`ensure_app` set.
+_ICON_SET = "backpropStudioIconSet"
+
+
 def ensure_app(argv: list[str] | None = None) -> QApplication:
     """The QApplication (created once), named so QSettings and AppDataLocation are ours."""
     app = QApplication.instance()
@@ -57,5 +61,9 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setDesktopFileName(APP_ID)  # Wayland: the window belongs to the installed entry
-    app.setWindowIcon(QIcon(str(ICON_FILE)))  # every window's, and the task bar's
+    # every window's icon, and the task bar's; set once: setting it again sends every
+    # widget an icon-change event (ms on a full window, on each call after start-up)
+    if not app.property(_ICON_SET):
+        app.setWindowIcon(QIcon(str(ICON_FILE)))
+        app.setProperty(_ICON_SET, True)
     return app  # type: ignore[return-value]
