@@ -10,11 +10,15 @@ Prints one ``name: value`` line per figure:
   1280x720 MP4, one picture per step (``--transition 0``). Target < 60.
 - ``mp4_1000_steps_peak_mb`` and ``mp4_250_steps_peak_mb``: the peak resident memory of
   those processes; equal within noise when frames are streamed, not held.
+- ``mp4_render_frame_ms``: painting one picture of that MP4 (200 steps of the chain), the
+  median; beside it ``mp4_encode_frame_ms``, its floor: H.264-encoding one (the same
+  settings), measured one after the other in the same run. Target: render <= 2x encode.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,24 +100,73 @@ def mp4_250_steps_peak_mb(folder: Path) -> float:
     return _mp4_chain(folder, 250)[1]
 
 
+def mp4_frame_ms(folder: Path, steps: int = 200) -> dict[str, float]:
+    """Per picture of the MP4 export, in this process: the painting (the lesson renderer,
+    as ``export --all`` runs it) and, one after the other, the H.264 encoding of what was
+    painted (``write_animation``'s settings), each the median over the pictures."""
+    from fractions import Fraction
+
+    import av
+    import numpy as np
+
+    from gui.export.animation import even_size, h264_stream, to_array
+    from gui.export.cli import lesson_options
+    from gui.export.render import lesson_renderer, load_document
+
+    out = folder / "frames.mp4"
+    doc = load_document(chain_file(steps, folder))
+    options = lesson_options(str(out), size="1280x720", transition=0)
+    renders, encodes = [], []
+    with lesson_renderer(doc, options) as renderer, av.open(str(out), mode="w") as container:
+        w, h = even_size(renderer.size)
+        stream = h264_stream(container, renderer.size, options.timing.fps)
+        pictures = renderer.images()
+        t = 0
+        while True:
+            t0 = time.perf_counter()
+            shot_img = next(pictures, None)
+            if shot_img is None:
+                break
+            t1 = time.perf_counter()
+            frame = av.VideoFrame.from_ndarray(
+                np.ascontiguousarray(to_array(shot_img[1])[:h, :w]), format="bgra")
+            frame.pts, frame.time_base = t, Fraction(1, 1000)
+            t += shot_img[0].duration_ms
+            for packet in stream.encode(frame):
+                container.mux(packet)
+            renders.append(t1 - t0)
+            encodes.append(time.perf_counter() - t1)
+        for packet in stream.encode(None):  # the encoder's delayed pictures: its cost too
+            container.mux(packet)
+    return {"mp4_render_frame_ms": statistics.median(renders) * 1e3,
+            "mp4_encode_frame_ms": statistics.median(encodes) * 1e3}
+
+
 FIGURES: dict[str, Callable[[Path], float]] = {
     "gif_seed2_s": gif_seed2_s,
     "mp4_1000_steps_s": mp4_1000_steps_s,
     "mp4_250_steps_peak_mb": mp4_250_steps_peak_mb,
     "mp4_1000_steps_peak_mb": mp4_1000_steps_peak_mb,
 }
+#: Figures that print a floor beside them (each measured in this process).
+PAIRED: dict[str, Callable[[Path], dict[str, float]]] = {"mp4_render_frame_ms": mp4_frame_ms}
 
 
 def main(names: list[str]) -> int:
-    unknown = [n for n in names if n not in FIGURES]
+    unknown = [n for n in names if n not in FIGURES and n not in PAIRED]
     if unknown:
         print(
-            f"unknown figure(s): {', '.join(unknown)}; known: {', '.join(FIGURES)}", file=sys.stderr
+            f"unknown figure(s): {', '.join(unknown)}; known: {', '.join([*FIGURES, *PAIRED])}",
+            file=sys.stderr,
         )
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        for name in names or list(FIGURES):
-            print(f"{name}: {FIGURES[name](Path(tmp)):.2f}", flush=True)
+        for name in names or [*FIGURES, *PAIRED]:
+            if name in PAIRED:
+                for figure, value in PAIRED[name](Path(tmp)).items():
+                    print(f"{figure}: {value:.2f}", flush=True)
+            else:
+                print(f"{name}: {FIGURES[name](Path(tmp)):.2f}", flush=True)
     return 0
 
 

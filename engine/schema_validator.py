@@ -153,7 +153,7 @@ def _combined_checks(sch: dict[str, Any], root: dict[str, Any]) -> list[Check]:
     if "anyOf" in sch:
         options = [_checker(sub, root) for sub in sch["anyOf"]]
         checks.append(lambda inst: any(o(inst) for o in options))
-    checks += [_checker(sub, root) for sub in sch.get("allOf", [])]
+    checks += _all_of(sch.get("allOf", []), root)
     if "if" in sch:
         cond = _checker(sch["if"], root)
         then = _checker(sch["then"], root) if "then" in sch else None
@@ -168,6 +168,51 @@ def _combined_checks(sch: dict[str, Any], root: dict[str, Any]) -> list[Check]:
         negated = _checker(sch["not"], root)
         checks.append(lambda inst: not negated(inst))
     return checks
+
+
+def _all_of(subs: list[dict[str, Any]], root: dict[str, Any]) -> list[Check]:
+    """Checks for ``allOf``; branches ``{"if": {"properties": {K: {"const": "x"}}},
+    "then": ...}`` on the same key ``K`` (each op's attributes) become one lookup by the
+    value of ``K``: a node was asked about every op's branch, 19 tests a node."""
+    checks: list[Check] = []
+    by_key: dict[str, dict[str, list[Check]]] = {}
+    for sub in subs:
+        key = _dispatch_key(sub)
+        if key is None:
+            checks.append(_checker(sub, root))
+        else:
+            const = sub["if"]["properties"][key]["const"]
+            by_key.setdefault(key, {}).setdefault(const, []).append(_checker(sub["then"], root))
+    for key, thens in by_key.items():
+        every_then = [c for cs in thens.values() for c in cs]
+
+        def dispatch(inst: Any, key: str = key, thens: dict[str, list[Check]] = thens,
+                     every_then: list[Check] = every_then) -> bool:
+            # the "if" holds for a non-object or an object without the key (vacuous
+            # "properties"): every branch's "then" applies; else only the one matching
+            if not isinstance(inst, dict) or key not in inst:
+                return all(c(inst) for c in every_then)
+            value = inst[key]
+            chosen = thens.get(value, ()) if isinstance(value, str) else ()
+            return all(c(inst) for c in chosen)
+
+        checks.append(dispatch)
+    return checks
+
+
+def _dispatch_key(sub: dict[str, Any]) -> str | None:
+    """``K`` when ``sub`` is exactly ``{"if": {"properties": {K: {"const": <str>}}},
+    "then": ...}`` (see :func:`_all_of`), else None."""
+    cond = sub.get("if")
+    if set(sub) != {"if", "then"} or not isinstance(cond, dict) or set(cond) != {"properties"}:
+        return None
+    props = cond["properties"]
+    if not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((key, test),) = props.items()
+    if not isinstance(test, dict) or set(test) != {"const"} or not isinstance(test["const"], str):
+        return None
+    return key
 
 
 _TYPES = {

@@ -65,4 +65,4 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationDisplayName(APP_NAME)
     app.setDesktopFileName(APP_ID)  # Wayland: the window belongs to the installed entry
     app.setWindowIcon(QIcon(str(ICON_FILE)))  # every window's, and the task bar's
-    return app
+    return app  # type: ignore[return-value]

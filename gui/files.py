@@ -118,6 +118,8 @@ class FileController(QObject):
     """File commands for one document; ``message(str)`` goes to the status bar."""
 
     message = Signal(str)
+    #: A file is about to replace the document (``opened`` follows).
+    opening = Signal()
     #: A file was opened (not an edit): the lesson starts over at step 0.
     opened = Signal()
     recentChanged = Signal()
@@ -228,6 +230,7 @@ class FileController(QObject):
             return
         gf.extra.pop("autosave", None)
         view = gf.extra.get("view")
+        self.opening.emit()
         with collector_paused():  # thousands of boxes and edges arrive, none leave
             self.doc.load(gf, None if example else p.resolve())
         self._remember_disk(None if example else p.resolve())

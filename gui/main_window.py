@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QTabBar,
     QTabWidget,
     QToolBar,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -59,6 +58,7 @@ from .model import colours
 from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
+from .panels.lazy_tab import LazyTab
 from .panels.notes import NotesPanel
 from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
@@ -115,22 +115,6 @@ def presentation_scale() -> float:
     except (TypeError, ValueError):
         value = PRESENTATION_SCALE
     return value if 0.5 <= value <= 5.0 else PRESENTATION_SCALE
-
-
-class LazyTab(QWidget):
-    """A tab whose panel is built the first time it is shown (pyqtgraph costs start-up)."""
-
-    def __init__(self, factory: Callable[[], QWidget]) -> None:
-        super().__init__()
-        self._factory = factory
-        self.panel: QWidget | None = None
-        QVBoxLayout(self).setContentsMargins(0, 0, 0, 0)
-
-    def build(self) -> QWidget:
-        if self.panel is None:
-            self.panel = self._factory()
-            self.layout().addWidget(self.panel)  # type: ignore[union-attr]
-        return self.panel
 
 
 def _title_bar(dock: QDockWidget) -> QRect | None:
@@ -247,6 +231,11 @@ class MainWindow(QMainWindow):
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
         self.resizeDocks([self.notes_dock], [120], Qt.Orientation.Vertical)
+
+    def _file_opened(self) -> None:
+        player = self.player
+        player.open_at_start = False
+        player.seek(player.timeline.forward_length)
 
     def _make_summary(self) -> QWidget:
         # Lazy, like _make_jacobian: the panel loads when its tab is first shown.
@@ -514,7 +503,8 @@ class MainWindow(QMainWindow):
         self.files.message.connect(self.show_status)
         # An opened file starts at step 0, forward values shown (Play starts the lesson);
         # an edit keeps showing the whole pass.
-        self.files.opened.connect(lambda: self.player.seek(self.player.timeline.forward_length))
+        self.files.opening.connect(lambda: setattr(self.player, "open_at_start", True))
+        self.files.opened.connect(self._file_opened)
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)
         self.player.frameChanged.connect(self._player_moved)

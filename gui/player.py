@@ -133,6 +133,9 @@ class Player(QObject):
         self._timeline = self._make_timeline()
         self._position = self._timeline.end
         self._frame = self._timeline.frame(self._position)
+        #: While a file opens: new results show at forward done (where the lesson
+        #: starts), not at the end and then there (every box drawn twice).
+        self.open_at_start = False
         self._apply_interval()
         doc.resultsChanged.connect(self._results_changed)
         doc.groupsChanged.connect(self._groups_changed)
@@ -364,7 +367,9 @@ class Player(QObject):
         """A new timeline, shown at ``position`` (None: its end)."""
         self.pause()
         self._timeline = self._make_timeline()
-        self._position = self._timeline.end if position is None else position
+        if position is None:
+            position = self._timeline.forward_length if self.open_at_start else self._timeline.end
+        self._position = position
         self._position = max(0, min(self._position, self._timeline.end))
         self._frame = self._filtered(self._timeline.frame(self._position))
         self.timelineChanged.emit()

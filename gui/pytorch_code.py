@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import (
@@ -61,14 +61,15 @@ from engine.pytorch_check import (
     torch_available,
     torch_grads,
 )
-from engine.pytorch_cli import read_source
 from engine.pytorch_export import export_script
-from engine.pytorch_import import CodeError, Imported, import_code
 from engine.train import TrainSpec
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
 from .theme import THEME, style
+
+if TYPE_CHECKING:
+    from engine.pytorch_import import Imported
 
 
 class CodeEditor(QPlainTextEdit):
@@ -159,6 +160,8 @@ class ImportCodeDialog(QDialog):
             self.load_file(path)
 
     def load_file(self, path: str) -> None:
+        from engine.pytorch_cli import read_source  # lazy, as import_code (see there)
+
         try:
             self.set_code(read_source(path))
         except (OSError, ValueError) as exc:
@@ -175,6 +178,8 @@ class ImportCodeDialog(QDialog):
             self.editor.mark_error(None)
             ok.setEnabled(False)
             return
+        from engine.pytorch_import import CodeError, import_code  # lazy: not at start-up
+
         try:
             self.imported = import_code(text)
         except (CodeError, GraphError) as exc:
@@ -333,6 +338,10 @@ class CodeDock(QDockWidget):
     def apply(self) -> bool:
         """Import the edited code and replace the graph as one undo step; False on an error
         (marked at its line, the graph untouched)."""
+        # Lazy: the importer (the code reader's tables) loads when code is first
+        # imported, not at start-up.
+        from engine.pytorch_import import CodeError, import_code
+
         try:
             imported = import_code(self.editor.toPlainText())
         except (CodeError, GraphError) as exc:  # GraphError: a node the graph refuses (an id)

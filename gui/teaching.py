@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget
+from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget, QWidget
 
 from engine.errors import GraphError
 from engine.examples import EXAMPLE_LESSONS
@@ -26,8 +26,8 @@ from .group_commands import group_nodes, set_collapsed, ungroup
 from .model import labels
 from .panels.forward_mode import ForwardModePanel
 from .panels.gradcheck import GradCheckPanel
+from .panels.lazy_tab import LazyTab
 from .panels.quiz import QuizPanel
-from .panels.train import TrainPanel, ensure_train
 
 
 class Host(Protocol):
@@ -57,9 +57,8 @@ class Teaching(QObject):
         window.tabs.addTab(self.quiz_panel, "Quiz")
         self.forward_panel = ForwardModePanel(window.player)
         window.tabs.addTab(self.forward_panel, "Forward mode")
-        self.train_panel = TrainPanel(window.doc, window.player)
-        window.tabs.addTab(self.train_panel, "Train")
-        self.train_panel.status.connect(window.show_status)
+        self._train_tab = LazyTab(self._make_train)
+        window.tabs.addTab(self._train_tab, "Train")
         self.actions: dict[str, QAction] = {}
         quiz = self._action(
             "&Quiz Mode",
@@ -126,6 +125,18 @@ class Teaching(QObject):
         help_action = bar.actions()[-1] if bar.actions() else None
         bar.insertMenu(help_action, self.menu)  # type: ignore[arg-type]
         window.canvas.gradientCheckRequested.connect(self.check)
+
+    def _make_train(self) -> QWidget:
+        # Lazy: the panel (and pyqtgraph, its plots) load when the tab is first shown.
+        from .panels.train import TrainPanel
+
+        panel = TrainPanel(self.window.doc, self.window.player)
+        panel.status.connect(self.window.show_status)
+        return panel
+
+    @property
+    def train_panel(self) -> Any:  # gui.panels.train.TrainPanel
+        return self._train_tab.build()
 
     def _action(self, text: str, keys: str | None, tip: str, slot: Any) -> QAction:
         act = QAction(text, self.window)  # type: ignore[call-overload]
@@ -197,7 +208,10 @@ class Teaching(QObject):
 
     def show_train(self) -> None:
         """Teach > Train: the Train tab, with a train block made on the output if none."""
-        self.window.tabs.setCurrentWidget(self.train_panel)
+        from .panels.train import ensure_train
+
+        self.train_panel  # noqa: B018 - built before it shows
+        self.window.tabs.setCurrentWidget(self._train_tab)
         ensure_train(self.window.doc, self.window.show_status)
 
     def run_check(self, node: str | None) -> GradCheck:

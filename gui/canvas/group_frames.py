@@ -75,6 +75,7 @@ class GroupFrame(QGraphicsRectItem):
         self.plate.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.caption = QGraphicsSimpleTextItem(self)
         self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self._shown: tuple | None = None  # what show_group drew last, and in which look
 
     def show_group(
         self,
@@ -88,6 +89,13 @@ class GroupFrame(QGraphicsRectItem):
         """Frame ``rect`` (the content: member boxes and inner frames; at least ``room``
         from its top-left corner) as engine.group_layout lays it out: MARGIN around it,
         CAPTION more on top."""
+        # Opening a captured model refreshes its thousand frames on each of the load's
+        # signals (structure, positions, results, groups): a frame as it was is left be.
+        shown = (rect.getRect(), room, text, collapsed, depth, active,
+                 THEME.name, THEME.scale, THEME.high_contrast)
+        if shown == self._shown:
+            return
+        self._shown = shown
         rect = QRectF(rect.topLeft(), rect.size().expandedTo(QSizeF(*room)))
         outer = rect.adjusted(-MARGIN, -MARGIN - CAPTION, MARGIN, MARGIN)
         self.setRect(outer)

@@ -342,11 +342,11 @@ class CanvasScene(QGraphicsScene):
         # (once per box made deleting them all grow as N^1.67).
         with self.background_batch(), self.selection_batch():
             try:
-                self._sync_structure()
+                changed = self._sync_structure()
             finally:
                 self._end_batch()
         self.camera_boxes.mark_all()
-        self._far_changed()
+        self._far_changed(changed)  # one box added: the far painter redraws its area only
 
     @contextmanager
     def background_batch(self) -> Iterator[None]:
@@ -372,14 +372,19 @@ class CanvasScene(QGraphicsScene):
         else:
             self._dirty_background = self._dirty_background.united(area)
 
-    def _sync_structure(self) -> None:
+    def _sync_structure(self) -> list[str] | None:
+        """Match the items to the graph; the boxes added, removed or re-ported (None:
+        a new graph, every box)."""
         graph = self.doc.graph
+        changed: list[str] | None = []
         if graph is not self._graph:  # a file was loaded: start from scratch
             self._replaced = self._graph is not None or bool(graph.nodes)
             self._graph = graph
+            changed = None
             for nid in list(self.nodes):
                 self._remove_node(nid)
-        for nid in [n for n in self.nodes if n not in graph.nodes]:
+        gone = [n for n in self.nodes if n not in graph.nodes]
+        for nid in gone:
             self._remove_node(nid)
         reported: list[str] = []  # boxes whose ports moved
         for nid, node in graph.nodes.items():
@@ -402,6 +407,8 @@ class CanvasScene(QGraphicsScene):
                 if pos is not None:
                     item.setPos(QPointF(*pos))
                 self._batch_add(nid)
+                if changed is not None:
+                    changed.append(nid)
             elif item.set_input_ports(flags):
                 reported.append(nid)
         want = set(graph.edges())
@@ -420,6 +427,7 @@ class CanvasScene(QGraphicsScene):
             self._batch_add(key[0])
         for nid in reported:
             self._node_moved(nid)
+        return None if changed is None else changed + gone + reported
 
     def _remove_node(self, nid: str) -> None:
         item = self.nodes.pop(nid)

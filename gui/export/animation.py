@@ -21,9 +21,12 @@ APNG's ``Software`` text chunk, the WebP's EXIF ``Software`` tag, the MP4's
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -155,33 +158,55 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
     return w - w % 2, h - h % 2
 
 
+def h264_stream(container: Any, size: tuple[int, int], fps: float) -> Any:
+    """The MP4's video stream in ``container`` (a PyAV output): H.264, yuv420p, times in
+    milliseconds (each picture keeps its own duration)."""
+    stream = container.add_stream("libx264", rate=max(1, round(fps)))
+    stream.width, stream.height = even_size(size)
+    stream.pix_fmt = "yuv420p"
+    stream.codec_context.time_base = Fraction(1, 1000)
+    stream.options = {"preset": "veryfast", "crf": "20", "tune": "stillimage"}
+    return stream
+
+
 def _write_mp4(renderer: LessonRenderer, path: Path, progress: Progress | None) -> None:
     import av  # lazy: PyAV loads only for an MP4
 
     w, h = even_size(renderer.size)
     with av.open(str(path), mode="w", format="mp4") as container:
         container.metadata["comment"] = app_signature()
-        stream = container.add_stream("libx264", rate=max(1, round(renderer.options.timing.fps)))
-        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
-        stream.codec_context.time_base = Fraction(1, 1000)
-        stream.options = {"preset": "veryfast", "crf": "20", "tune": "stillimage"}
+        stream = h264_stream(container, renderer.size, renderer.options.timing.fps)
         durations: dict[int, int] = {}  # pts -> how long that picture stays (ms)
 
-        def mux(frame: av.VideoFrame | None) -> None:
+        def mux(pixels: np.ndarray | None, pts: int = 0) -> None:
+            frame = None
+            if pixels is not None:
+                frame = av.VideoFrame.from_ndarray(pixels, format="bgra")
+                frame.pts, frame.time_base = pts, Fraction(1, 1000)
             for packet in stream.encode(frame):
                 packet.duration = durations.pop(packet.pts, 0) if packet.pts is not None else 0
                 container.mux(packet)
 
+        # H.264 encodes a picture while the next one is painted (PyAV lets go of the
+        # GIL in the encoder): one worker, in order, at most two pictures waiting, so
+        # frames stay streamed.
         t = 0
-        for shot, img in _counted(renderer, progress):
-            frame = av.VideoFrame.from_ndarray(
-                np.ascontiguousarray(to_array(img)[:h, :w]), format="bgra"
-            )
-            frame.pts, frame.time_base = t, Fraction(1, 1000)
-            durations[t] = shot.duration_ms
-            t += shot.duration_ms
-            mux(frame)
-        mux(None)
+        with ThreadPoolExecutor(max_workers=1) as encoder:
+            waiting: deque[Future[None]] = deque()
+            try:
+                for shot, img in _counted(renderer, progress):
+                    durations[t] = shot.duration_ms
+                    pixels = np.ascontiguousarray(to_array(img)[:h, :w])
+                    waiting.append(encoder.submit(mux, pixels, t))
+                    t += shot.duration_ms
+                    while len(waiting) > 2 or (waiting and waiting[0].done()):
+                        waiting.popleft().result()  # an encoder error surfaces here
+                while waiting:
+                    waiting.popleft().result()
+            finally:
+                for job in waiting:  # cancelled or failed: nothing more is encoded
+                    job.cancel()
+            encoder.submit(mux, None).result()
 
 
 # --------------------------------------------------------------------------- PNG folder

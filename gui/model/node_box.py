@@ -81,6 +81,8 @@ def side_by_side(left: str, sep: str, right: str, max_chars: int = 44) -> str:
 
 def _widest_and_tallest(texts: list[str]) -> tuple[str, ...]:
     """The two texts that decide a box's size (its widest line, its most lines)."""
+    if len(texts) == 1:
+        return (texts[0],)
     wide = max(texts, key=lambda t: max(len(x) for x in t.split("\n")))
     tall = max(texts, key=lambda t: t.count("\n"))
     return (wide,) if wide is tall else (wide, tall)
@@ -91,6 +93,9 @@ class NodeBoxes:
 
     def __init__(self) -> None:
         self._text: dict[object, tuple[np.ndarray, str]] = {}
+        #: ``before → after`` by the two texts: every edit rebuilds each step's (the
+        #: same steps, mostly), and laying the blocks side by side cost more than the rest
+        self._changes: dict[tuple[str, str], str] = {}
         self._reserve: dict[str, tuple[str, ...]] = {}
         self._fan_in: dict[str, int] = {}
 
@@ -106,13 +111,18 @@ class NodeBoxes:
 
     def _change_text(self, before: np.ndarray | None, after: np.ndarray) -> str:
         """``before → after`` of ``grad += vjp`` (no gradient yet reads as 0)."""
-        return side_by_side("0" if before is None else self._fmt(before), " → ", self._fmt(after))
+        texts = ("0" if before is None else self._fmt(before), self._fmt(after))
+        text = self._changes.get(texts)
+        if text is None:
+            text = self._changes[texts] = side_by_side(texts[0], " → ", texts[1])
+        return text
 
     def set_results(self, results: Results) -> None:
         """New results: work out every gradient text each node may show during playback,
         so its box keeps one size from the first frame to the last."""
-        if len(self._text) > 20_000:
+        if len(self._text) > 20_000 or len(self._changes) > 20_000:
             self._text.clear()
+            self._changes.clear()
         self._reserve = self._grad_reserve(results.trace)
         self._fan_in = results.trace.fan_ins() if results.trace is not None else {}
 

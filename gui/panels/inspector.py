@@ -10,6 +10,7 @@ the widgets are refreshed from the document's signals, never from their own stat
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -438,6 +439,7 @@ class BackwardSection(_Section):
         doc.structureChanged.connect(self.refresh)
         doc.backwardChanged.connect(self.refresh)
         doc.resultsChanged.connect(self.refresh)
+        self._combo_ids: list[str] | None = None  # what the output list holds
         self.refresh()
 
     # ------------------------------------------------------------------ display
@@ -454,9 +456,11 @@ class BackwardSection(_Section):
         natural = set(doc.graph.outputs())
         ids.sort(key=lambda n: n not in natural)  # nodes nothing consumes come first
         with QSignalBlocker(self.output_combo):
-            self.output_combo.clear()
-            self.output_combo.addItem(self.NONE)
-            self.output_combo.addItems(ids)
+            if ids != self._combo_ids:  # an edit that adds no output candidate keeps them
+                self._combo_ids = ids
+                self.output_combo.clear()
+                self.output_combo.addItem(self.NONE)
+                self.output_combo.addItems(ids)
             self.output_combo.setCurrentText(doc.output or self.NONE)
         shape = self.output_shape()
         has_output = doc.output is not None
@@ -487,15 +491,20 @@ class BackwardSection(_Section):
         results = self.doc.results
         if results.backward_error is not None:
             self.status.setText(str(results.backward_error))
-            style(self.status, _error)
+            self._status_style(_error)
         elif results.trace is not None:
             n = len(results.trace)
             self.status.setText(
                 f"backward from {results.trace.output!r}: {n} edge step{'s' if n != 1 else ''}"
             )
-            style(self.status, _muted)
+            self._status_style(_muted)
         else:
             self.status.setText("")
+
+    def _status_style(self, sheet: Callable[[], str]) -> None:
+        # a style sheet set again restyles the widget (ms): only when it changes
+        if getattr(self.status, "_theme_sheet", None) is not sheet:
+            style(self.status, sheet)
 
     # ------------------------------------------------------------------ edits
 

@@ -306,6 +306,29 @@ def test_the_quick_verdict_agrees_with_the_walk(d: dict[str, Any]) -> None:
         assert (validate_schema(d, sch) is None) == (first_issue(d, sch) is None)
 
 
+def test_each_ops_attribute_branch_is_asked_by_the_op_it_names() -> None:
+    # The op-attribute branches ("if op is X, then ...") are one lookup by op: a node
+    # without an op, or with a non-string one, still meets every branch's "then",
+    # as the generic walk has it; another op's attributes are not checked.
+    base = {"format": "backprop-studio-graph", "version": 1}
+    cases = [
+        {"id": "y", "op": "clamp", "inputs": ["x"], "attrs": {"min": "low"}},  # refused
+        {"id": "y", "op": "sum", "inputs": ["x"], "attrs": {"min": "low"}},  # not clamp's
+        {"id": "y", "inputs": ["x"], "attrs": {"dim": "a"}},  # no op: every then applies
+        {"id": "y", "op": 3, "inputs": ["x"], "attrs": {"dim": "a"}},
+        {"id": "y", "op": "softmax", "inputs": ["x"], "attrs": {"dim": 1.5}},
+        {"id": "y", "op": "softmax", "inputs": ["x"], "attrs": {"dim": 1}},
+    ]
+    verdicts = []
+    for node in cases:
+        d = {**base, "nodes": [{"id": "x", "op": "input", "value": 1.0}, node]}
+        fast = validate_schema(d)
+        assert (fast is None) == (first_issue(d, schema()) is None), node
+        assert (fast is None) == (validate_schema(d, GENERIC) is None), node
+        verdicts.append(fast is None)
+    assert verdicts == [False, True, False, False, False, True]
+
+
 def test_a_big_tensor_loads() -> None:
     value = [[float(i % 7) for i in range(1000)] for _ in range(300)]
     text = json.dumps(

@@ -112,6 +112,12 @@ def test_export_chain_file_has_the_steps_it_says(tmp_path: Path) -> None:
     assert len(backward(gf.graph, forward(gf.graph), gf.output).steps) == 7
 
 
+def test_export_frame_figures_time_each_picture(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+    figures = script("bench_export").mp4_frame_ms(tmp_path, steps=3)
+    assert set(figures) == {"mp4_render_frame_ms", "mp4_encode_frame_ms"}
+    assert all(v > 0 for v in figures.values())
+
+
 def test_legibility_frames_render(qapp, tmp_path: Path) -> None:  # noqa: ANN001
     bench = script("bench_legibility")
     path = BENCHMARKS.parent / "assets" / "examples" / "seed1_square_sum.bpgraph"

@@ -125,3 +125,29 @@ def test_every_window_carries_the_app_icon(qapp) -> None:  # noqa: ANN001
     icon = ensure_app().windowIcon()
     assert not icon.isNull() and not icon.pixmap(32, 32).toImage().isNull()
     assert icon.pixmap(32, 32).toImage().pixelColor(16, 16).alpha() > 0
+
+
+def test_asking_for_the_app_again_leaves_the_windows_icons_be(qapp, qtbot) -> None:  # noqa: ANN001
+    # The icon is set once: setting it again sent every widget an icon-change event
+    # (10 ms per call with a window open, timed into every benchmark step that asked).
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QLabel
+
+    from gui.application import ensure_app
+
+    ensure_app()
+    seen: list[QEvent.Type] = []
+
+    class Spy(QObject):
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.ApplicationWindowIconChange:
+                seen.append(event.type())
+            return False
+
+    label = QLabel("a window")
+    qtbot.addWidget(label)
+    label.show()
+    spy = Spy()
+    label.installEventFilter(spy)
+    icon = ensure_app().windowIcon()
+    assert seen == [] and not icon.isNull()

@@ -33,7 +33,7 @@ def value(win: MainWindow, nid: str) -> float:
 
 def test_a_step_is_one_undoable_command_drawn_on_the_boxes(window, artifacts_dir) -> None:  # noqa: ANN001
     panel = open_train(window)
-    assert window.tabs.currentWidget() is panel
+    assert window.tabs.currentWidget().panel is panel  # a lazy tab, built when shown
     stack = window.doc.undo_stack
     before = stack.count()
     assert panel.step()
