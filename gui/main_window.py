@@ -696,7 +696,7 @@ class MainWindow(QMainWindow):
         """File > Export Animation…: a non-modal dialog; the export runs in the background."""
         from .export.dialog import ExportAnimationDialog  # lazy: as in export_image
 
-        dialog = ExportAnimationDialog(self.doc, self)
+        dialog = ExportAnimationDialog(self.doc, self, self.player)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.finished_export.connect(lambda ok, text: self.show_status(text))
         dialog.show()
