@@ -49,6 +49,7 @@ from .options import (
     parse_size,
     parse_step,
     parse_train_steps,
+    read_tangents,
 )
 from .render import load_document
 
@@ -59,7 +60,7 @@ USAGE = (
 )
 _VALUED = (
     "--step", "--out", "--size", "--fps", "--hold", "--transition", "--view", "--train",
-    "--direction",
+    "--direction", "--tangents",
 )
 
 
@@ -143,6 +144,8 @@ def _parser() -> argparse.ArgumentParser:
         "the inputs (tangent e₀), its steps played the same way",
     )
     parser.add_argument("--progress", action="store_true", help=argparse.SUPPRESS)
+    # the Export Animation dialog's hand-over of the player's tangents (write_tangents)
+    parser.add_argument("--tangents", help=argparse.SUPPRESS)
     return parser
 
 
@@ -168,6 +171,7 @@ def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
         )
     return LessonOptions(
         direction=direction,
+        tangents=None if args.tangents is None else read_tangents(args.tangents),
         kind=kind,
         size=parse_size(args.size),
         timing=timing,

@@ -17,6 +17,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QProcess, QProcessEnvironment, Qt, Signal
 from PySide6.QtGui import QPixmap
@@ -44,10 +45,11 @@ from engine.fileformat import SUFFIX, save
 
 from ..document import GraphDocument
 from ..model import colours
-from ..model.timeline import timeline_of
+from ..model.timeline import Direction, timeline_of
+from ..player import Player
 from ..theme import using
 from .frame_sheet import render_frame
-from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Format, Timing, View
+from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Format, Timing, View, write_tangents
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "main.py"
 PROGRESS = re.compile(r"progress: (\d+)/(\d+)")
@@ -58,15 +60,21 @@ CANCELLED = "Export cancelled: nothing was written"
 class ExportAnimationDialog(QDialog):
     """Options, a preview of the first frame, and the export running in the background.
 
-    ``finished_export(ok, message)`` is emitted when the child process ends.
+    ``finished_export(ok, message)`` is emitted when the child process ends. Given the
+    window's ``player``, the direction starts as the player's and a forward export plays
+    the tangents the player has (read when the export starts), not the command line's e₀.
     """
 
     finished_export = Signal(bool, str)
 
-    def __init__(self, doc: GraphDocument, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, doc: GraphDocument, parent: QWidget | None = None, player: Player | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export Animation")
         self.doc = doc
+        self.player = player
+        self._tangents_file: Path | None = None
         self.process: QProcess | None = None
         self._snapshot: Path | None = None
         self._stderr = ""
@@ -104,6 +112,11 @@ class ExportAnimationDialog(QDialog):
         self.theme_box = QComboBox()  # the export's colours, light unless asked
         self.theme_box.addItems(list(colours.THEMES))
         self.theme_box.setCurrentText(colours.DEFAULT)
+        self.direction_box = QComboBox()
+        self.direction_box.addItems([d.value for d in Direction])
+        self.direction_box.setToolTip("reverse: the backward pass, vᵀJ; forward: forward mode, J·t")
+        if player is not None:
+            self.direction_box.setCurrentText(player.direction.value)
 
         form = QFormLayout()
         form.addRow("Format", self.format_box)
@@ -114,6 +127,7 @@ class ExportAnimationDialog(QDialog):
         form.addRow("Frames per second", self.fps_box)
         form.addRow("View", self.view_box)
         form.addRow("Theme", self.theme_box)
+        form.addRow("Direction", self.direction_box)
         form.addRow("", self.forward_box)
 
         self.preview = QLabel()
@@ -147,6 +161,7 @@ class ExportAnimationDialog(QDialog):
             box.editingFinished.connect(self.update_preview)
         self.view_box.currentIndexChanged.connect(self.update_preview)
         self.theme_box.currentIndexChanged.connect(self.update_preview)
+        self.direction_box.currentIndexChanged.connect(self.update_preview)
         self.update_preview()
 
     @staticmethod
@@ -196,8 +211,19 @@ class ExportAnimationDialog(QDialog):
         if path:
             self.path_edit.setText(path)
 
-    def arguments(self, graph_file: str) -> list[str]:
-        """The ``main.py export`` arguments for the options as set."""
+    @property
+    def direction(self) -> Direction:
+        return Direction(self.direction_box.currentText())
+
+    def tangents(self) -> dict[str, Any]:
+        """The player's forward-mode tangents when exporting forward (empty: e₀)."""
+        if self.direction is Direction.FORWARD and self.player is not None:
+            return self.player.tangents
+        return {}
+
+    def arguments(self, graph_file: str, tangents_file: str | None = None) -> list[str]:
+        """The ``main.py export`` arguments for the options as set (``tangents_file``: where
+        :meth:`start` saved :meth:`tangents`)."""
         extra = FORMATS[self.format_box.currentIndex()].extra
         return [
             "export", graph_file, "--all", "--out", self.path_edit.text(),
@@ -208,6 +234,8 @@ class ExportAnimationDialog(QDialog):
             "--view", self.view_box.currentText(),
             "--theme", self.theme_box.currentText(),
             *(("--forward",) if self.forward_box.isChecked() else ()),
+            "--direction", self.direction.value,
+            *(("--tangents", tangents_file) if tangents_file else ()),
             *extra, "--progress",
         ]  # fmt: skip
 
@@ -216,7 +244,8 @@ class ExportAnimationDialog(QDialog):
         size = (self.width_box.value(), self.height_box.value())
         start = timeline_of(self.doc.graph, self.doc.results, self.doc.live_groups()).forward_length
         with using(self.theme_box.currentText()):
-            image = render_frame(self.doc, start, size, View(self.view_box.currentText()))
+            image = render_frame(self.doc, start, size, View(self.view_box.currentText()),
+                                 self.direction, self.tangents())  # fmt: skip
         pixmap = QPixmap.fromImage(image).scaledToWidth(
             PREVIEW_WIDTH, Qt.TransformationMode.SmoothTransformation
         )
@@ -240,6 +269,10 @@ class ExportAnimationDialog(QDialog):
         os.close(fd)
         self._snapshot = Path(name)
         save(self._snapshot, self.doc.to_file())
+        tangents = self.tangents()
+        if tangents:
+            self._tangents_file = self._snapshot.with_suffix(".tangents.json")
+            write_tangents(self._tangents_file, tangents)
         process = QProcess(self)
         env = QProcessEnvironment.systemEnvironment()
         env.insert("QT_QPA_PLATFORM", "offscreen")
@@ -255,7 +288,10 @@ class ExportAnimationDialog(QDialog):
         self.progress.setRange(0, 0)  # busy until the first report
         self.status.setText("Exporting…")
         self.export_button.setEnabled(False)
-        process.start(sys.executable, [str(MAIN_PY), *self.arguments(str(self._snapshot))])
+        hand_over = None if self._tangents_file is None else str(self._tangents_file)
+        process.start(
+            sys.executable, [str(MAIN_PY), *self.arguments(str(self._snapshot), hand_over)]
+        )
 
     def cancel(self) -> None:
         """Stop a running export (nothing is left behind), or close the dialog."""
@@ -280,8 +316,10 @@ class ExportAnimationDialog(QDialog):
     def _finished(self, code: int, status: QProcess.ExitStatus) -> None:
         self._read_errors()
         ok = status == QProcess.ExitStatus.NormalExit and code == 0
-        if self._snapshot is not None:
-            self._snapshot.unlink(missing_ok=True)
+        for temp in (self._snapshot, self._tangents_file):
+            if temp is not None:
+                temp.unlink(missing_ok=True)
+        self._tangents_file = None
         self.process = None
         self.export_button.setEnabled(True)
         if ok:

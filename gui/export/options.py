@@ -6,10 +6,15 @@ reading of ``--size``, ``--step`` and the output path, and one list of formats.
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from engine.errors import quoted
 from engine.train import MAX_STEPS
@@ -96,6 +101,9 @@ class LessonOptions:
     view: View = View.SLIDE
     train: int = 0  # --train N: the update act over N training steps (0: none)
     direction: Direction = Direction.REVERSE  # --direction forward: forward mode's steps
+    # forward mode's tangents per input (None: e₀, as the command line plays it); the
+    # Export Animation dialog hands over the player's, so the export shows what the window does
+    tangents: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 def parse_size(text: str | None) -> tuple[int, int]:
@@ -176,3 +184,20 @@ def lesson_kind(out: str) -> Kind:
     if not p.parent.exists():
         raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
     return kind
+
+
+def write_tangents(path: Path, tangents: Mapping[str, Any]) -> None:
+    """Save forward mode's tangents for a child ``main.py export --tangents FILE`` (the
+    Export Animation dialog's hand-over: JSON, whose floats read back bit for bit)."""
+    path.write_text(json.dumps({x: np.asarray(u).tolist() for x, u in tangents.items()}))
+
+
+def read_tangents(path: str) -> dict[str, np.ndarray]:
+    """The tangents :func:`write_tangents` saved; ExportError when the file is not such."""
+    try:
+        data = json.loads(Path(path).read_text())
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        return {str(x): np.asarray(u, dtype=np.float64) for x, u in data.items()}
+    except (OSError, ValueError, TypeError) as exc:
+        raise ExportError(f"--tangents {quoted(path)}: {exc}".splitlines()[0]) from None

@@ -74,7 +74,9 @@ class LessonRenderer:
     def __init__(self, doc: GraphDocument, options: LessonOptions) -> None:
         self.doc = doc
         self.options = options
-        self.sheet = FrameSheet(doc, options.size, options.view, options.direction)
+        self.sheet = FrameSheet(
+            doc, options.size, options.view, options.direction, options.tangents
+        )
         tl = self.sheet.player.timeline
         train = 0
         self._first: TrainState | None = None  # the first training step (the update act)

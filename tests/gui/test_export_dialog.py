@@ -8,6 +8,7 @@ and Cancel stops it with nothing left on disk.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from PIL import Image
@@ -16,6 +17,8 @@ from PySide6.QtCore import QTimer
 from gui.export.dialog import ExportAnimationDialog
 from gui.export.options import FORMATS
 from gui.export.render import load_document
+from gui.model.timeline import Direction
+from gui.player import Player
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED2 = ROOT / "assets" / "examples" / "seed2_stack_vjp.bpgraph"
@@ -133,3 +136,36 @@ def test_handout_and_worksheet_names_differ_and_a_file_is_replaced_only_when_all
     dialog.export_button.click()
     assert asked == [handout] and not dialog.running
     assert handout.read_bytes() == b"the teacher's handout" and "kept" in dialog.status.text()
+
+
+def _html_export(qtbot, dialog: ExportAnimationDialog, out: Path) -> str:  # noqa: ANN001
+    dialog.path_edit.setText(str(out))
+    with qtbot.waitSignal(dialog.finished_export, timeout=120_000) as result:
+        dialog.export_button.click()
+    assert result.args[0] is True, result.args[1]
+    return out.read_text("utf-8")
+
+
+def test_a_forward_export_plays_the_players_tangents_and_reverse_is_unchanged(
+    qtbot, tmp_path: Path  # noqa: ANN001
+) -> None:
+    doc = load_document(SEED2)
+    player = Player(doc)
+    player.set_tangents({"x1": 0.375, "x2": -1.25, "x3": 0.0})
+    player.set_direction(Direction.FORWARD)
+    dialog = ExportAnimationDialog(doc, player=player)
+    qtbot.addWidget(dialog)
+    dialog.format_box.setCurrentIndex([f.label for f in FORMATS].index("Web page player (HTML)"))
+    dialog.width_box.setValue(400)
+    dialog.height_box.setValue(225)
+    assert dialog.direction_box.currentText() == "forward"  # the player's, to start with
+    page = _html_export(qtbot, dialog, tmp_path / "forward.html")
+    assert "tangents u on the inputs: x1 = 0.375, x2 = -1.25, x3 = 0<" in page
+    assert "Forward step 1 of" in page
+    assert not list(tmp_path.glob("*.json")) and not list(Path(tempfile.gettempdir()).glob(
+        "export-*.tangents.json"))  # the hand-over file is gone
+    dialog.direction_box.setCurrentText("reverse")
+    assert "--tangents" not in dialog.arguments("g.bpgraph")
+    page = _html_export(qtbot, dialog, tmp_path / "reverse.html")
+    assert "Forward step" not in page and "tangents u" not in page
+    assert "backward step 1 of" in page
