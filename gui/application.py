@@ -59,10 +59,10 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else APP_NAME, *(argv or [])])
     if app.applicationName() == APP_NAME and not app.windowIcon().isNull():
-        return app  # type: ignore[return-value]
+        return app
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setDesktopFileName(APP_ID)  # Wayland: the window belongs to the installed entry
     app.setWindowIcon(QIcon(str(ICON_FILE)))  # every window's, and the task bar's
-    return app  # type: ignore[return-value]
+    return app

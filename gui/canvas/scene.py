@@ -670,6 +670,7 @@ class CanvasScene(QGraphicsScene):
                 text = provider(step)
             self.label.set_text(text)
             self._label_step = step
+        assert self._active_key is not None  # an edge is active: it was found above
         self._label_path = self._samples(self._active_key, path)
         self._label_home = None
         self.label.show()
