@@ -64,7 +64,7 @@ from .panels.palette import Palette
 from .player import Player, PlayerToolbar, connect_canvas
 from .pytorch_code import install as install_pytorch_code
 from .teaching import Teaching
-from .theme import PRESENTATION_SCALE, THEME, application_palette, restyle, style
+from .theme import PRESENTATION_SCALE, THEME, application_palette, restyle, style, using
 
 SCALE_KEY = "presentation/scale"
 THEME_KEY = "view/theme"
@@ -650,9 +650,9 @@ class MainWindow(QMainWindow):
         from .export import save_frame  # lazy: the exporters load on first use, not at startup
 
         try:
-            # in the window's theme: the picture looks like what the user sees
-            save_frame(self.doc, self.player.position, path, export_size(),
-                       direction=self.player.direction, tangents=self.player.tangents)
+            with using(colours.DEFAULT):  # exports are light, whatever the window shows
+                save_frame(self.doc, self.player.position, path, export_size(),
+                           direction=self.player.direction, tangents=self.player.tangents)
         except Exception as exc:  # disk full, bad folder, ...: one line, app goes on
             self.show_error(f"Cannot export {Path(path).name}: {exc}".splitlines()[0])
             return
@@ -676,8 +676,9 @@ class MainWindow(QMainWindow):
         """Edit > Copy Frame: the current frame as an image on the clipboard (for slides)."""
         from .export import render_frame  # lazy: as in export_image
 
-        image = render_frame(self.doc, self.player.position, export_size(),  # as Export Image
-                             direction=self.player.direction, tangents=self.player.tangents)
+        with using(colours.DEFAULT):  # as Export Image
+            image = render_frame(self.doc, self.player.position, export_size(),
+                                 direction=self.player.direction, tangents=self.player.tangents)
         QGuiApplication.clipboard().setImage(image)
         self.show_status(f"Copied the frame ({image.width()}x{image.height()})")
 

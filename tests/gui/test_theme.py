@@ -1,6 +1,5 @@
 """View > Theme: Light, Dark and Projector restyle the window live, are remembered,
-and exports are light unless ``--theme`` asks otherwise (Export Image and Copy Frame
-follow the window's theme: the picture looks like the window). Screenshots of each theme at
+and exports are light unless ``--theme`` asks otherwise. Screenshots of each theme at
 1280x720, in the window and in presentation mode, go to tests/artifacts/."""
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, QSettings
-from PySide6.QtGui import QGuiApplication, QImage, QPalette
+from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from engine.examples import EXAMPLES_DIR
@@ -144,23 +143,3 @@ def test_the_export_dialog_asks_for_a_theme_light_by_default(make_window) -> Non
     args = dialog.arguments("g.bpgraph")
     assert args[args.index("--theme") + 1] == "projector"
     dialog.close()
-
-
-def test_copy_frame_and_export_image_follow_the_windows_theme(
-    make_window, monkeypatch, tmp_path: Path, artifacts_dir: str  # noqa: ANN001
-) -> None:
-    win = make_window(SEED2, size=(1280, 720))
-    win.player.seek(win.player.timeline.end)
-    win.copy_frame()
-    light = QGuiApplication.clipboard().image()
-    win.set_theme("dark")
-    win.copy_frame()
-    copied = QGuiApplication.clipboard().image()
-    out = tmp_path / "dark.png"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
-    win.export_image()
-    exported = QImage(str(out)).convertToFormat(copied.format())
-    assert copied == exported and copied != light
-    assert copied.pixelColor(2, copied.height() // 2).lightness() < 100  # dark paper
-    assert light.pixelColor(2, light.height() // 2).lightness() > 150
-    assert copied.save(os.path.join(artifacts_dir, "copy-frame-dark.png"))
