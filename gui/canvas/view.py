@@ -323,9 +323,11 @@ class CanvasView(QGraphicsView):
                              self._anchor(frame, known.rects))
 
     def _anchor(self, frame: Frame | None, boxes: Mapping[str, Rect]) -> Rect | None:
-        """What to look at when no edge is active and the graph cannot be read whole: a
-        collapsed module playing as one step (its frame), the output's box once the
+        """What to look at when no edge is active and a captured model's graph cannot be
+        read whole: a collapsed module playing as one step (its frame), the output's box once the
         backward pass is done; None (the whole graph) before, in the forward pass."""
+        if not self.doc.read_only:  # a hand-built graph: the whole of it, as before
+            return None
         group = frame.active_group if frame is not None else None
         inside = next((m for m in group.group.members if m in boxes), None) if group else None
         if group is not None and inside is not None:
@@ -410,8 +412,8 @@ class CanvasView(QGraphicsView):
 
     def fit_all(self, readable: bool = True) -> None:
         """Zoom and centre so every node is visible (never zoomed in past 125 %); when
-        ``readable`` and the whole graph's text could not be read, a readable part
-        around the output instead (gui.model.camera.opening_view)."""
+        ``readable`` and a captured model's text could not be read whole, a readable
+        part around the output instead (gui.model.camera.opening_view)."""
         self._fitted = True
         with self._camera_move():
             self._fit_all(readable)
@@ -424,6 +426,9 @@ class CanvasView(QGraphicsView):
             return
         m = 40.0 * UNIT
         rect = rect.adjusted(-m, -m, m, m)
+        # a captured model (read-only) can be too big to read whole; a hand-built graph
+        # opens whole, as its teacher laid it out
+        readable = readable and self.doc.read_only
         legible = readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT) if readable else MIN_ZOOM
         size = self.viewport().size()
         output = self.canvas.nodes[next(reversed(self.doc.graph.nodes))].scene_rect()
