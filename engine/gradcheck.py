@@ -37,6 +37,7 @@ from .autodiff import Forward, backward, forward, seed_gradient
 from .errors import GraphError
 from .graph import Graph
 from .ops import LEAF_OPS, OPS
+from .ops.record import Attrs
 
 #: Relative tolerance for "agrees" (on top of the finite differences' rounding floor).
 RTOL = 1e-6
@@ -149,13 +150,13 @@ class GradCheck:
 # --------------------------------------------------------------------------- known kinks
 
 
-def node_kinks(op: str, xs: list[np.ndarray]) -> str | None:
-    """Words for why ``op`` has no derivative at these operands (its record's ``kinks``),
-    or None."""
+def node_kinks(op: str, xs: list[np.ndarray], attrs: Attrs | None = None) -> str | None:
+    """Words for why ``op`` has no derivative at these operands and attributes (its
+    record's ``kinks``), or None."""
     kinks = OPS[op].kinks if op in OPS else None
     if kinks is None:
         return None
-    count = int(np.count_nonzero(kinks.where(xs)))
+    count = int(np.count_nonzero(kinks.where(xs, attrs or {})))
     if not count:
         return None
     return f"{kinks.words}; {count} element{' sits' if count == 1 else 's sit'} there"
@@ -171,7 +172,7 @@ def kinks(graph: Graph, fwd: Forward, nodes: set[str] | None = None) -> list[Kin
         if nodes is not None and nid not in nodes:
             continue
         xs = [fwd.values[s] for s in node.inputs if s is not None]
-        message = node_kinks(node.op, xs)
+        message = node_kinks(node.op, xs, node.attrs)
         if message is not None:
             found.append(Kink(nid, message))
     return found
@@ -434,7 +435,7 @@ def check_node(graph: Graph, node_id: str, upstream: np.ndarray | None = None) -
         raise GraphError(
             f"the upstream gradient has shape {w.shape}, the node {out.shape}", node_id
         )
-    message = node_kinks(node.op, xs)
+    message = node_kinks(node.op, xs, node.attrs)
     found = [Kink(node_id, message)] if message is not None else []
     wtext = "w" if upstream is not None else "1"
     result = GradCheck(

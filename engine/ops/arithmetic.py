@@ -7,7 +7,7 @@ import operator
 import numpy as np
 
 from .build import binary, unary
-from .record import KEEPS_POSITIVE, Array, Domain, Kinks, Op, at_zero
+from .record import KEEPS_POSITIVE, Array, Attrs, Domain, Kinks, Op, at_zero
 
 
 def _pow(a: Array, b: Array) -> Array:
@@ -24,7 +24,7 @@ def _pow(a: Array, b: Array) -> Array:
     return np.power(a, b)
 
 
-def _pow_kinks(xs: list[Array]) -> Array:
+def _pow_kinks(xs: list[Array], attrs: Attrs) -> Array:
     """0 ** b with b < 1 (and b not 0): an infinite or undefined slope."""
     a, b = xs
     return np.broadcast_to(

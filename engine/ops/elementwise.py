@@ -197,6 +197,15 @@ def _extremum_grad(larger: bool) -> Callable[[int, Array, Array, Array, Array], 
     return grads
 
 
+#: maximum/minimum where a = b: no derivative (PyTorch, and the engine, split g in halves).
+_TIES = Kinks(
+    lambda xs, attrs: np.broadcast_to(
+        xs[0] == xs[1], np.broadcast_shapes(xs[0].shape, xs[1].shape)
+    ),
+    "a tie (a = b) has no derivative (the engine, like PyTorch, gives each half)",
+)
+
+
 def _condition(attrs: Attrs) -> Array:
     return np.asarray(attrs.get("condition", True), dtype=bool)
 
@@ -242,7 +251,7 @@ RECORDS: tuple[Op, ...] = (
         lambda g, x, out: g / x,
         "diagonal with entries 1/x",
         "Natural log.",
-        kinks=Kinks(lambda xs: xs[0] <= 0.0, "log at 0 or below is not differentiable"),
+        kinks=Kinks(lambda xs, attrs: xs[0] <= 0.0, "log at 0 or below is not differentiable"),
         domain=Domain(positive=(0,)),
     ),
     unary("sin", np.sin, lambda g, x, out: g * np.cos(x), "diagonal with entries cos(x)", "Sine."),
@@ -357,6 +366,7 @@ RECORDS: tuple[Op, ...] = (
         ("torch.maximum", "Tensor.maximum"),
         category="Elementwise functions",
         domain=KEEPS_BOTH,
+        kinks=_TIES,
     ),
     binary(
         "minimum",
@@ -371,6 +381,7 @@ RECORDS: tuple[Op, ...] = (
         ("torch.minimum", "Tensor.minimum"),
         category="Elementwise functions",
         domain=KEEPS_BOTH,
+        kinks=_TIES,
     ),
     Op(
         name="where",

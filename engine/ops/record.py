@@ -280,15 +280,16 @@ KEEPDIM = Attr("keepdim", "bool", False, "Keep the reduced dims as size 1")
 @dataclass(frozen=True)
 class Kinks:
     """Where an op has no derivative (the engine uses PyTorch's value there): ``where``
-    maps the operands to a mask of such elements, ``words`` says why, for gradcheck."""
+    maps the operands and the node's attributes to a mask of such elements, ``words``
+    says why, for gradcheck."""
 
-    where: Callable[[list[np.ndarray]], np.ndarray]
+    where: Callable[[list[np.ndarray], Attrs], np.ndarray]
     words: str
 
 
 def at_zero(operand: int, words: str) -> Kinks:
     """The kinks of an op with no derivative where operand ``operand`` is 0."""
-    return Kinks(lambda xs: xs[operand] == 0.0, words)
+    return Kinks(lambda xs, attrs: xs[operand] == 0.0, words)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from .record import (
     Attrs,
     Forward,
     Jvp,
+    Kinks,
     Op,
     OpShapeError,
     Shape,
@@ -39,6 +40,19 @@ def _reduce_check(shapes: Sequence[Shape], attrs: Attrs) -> Shape:
     if attrs.get("keepdim"):
         return tuple(1 if d in dims else n for d, n in enumerate(shape))
     return tuple(n for d, n in enumerate(shape) if d not in dims)
+
+
+def _extreme_ties(larger: bool) -> Callable[[list[Array], Attrs], Array]:
+    """The elements that tie for the extreme of their slice (over ``dim``, or all)."""
+
+    def where(xs: list[Array], attrs: Attrs) -> Array:
+        x = xs[0]
+        axes = _axes(x.ndim, attrs.get("dim"))
+        extreme = (np.max if larger else np.min)(x, axis=axes, keepdims=True)
+        hits = x == extreme
+        return hits & (np.sum(hits, axis=axes, keepdims=True) > 1)
+
+    return where
 
 
 def _axes(ndim: int, dim: int | list[int] | None) -> tuple[int, ...] | None:
@@ -315,6 +329,11 @@ RECORDS: tuple[Op, ...] = (
             torch=(f"torch.{fn}", f"Tensor.{fn}", f"torch.a{fn}"),
             domain=KEEPS_BOTH,
             torch_call=_extreme_call,
+            kinks=Kinks(
+                _extreme_ties(fn == "max"),
+                "a tie for the " + ("largest" if fn == "max" else "smallest")
+                + " has no derivative (the engine, like PyTorch, splits the gradient evenly)",
+            ),
         )
         for fn in ("max", "min")
     ),

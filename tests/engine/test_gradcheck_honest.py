@@ -91,7 +91,7 @@ def test_a_perturbed_vjp_is_flagged_above_the_resolution(case, factor):
         shape = graph.nodes[e.node].value.shape
         truth, got = (_dense(grads.get(e.node), shape)[e.index] for grads in (exact, wrong))
         off = abs(got - truth)
-        if off == 0.0:
+        if off == 0.0 and not result.kinks:  # a named kink (a tie for max) may read off
             assert e.status not in FLAGGED, e  # an exact gradient is never flagged
         elif off > 2 * e.resolution:
             assert e.status in FLAGGED, (e, off)  # a perturbation it can see is flagged

@@ -88,9 +88,23 @@ def test_a_records_kinks_are_what_gradcheck_reports(op: str) -> None:
     at_kink = [np.zeros(3), np.full(3, 0.5)] if OPS[op].arity == 2 else [np.zeros(3)]
     if op == "div":
         at_kink = [np.ones(3), np.zeros(3)]
+    if op in ("maximum", "minimum"):  # a tie
+        at_kink = [np.zeros(3), np.zeros(3)]
     words = node_kinks(op, at_kink)
     assert words == f"{kinks.words}; 3 elements sit there"
-    assert node_kinks(op, [np.full(3, 2.0)] * len(at_kink)) is None
+    away = [np.array([2.0, 3.0, 4.0]), np.array([5.0, 6.0, 7.0])]  # no zero, no tie
+    assert node_kinks(op, away[: len(at_kink)]) is None
+
+
+def test_a_tie_for_the_max_is_a_kink_per_slice() -> None:
+    """max/min over a dim: only elements tying for their own slice's extreme."""
+    from engine.gradcheck import node_kinks
+
+    x = np.array([[1.0, 1.0, 0.0], [2.0, 0.0, 0.0]])
+    assert node_kinks("max", [x], {"dim": 1}) is not None  # row 0 ties at 1
+    assert node_kinks("max", [x], {"dim": None}) is None  # 2 is alone
+    assert "2 elements" in (node_kinks("min", [x], {"dim": 1}) or "")  # row 1 ties at 0
+    assert node_kinks("max", [x[1:]], {"dim": 1}) is None
 
 
 @pytest.mark.parametrize(
