@@ -58,6 +58,7 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance()
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else APP_NAME, *(argv or [])])
+    assert isinstance(app, QApplication)  # a widgets app: this module makes the only one
     if app.applicationName() == APP_NAME and not app.windowIcon().isNull():
         return app
     app.setApplicationName(APP_NAME)

@@ -111,7 +111,7 @@ def saved_theme() -> str:
 def presentation_scale() -> float:
     """The font scale presentation mode uses (View > Font scale…), persisted."""
     try:
-        value = float(QSettings().value(SCALE_KEY, PRESENTATION_SCALE))
+        value = float(QSettings().value(SCALE_KEY, PRESENTATION_SCALE))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         value = PRESENTATION_SCALE
     return value if 0.5 <= value <= 5.0 else PRESENTATION_SCALE
@@ -630,7 +630,7 @@ class MainWindow(QMainWindow):
         path = settings.value(SESSION_FILE_KEY)
         if not path or not Path(str(path)).is_file() or not self.files.load_path(str(path)):
             return False
-        position = int(settings.value(SESSION_POSITION_KEY, 0))
+        position = int(settings.value(SESSION_POSITION_KEY, 0))  # type: ignore[call-overload]
         self.player.seek(position)
         return True
 

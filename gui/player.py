@@ -475,7 +475,7 @@ class PlayerToolbar(QToolBar):
         player.timelineChanged.connect(self._refresh)
         player.playingChanged.connect(self._refresh)
         player.speedChanged.connect(self._speed_changed)
-        player.directionChanged.connect(self._show_direction)  # type: ignore[call-overload]
+        player.directionChanged.connect(self._show_direction)
         self.apply_theme()
         self._refresh()
 

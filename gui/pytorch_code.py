@@ -279,7 +279,7 @@ class CodeDock(QDockWidget):
         self.editor.textChanged.connect(self._text_changed)
         doc.resultsChanged.connect(self.refresh)
         doc.trainChanged.connect(self.refresh)  # the training loop's settings
-        self.visibilityChanged.connect(lambda visible: visible and self.refresh())  # type: ignore[call-overload, func-returns-value]
+        self.visibilityChanged.connect(lambda visible: visible and self.refresh())  # type: ignore[func-returns-value]
         self.visibilityChanged.connect(self._open_at_size)
 
     def usable_size(self) -> QSize:
@@ -299,7 +299,7 @@ class CodeDock(QDockWidget):
         if not visible or self.isFloating() or not hasattr(window, "resizeDocks"):
             return
         self.editor.setMinimumSize(self.usable_size())  # never the 320x90 px it was
-        want = self.size().expandedTo(QSettings().value(CODE_SIZE_KEY, QSize()) or QSize())
+        want = self.size().expandedTo(QSettings().value(CODE_SIZE_KEY, QSize()) or QSize())  # type: ignore[arg-type]
         window.resizeDocks([self], [want.width()], Qt.Orientation.Horizontal)  # type: ignore[union-attr]
         window.resizeDocks([self], [want.height()], Qt.Orientation.Vertical)  # type: ignore[union-attr]
 

@@ -118,7 +118,7 @@ class ScrubSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int) -> object:  # noqa: D401 - Qt API
+    def validate(self, text: str, pos: int) -> object:  # type: ignore[override]  # noqa: D401
         stripped = text.strip()
         try:
             float(stripped)

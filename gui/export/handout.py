@@ -113,7 +113,7 @@ def write_handout(renderer: LessonRenderer, out: Path, progress: Progress | None
         _write(renderer, pages, progress)
     finally:
         pages.close()
-    write_atomic(out, bytes(pages.buffer.data()))
+    write_atomic(out, bytes(pages.buffer.data().data()))
 
 
 def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -> None:

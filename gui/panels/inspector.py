@@ -180,7 +180,7 @@ class NodeSection(_Section):
         layout.addWidget(self.problem)
 
         self.name_edit.editingFinished.connect(self._rename)
-        self.value_editor.valueEdited.connect(self._value_edited)  # type: ignore[call-overload]
+        self.value_editor.valueEdited.connect(self._value_edited)
         self.value_editor.gestureEnded.connect(self._end_gesture)
         self.requires_grad.toggled.connect(self._requires_grad_toggled)
         self.trainable.toggled.connect(self._trainable_toggled)
@@ -277,7 +277,8 @@ class NodeSection(_Section):
         for widget in self.attr_widgets.values():
             self._form.removeRow(widget)
         self.attr_widgets = {}
-        row, _role = self._form.getWidgetPosition(self.name_edit)
+        row: int
+        row, _role = self._form.getWidgetPosition(self.name_edit)  # type: ignore[misc]
         for attr in OPS[op].attrs:
             widget = self._attr_widget(attr)
             self.attr_widgets[attr.name] = widget
@@ -433,7 +434,7 @@ class BackwardSection(_Section):
 
         self.output_combo.activated.connect(self._output_chosen)
         self.implicit.toggled.connect(self._implicit_toggled)
-        self.v_editor.valueEdited.connect(self._v_edited)  # type: ignore[call-overload]
+        self.v_editor.valueEdited.connect(self._v_edited)
         self.ones_button.clicked.connect(self._ones)
         self.onehot_button.clicked.connect(self._one_hot)
         doc.structureChanged.connect(self.refresh)

@@ -163,6 +163,7 @@ class Palette(QWidget):
             any_shown = False
             for j in range(group.childCount()):  # type: ignore[union-attr]
                 child = group.child(j)  # type: ignore[union-attr]
+                assert child is not None  # j < childCount()
                 shown = not needle or needle in child.text(0).lower() or needle in (
                     child.toolTip(0).lower()
                 )
@@ -172,6 +173,6 @@ class Palette(QWidget):
 
     def _activate_first(self) -> None:
         for op, item in self._items.items():
-            if not item.isHidden() and not item.parent().isHidden():
+            if not item.isHidden() and not item.parent().isHidden():  # type: ignore[union-attr]
                 self.opActivated.emit(op)
                 return

@@ -91,7 +91,7 @@ class QuizPanel(QWidget):
         layout.addStretch(1)
 
         player.timelineChanged.connect(self._timeline_changed)
-        player.frameChanged.connect(self._frame_changed)  # type: ignore[call-overload]
+        player.frameChanged.connect(self._frame_changed)
         self.apply_theme()
         self._refresh()
 

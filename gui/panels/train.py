@@ -144,7 +144,7 @@ class TrainPanel(QWidget):
         self.rate_label = QLabel()
         self.rate.valueChanged.connect(self._rate_changed)
         self.log = QCheckBox("log scale")
-        self.log.toggled.connect(lambda on: self.curve.set_log(on))  # type: ignore[call-overload, has-type]
+        self.log.toggled.connect(lambda on: self.curve.set_log(on))  # type: ignore[has-type]
 
         for w in (self.lr, self.momentum, self.beta1, self.beta2, self.steps, self.optimizer):
             w.setMaximumWidth(100)
