@@ -337,8 +337,13 @@ class CanvasView(QGraphicsView):
             return boxes[inside]
         if frame is not None and frame.k < frame.n:
             return None
-        output = next(reversed(self.doc.graph.nodes), None)
+        output = self._last_node()
         return boxes.get(output) if output is not None else None
+
+    def _last_node(self) -> str | None:
+        """The node the opening view and the follow camera anchor on: the last in forward
+        order (a captured trace's output)."""
+        return next(reversed(self.doc.graph.nodes), None)
 
     def frame_step(self, animate: bool = True) -> None:
         """Move the camera to the current frame's target (gliding when ``animate``)."""
@@ -431,7 +436,9 @@ class CanvasView(QGraphicsView):
         readable = readable and self.doc.read_only
         legible = readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT) if readable else MIN_ZOOM
         size = self.viewport().size()
-        output = self.canvas.nodes[next(reversed(self.doc.graph.nodes))].scene_rect()
+        last = self._last_node()
+        assert last is not None  # the graph has nodes: its rect is not empty
+        output = self.canvas.nodes[last].scene_rect()
         centre, zoom = opening_view(rect_tuple(rect), rect_tuple(output),
                                     (size.width(), size.height()), legible,
                                     MAX_FIT_ZOOM * THEME.scale)
