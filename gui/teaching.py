@@ -109,7 +109,7 @@ class Teaching(QObject):
         window.player.frameChanged.connect(self.group_frames.show_frame)
         self.train_marks = TrainMarks(
             scene, window.doc, scene.nodes, animate=lambda: window.canvas.animations_enabled,
-            pace=self.train_panel.step_interval_ms,
+            pace=self._train_pace,
         )
         self.menu = QMenu("&Teach", window)  # type: ignore[call-overload]
         self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
@@ -133,6 +133,12 @@ class Teaching(QObject):
         panel = TrainPanel(self.window.doc, self.window.player)
         panel.status.connect(self.window.show_status)
         return panel
+
+    def _train_pace(self) -> float | None:
+        """Play's pace for the update act; a panel never built is not playing (asking it
+        would build it, and load pyqtgraph, at start-up)."""
+        panel = self._train_tab.panel
+        return None if panel is None else panel.step_interval_ms()  # type: ignore[attr-defined]
 
     @property
     def train_panel(self) -> Any:  # gui.panels.train.TrainPanel
