@@ -31,6 +31,28 @@ def test_a_module_imported_after_the_app_leaves_no_source_in_memory(
         sys.modules.pop("imported_late_for_the_test", None)
 
 
+
+def test_the_import_hook_still_tells_modules_that_use_pyside6_from_those_that_do_not(
+    tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    """The cheap check gives PySide6's own answer: 0 (features selectable) for a module
+    whose source names PySide6, -1 (left alone) for one that does not."""
+    import gui.application  # noqa: F401 - importing it wraps PySide6's import hook
+
+    feature = sys.modules["shibokensupport.feature"]
+    (tmp_path / "late_qt_user.py").write_text("from PySide6.QtCore import QObject\n")
+    (tmp_path / "late_plain.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        __import__("late_qt_user")
+        __import__("late_plain")
+        assert feature.pyside_feature_dict["late_qt_user"] == 0
+        assert feature.pyside_feature_dict["late_plain"] == -1
+    finally:
+        for name in ("late_qt_user", "late_plain"):
+            sys.modules.pop(name, None)
+            feature.pyside_feature_dict.pop(name, None)
+
 def _chain_file(tmp_path: Path, n: int = 40, output: bool = True) -> Path:
     """A chain of ``n`` nodes with a few long edges, saved without positions (the app
     lays it out on open); without an output, no backward pass to show."""
