@@ -8,7 +8,7 @@ pictures instead of rendering them afresh at every frame.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
@@ -38,6 +38,23 @@ def test_the_next_write_up_is_laid_out_ahead_and_shown_as_a_fresh_one_would_be(
         fresh.setHtml(panel.html(panel.fit))
         assert panel.text() == fresh.toPlainText()
 
+
+
+def test_each_write_up_the_browser_takes_deletes_the_one_it_showed(
+    make_window, qtbot,  # noqa: ANN001
+) -> None:
+    """The documents the panel lays out are the browser's children; taking the next
+    one deletes the one shown, so stepping through a pass keeps only the shown one
+    and the one laid out ahead."""
+    win = make_window()
+    panel, player = win.chain_rule, win.player
+    player.to_start()
+    direct = Qt.FindChildOption.FindDirectChildrenOnly
+    for _ in range(8):
+        player.step_forward()
+        QApplication.processEvents()
+        qtbot.wait(AHEAD_MS + 40)
+        assert len(panel.browser.findChildren(QTextDocument, options=direct)) <= 2
 
 class _IconChanges(QObject):
     def __init__(self) -> None:
