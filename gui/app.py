@@ -1,7 +1,9 @@
 """Start the desktop app: ``python main.py [FILE ...]``, each file in a window of its own.
 
 Kept small and import-light so the first paint comes quickly: heavy panels
-(pyqtgraph) are imported only when their tab is first opened.
+(pyqtgraph) are imported only when their tab is first opened. Throughout ``gui/``,
+a module needed only on a cold path (a trace file, a later launch, a panel not yet
+shown, an export) is imported inside the function that needs it, not at the top.
 """
 
 from __future__ import annotations
@@ -15,12 +17,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 
-from engine import APP_NAME, tracefile
-from engine.fileformat import FileFormatError
+from engine import APP_NAME
 
 from .application import ensure_app
 from .files import is_trace_path
-from .single_instance import FileOpenFilter, InstanceServer, hand_over
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -89,6 +89,9 @@ class Windows:
             if path is not None and is_trace_path(path):
                 # Read here, so a broken trace is reported to the launch that sent it
                 # (a graph's error shows in its window, which opens with the example).
+                from engine import tracefile
+                from engine.fileformat import FileFormatError
+
                 try:
                     trace = tracefile.load(path)
                 except FileFormatError as exc:
@@ -118,6 +121,8 @@ def main(args: list[str]) -> int:
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     app = ensure_app()
+    from .single_instance import FileOpenFilter, InstanceServer, hand_over  # QtNetwork
+
     errors = hand_over(options.files)
     if errors is None:  # no app running: this one is it
         windows = Windows()

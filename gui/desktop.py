@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -166,6 +165,8 @@ def _read_manifest(path: Path) -> dict[str, list[str]]:
 
 def _refresh(home: Path) -> None:
     """Rebuild the MIME and desktop caches where the tools are installed (optional)."""
+    import subprocess  # cold: only here (the app imports this module for its icon)
+
     tools = (("update-mime-database", "mime"), ("update-desktop-database", "applications"))
     for tool, folder in tools:
         exe = shutil.which(tool)

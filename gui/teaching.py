@@ -1,13 +1,15 @@
 """The Teach menu: gradient checks (and the other teaching modes) wired into the window.
 
 Kept out of :mod:`gui.main_window` so that module only assembles: the window makes
-one :class:`Teaching`, which adds its menu, its panel tab and its connections.
+one :class:`Teaching`, which adds its menu, its panel tabs and its connections. The
+tabs are :class:`LazyTab`: each panel (and its modules) is built when its tab is first
+shown or its action first used, not at start-up.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
@@ -15,7 +17,6 @@ from PySide6.QtWidgets import QMenu, QMenuBar, QTabWidget, QWidget
 
 from engine.errors import GraphError
 from engine.examples import EXAMPLE_LESSONS
-from engine.gradcheck import GradCheck, check_graph, check_node
 from engine.groups import playback_steps
 
 from .canvas.group_frames import GroupFrames
@@ -24,10 +25,14 @@ from .commands import push
 from .document import GraphDocument
 from .group_commands import group_nodes, set_collapsed, ungroup
 from .model import labels
-from .panels.forward_mode import ForwardModePanel
-from .panels.gradcheck import GradCheckPanel
 from .panels.lazy_tab import LazyTab
-from .panels.quiz import QuizPanel
+
+if TYPE_CHECKING:
+    from engine.gradcheck import GradCheck
+
+    from .panels.forward_mode import ForwardModePanel
+    from .panels.gradcheck import GradCheckPanel
+    from .panels.quiz import QuizPanel
 
 
 class Host(Protocol):
@@ -51,12 +56,12 @@ class Teaching(QObject):
     def __init__(self, window: Host) -> None:
         super().__init__(window)  # type: ignore[arg-type]
         self.window = window
-        self.gradcheck_panel = GradCheckPanel()
-        window.tabs.addTab(self.gradcheck_panel, "Gradient check")
-        self.quiz_panel = QuizPanel(window.player)
-        window.tabs.addTab(self.quiz_panel, "Quiz")
-        self.forward_panel = ForwardModePanel(window.player)
-        window.tabs.addTab(self.forward_panel, "Forward mode")
+        self._gradcheck_tab = LazyTab(self._make_gradcheck)
+        window.tabs.addTab(self._gradcheck_tab, "Gradient check")
+        self._quiz_tab = LazyTab(self._make_quiz)
+        window.tabs.addTab(self._quiz_tab, "Quiz")
+        self._forward_tab = LazyTab(self._make_forward)
+        window.tabs.addTab(self._forward_tab, "Forward mode")
         self._train_tab = LazyTab(self._make_train)
         window.tabs.addTab(self._train_tab, "Train")
         self.actions: dict[str, QAction] = {}
@@ -64,15 +69,14 @@ class Teaching(QObject):
             "&Quiz Mode",
             "Ctrl+Shift+Q",
             "Hide each vjp until the student predicts it",
-            self.quiz_panel.set_active,
+            lambda on: self.quiz_panel.set_active(on),
         )
         quiz.setCheckable(True)
-        self.quiz_panel.modeChanged.connect(self._quiz_mode_changed)
         self._action(
             "&Reveal",
             "R",
             "Quiz mode: show the hidden number (works in presentation mode)",
-            self.quiz_panel.reveal,
+            lambda: self.quiz_panel.reveal(),
         )
         self._action(
             "Check &Gradients",
@@ -125,6 +129,35 @@ class Teaching(QObject):
         help_action = bar.actions()[-1] if bar.actions() else None
         bar.insertMenu(help_action, self.menu)  # type: ignore[arg-type]
         window.canvas.gradientCheckRequested.connect(self.check)
+
+    def _make_gradcheck(self) -> QWidget:
+        from .panels.gradcheck import GradCheckPanel
+
+        return GradCheckPanel()
+
+    def _make_quiz(self) -> QWidget:
+        from .panels.quiz import QuizPanel
+
+        panel = QuizPanel(self.window.player)
+        panel.modeChanged.connect(self._quiz_mode_changed)
+        return panel
+
+    def _make_forward(self) -> QWidget:
+        from .panels.forward_mode import ForwardModePanel
+
+        return ForwardModePanel(self.window.player)
+
+    @property
+    def gradcheck_panel(self) -> GradCheckPanel:
+        return self._gradcheck_tab.build()  # type: ignore[return-value]
+
+    @property
+    def quiz_panel(self) -> QuizPanel:
+        return self._quiz_tab.build()  # type: ignore[return-value]
+
+    @property
+    def forward_panel(self) -> ForwardModePanel:
+        return self._forward_tab.build()  # type: ignore[return-value]
 
     def _make_train(self) -> QWidget:
         # Lazy: the panel (and pyqtgraph, its plots) load when the tab is first shown.
@@ -209,7 +242,7 @@ class Teaching(QObject):
         canvas = self.window.canvas
         canvas.edge_label_provider = self.quiz_panel.edge_label if on else labels.edge_label
         if on:
-            self.window.tabs.setCurrentWidget(self.quiz_panel)
+            self.window.tabs.setCurrentWidget(self._quiz_tab)
         self.window.player.refresh_frame()
 
     def show_train(self) -> None:
@@ -222,6 +255,8 @@ class Teaching(QObject):
 
     def run_check(self, node: str | None) -> GradCheck:
         """The engine's check for the whole graph (``node`` None), a leaf or an op node."""
+        from engine.gradcheck import check_graph, check_node
+
         doc = self.window.doc
         graph = doc.graph
         if node is not None and node in graph and not graph.nodes[node].is_leaf:
@@ -235,7 +270,7 @@ class Teaching(QObject):
     def check(self, node: str | None) -> GradCheck | None:
         """Run a check and show it in the Gradient check tab; a refusal is one line."""
         panel = self.gradcheck_panel
-        self.window.tabs.setCurrentWidget(panel)
+        self.window.tabs.setCurrentWidget(self._gradcheck_tab)
         try:
             result = self.run_check(node)
         except GraphError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEasingCurve,
@@ -80,9 +81,11 @@ from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
 from .group_frames import GroupFrame
 from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
-from .quick_search import QuickSearch
 from .scene import CanvasScene
 from .zoom_gesture import ZoomGesture
+
+if TYPE_CHECKING:
+    from .quick_search import QuickSearch
 
 MIN_ZOOM, MAX_ZOOM, MAX_FIT_ZOOM = 0.04, 6.0, 1.25
 #: Where the pulse rests when animations are off (exports): near the operand.
@@ -656,6 +659,8 @@ class CanvasView(QGraphicsView):
                 view_pos = self.viewport().rect().center()
         self._quick_pos = self.mapToScene(view_pos)
         if self._quick is None:
+            from .quick_search import QuickSearch  # cold: the first Tab
+
             self._quick = QuickSearch(self)
             self._quick.opChosen.connect(lambda op: self.add_node_at(op, self._quick_pos))
         self._quick.popup_at(self.viewport().mapToGlobal(view_pos))

@@ -39,7 +39,7 @@ def node_menu_action(win: MainWindow, node: str, prefix: str):  # noqa: ANN201
 def test_check_gradients_on_the_whole_graph(window, artifacts_dir) -> None:  # noqa: ANN001
     menu_action(window, "Teach", "Check Gradients").trigger()
     panel = window.teaching.gradcheck_panel
-    assert window.tabs.currentWidget() is panel
+    assert window.tabs.currentWidget().panel is panel  # a lazy tab, built when shown
     assert [panel.table.item(r, 0).text() for r in range(3)] == ["x1", "x2", "x3"]
     assert [panel.table.item(r, 1).text() for r in range(3)] == ["1.1", "1.4", "1"]
     assert set(panel.row_colors()) == {status_color(Status.OK).name()}
@@ -87,7 +87,7 @@ def test_quiz_hides_the_vjp_until_predicted(window, qtbot, artifacts_dir) -> Non
 
     panel = window.teaching.quiz_panel
     menu_action(window, "Teach", "Quiz Mode").trigger()
-    assert panel.active and window.tabs.currentWidget() is panel
+    assert panel.active and window.tabs.currentWidget().panel is panel  # a lazy tab
     player = window.player
     assert player.frame.k == 1 and player.frame.hidden == {"vjp", "accumulated"}
     assert "· J = ?" in window.canvas.canvas.label.text
@@ -155,7 +155,7 @@ def test_forward_mode_plays_through_the_player_bar(window, qtbot, artifacts_dir)
     from gui.model.timeline import Direction
 
     panel, player = window.teaching.forward_panel, window.player
-    window.tabs.setCurrentWidget(panel)
+    window.tabs.setCurrentWidget(panel.parentWidget())  # its lazy tab
     assert set(panel.editors) == {"x1", "x2", "x3"}
     assert panel.editors["x1"].text() == "1.0" and panel.editors["x2"].text() == "0.0"
     assert "Forward passes: 3" in panel.comparison.text()
@@ -195,7 +195,7 @@ def test_forward_mode_bad_tangent_is_one_line(window, qtbot) -> None:  # noqa: A
     from gui.model.timeline import Direction
 
     panel = window.teaching.forward_panel
-    window.tabs.setCurrentWidget(panel)
+    window.tabs.setCurrentWidget(panel.parentWidget())  # its lazy tab
     panel.editors["x1"].setText("[1, 2]")
     qtbot.keyClick(panel.editors["x1"], Qt.Key.Key_Return)
     assert window.player.direction is Direction.REVERSE
