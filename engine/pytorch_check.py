@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -71,6 +70,8 @@ def run_with_torch(
     graph: Graph, output: str, gradient: np.ndarray | None, timeout: float = 120.0
 ) -> dict[str, np.ndarray | None]:
     """Each node's ``.grad`` as PyTorch computes it (leaves, and retained non-leaves)."""
+    import subprocess  # only here: the app imports this module at start-up
+
     script = checking_script(graph, output, gradient)
     try:
         with tempfile.TemporaryDirectory(prefix="backprop-check-") as folder:

@@ -1,5 +1,6 @@
 """First run: no display gives one line (not Qt's abort), the window fits its screen
-with the graph fitted, and status messages are seen."""
+with the graph fitted, status messages are seen, and the first paint loads only what
+it shows."""
 
 from __future__ import annotations
 
@@ -29,6 +30,44 @@ def test_no_display_prints_one_line_and_exits_2() -> None:
     for hint in ("main.py run", "main.py export", "QT_QPA_PLATFORM=offscreen"):
         assert hint in lines[0]
 
+
+
+#: Modules the first paint of the default window must not load (benchmarks/bench_gui.py
+#: startup_s times it): each is a panel not shown yet, a cold path, or what they import.
+COLD_AT_START = (
+    "pyqtgraph", "PySide6.QtNetwork", "subprocess", "gui.export", "gui.panels.train",
+    "gui.panels.quiz", "gui.panels.gradcheck", "gui.panels.forward_mode",
+    "gui.panels.summary", "gui.panels.jacobian_view", "gui.panels.gradient_flow",
+    "gui.canvas.quick_search", "gui.single_instance", "engine.gradcheck",
+)
+
+_FIRST_PAINT = """
+import gc, sys
+from gui.app import create_window, ensure_app
+app = ensure_app()
+window = create_window()
+window.show()
+app.processEvents()
+assert len(window.canvas.canvas.nodes) == len(window.doc.graph) > 0  # the example, drawn
+young = {id(o) for o in gc.get_objects()}
+print(*[m for m in COLD if m in sys.modules])
+print(gc.get_freeze_count() > 0, id(window.doc.graph) in young)
+window.doc.undo_stack.clear()
+"""
+
+
+def test_the_first_paint_loads_no_cold_module_and_freezes_only_what_lives_as_long_as_the_app(
+        tmp_path: Path) -> None:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               **{v: str(tmp_path / v) for v in ("XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                                                  "XDG_CACHE_HOME")})
+    code = f"COLD = {COLD_AT_START!r}\n" + _FIRST_PAINT
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded, frozen = done.stdout.splitlines()
+    assert loaded == ""  # none of COLD_AT_START
+    assert frozen == "True True"  # the window's objects frozen, the document's not
 
 def test_display_detection() -> None:
     assert not has_display({}, "linux")
