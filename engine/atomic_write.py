@@ -14,7 +14,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import secrets
 import stat
 from pathlib import Path
 
@@ -50,6 +49,8 @@ def is_read_only(path: Path) -> bool:
 
 def temp_name(target: Path) -> Path:
     """A fresh temporary name beside ``target`` in the pattern stale-file cleanup knows."""
+    import secrets  # here, not at the top: opening files (and the app's start) never writes
+
     return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 

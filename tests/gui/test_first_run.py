@@ -38,7 +38,7 @@ COLD_AT_START = (
     "pyqtgraph", "PySide6.QtNetwork", "subprocess", "gui.export", "gui.panels.train",
     "gui.panels.quiz", "gui.panels.gradcheck", "gui.panels.forward_mode",
     "gui.panels.summary", "gui.panels.jacobian_view", "gui.panels.gradient_flow",
-    "gui.canvas.quick_search", "gui.single_instance", "engine.gradcheck",
+    "gui.canvas.quick_search", "gui.single_instance", "engine.gradcheck", "secrets",
 )
 
 _FIRST_PAINT = """
