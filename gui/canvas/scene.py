@@ -980,6 +980,7 @@ class CanvasScene(QGraphicsScene):
                 item.restyle()
             for edge in self.edges.values():
                 edge.restyle()
+            self.label.restyle()
             self.apply_frame(self.frame)
             self._batch = set(self.nodes)
             self._end_batch()

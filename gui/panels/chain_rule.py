@@ -79,6 +79,9 @@ class ChainRulePanel(QWidget):
         # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
         # step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, tuple[float, bool, bool]] = {}
+        # What the browser shows: the choice's key and its document (a new step, size or
+        # mode, or someone else setting the browser's text, and it renders again).
+        self._shown: tuple[tuple, QTextDocument] | None = None
         # The next step's write-up, laid out in idle time: (html, settings, document).
         self._ahead: tuple[str, tuple, QTextDocument] | None = None
         self._ahead_timer = QTimer(self)
@@ -158,19 +161,32 @@ class ChainRulePanel(QWidget):
         measured again at the full width, as an unpinned render would have.
         """
         browser = self.browser
+        viewport = browser.viewport()
+        key = self._key(viewport.width(), viewport.height())
+        if self._shown == (key, browser.document()):
+            return  # the same text at the same size (most edits, at the end of backward)
         as_needed = Qt.ScrollBarPolicy.ScrollBarAsNeeded
         pinned = browser.verticalScrollBar().isVisible()
         pinned = pinned and browser.verticalScrollBarPolicy() == as_needed
         if pinned:
             browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
-            self._fit()
+            self._fit(key)
             browser.setVerticalScrollBarPolicy(as_needed)
         if not pinned or not browser.verticalScrollBar().isVisible():
-            self._fit()
+            self._fit(key)
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
         self._ahead_timer.start()
 
-    def _fit(self) -> None:
+    def _key(self, width: int, height: int) -> tuple:
+        """What decides the step's choice and document: its text as first tried (full
+        size, as written), the viewport's size, the scale and the mode."""
+        shown = self.compact, self.elide
+        self.compact = self.elide = False
+        html = self.html()
+        self.compact, self.elide = shown
+        return (html, width, height, THEME.scale, self.fit_height)
+
+    def _fit(self, key: tuple) -> None:
         """Show the step at the size and shortening it fits: remembered per content and
         viewport size, so a step seen before is laid out once. The documents tried are
         measured before the browser shows one: if showing it brings the scroll bar (a
@@ -178,22 +194,25 @@ class ChainRulePanel(QWidget):
         viewport = self.browser.viewport()
         for _ in range(2):
             width = viewport.width()
-            self._fit_at(width, viewport.height())
+            if key[1:3] != (width, viewport.height()):
+                key = self._key(width, viewport.height())
+            self._fit_at(key)
             if viewport.width() == width:
                 return
 
-    def _fit_at(self, width: int, height: int) -> None:
+    def _fit_at(self, key: tuple) -> None:
         self.compact = self.elide = False
         self.fit = 1.0
-        key = (self.html(), width, height, THEME.scale, self.fit_height)
         choice = self._choices.get(key)
         if choice is not None:
             self.fit, self.compact, self.elide = choice
-            self.browser.setDocument(self._document(self.html(self.fit)))
-            return
-        if len(self._choices) >= CHOICES_KEPT:
-            self._choices.clear()
-        self._choices[key] = self._choose()
+            html = key[0] if choice == (1.0, False, False) else self.html(self.fit)
+            self.browser.setDocument(self._document(html))
+        else:
+            if len(self._choices) >= CHOICES_KEPT:
+                self._choices.clear()
+            self._choices[key] = self._choose()
+        self._shown = (key, self.browser.document())
 
     def _choose(self) -> tuple[float, bool, bool]:
         """Lay the step out and choose (fit, compact, elide); what is chosen is shown.
