@@ -628,7 +628,9 @@ class CanvasScene(QGraphicsScene):
             edge_keys: Iterable[EdgeKey] = self.edges
         else:
             node_ids = [n for n in changes.nodes if n in self.nodes]
-            edge_keys = [k for k in changes.edges if k in self.edges]
+            # (an edit's changes name no edges: those at the nodes it changed may be new)
+            edge_keys = list({*changes.edges, *(k for n in node_ids for k in self._touching[n])}
+                             & self.edges.keys())
         active = frame.edge_step if frame is not None else None
         resized = []
         self.camera_boxes.mark(node_ids)
