@@ -211,11 +211,12 @@ class ChainRulePanel(QWidget):
         else:
             if len(self._choices) >= CHOICES_KEPT:
                 self._choices.clear()
-            self._choices[key] = self._choose()
+            self._choices[key] = self._choose(key[0])
         self._shown = (key, self.browser.document())
 
-    def _choose(self) -> tuple[float, bool, bool]:
-        """Lay the step out and choose (fit, compact, elide); what is chosen is shown.
+    def _choose(self, html: str) -> tuple[float, bool, bool]:
+        """Lay the step out (``html``: as written, at full size) and choose (fit, compact,
+        elide); what is chosen is shown.
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
@@ -227,7 +228,7 @@ class ChainRulePanel(QWidget):
             kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
                 self.compact, self.elide = compact, elide
-                doc = self._document(self.html())
+                doc = self._document(self.html() if compact or elide else html)
                 overflow = self._overflow(doc)
                 if overflow >= 1.0:
                     _drop(kept)
@@ -243,7 +244,7 @@ class ChainRulePanel(QWidget):
             assert kept is not None
             self.browser.setDocument(kept)
             return 1.0, self.compact, self.elide
-        doc = self._document(self.html())
+        doc = self._document(html)
         for _ in range(2):
             shrink = self._overflow(doc)
             if shrink >= 1.0 or self.fit <= MIN_FIT:
