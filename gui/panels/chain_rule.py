@@ -206,8 +206,7 @@ class ChainRulePanel(QWidget):
         choice = self._choices.get(key)
         if choice is not None:
             self.fit, self.compact, self.elide = choice
-            html = key[0] if choice == (1.0, False, False) else self.html(self.fit)
-            self.browser.setDocument(self._document(html))
+            self._show(key[0] if choice == (1.0, False, False) else self.html(self.fit))
         else:
             if len(self._choices) >= CHOICES_KEPT:
                 self._choices.clear()
@@ -244,16 +243,29 @@ class ChainRulePanel(QWidget):
             assert kept is not None
             self.browser.setDocument(kept)
             return 1.0, self.compact, self.elide
-        doc = self._document(html)
+        doc = self._show(html)  # measured as shown: laid out once (most steps fit)
         for _ in range(2):
             shrink = self._overflow(doc)
             if shrink >= 1.0 or self.fit <= MIN_FIT:
                 break
             self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
-            _drop(doc)
-            doc = self._document(self.html(self.fit))
-        self.browser.setDocument(doc)
+            doc = self._show(self.html(self.fit))
         return self.fit, False, False
+
+    def _show(self, html: str) -> QTextDocument:
+        """Show ``html``: the document laid out ahead for it, else a new, empty one
+        filled once the browser shows it. A document laid out first and then shown was
+        laid out twice (the browser lays out again whatever it is given); filling the
+        one it shows costs more only when it first empties it."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[:2] == self._ahead_key(html):
+            self.browser.setDocument(ahead[2])
+            return ahead[2]
+        _drop(ahead[2] if ahead is not None else None)  # another step or size
+        doc = self._new_document()
+        self.browser.setDocument(doc)
+        doc.setHtml(html)
+        return doc
 
     def _document(self, html: str) -> QTextDocument:
         """A document holding ``html``, laid out, not shown yet: the one laid out ahead
@@ -272,12 +284,21 @@ class ChainRulePanel(QWidget):
         return html, (viewport.width(), doc.defaultFont().key(), doc.documentMargin())
 
     def _laid_out(self, html: str) -> QTextDocument:
-        """A new document holding ``html``, laid out at the viewport's width, its
-        settings those of the document shown.
+        """A new document holding ``html``, laid out at the viewport's width, not shown:
+        to measure before choosing (presentation mode tries several), or ahead of a step.
 
-        Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
-        its document's) costs more: the browser's text control follows every block as
-        it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
+        Setting the HTML of a document the browser shows with text in it
+        (``QTextEdit.setHtml``) costs more: the browser's text control follows every block
+        as it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
+        doc = self._new_document()
+        doc.setHtml(html)
+        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
+        doc.size()
+        return doc
+
+    def _new_document(self) -> QTextDocument:
+        """An empty document with the settings of the one shown, the browser's child:
+        the browser deletes the one it shows when it takes the next."""
         shown = self.browser.document()
         doc = QTextDocument(self.browser)
         doc.setUndoRedoEnabled(False)
@@ -285,9 +306,6 @@ class ChainRulePanel(QWidget):
         doc.setDefaultStyleSheet(shown.defaultStyleSheet())
         doc.setDefaultTextOption(shown.defaultTextOption())
         doc.setDocumentMargin(shown.documentMargin())
-        doc.setHtml(html)
-        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
-        doc.size()
         return doc
 
     def _lay_out_ahead(self) -> None:

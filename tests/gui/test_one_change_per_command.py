@@ -251,6 +251,28 @@ def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) ->
     assert f"Step {player.frame.k} of" in panel.text()
 
 
+def test_an_edit_that_leaves_the_write_up_as_it_was_lays_nothing_out(qtbot) -> None:  # noqa: ANN001
+    """A constant added at the end of backward changes nothing the write-up says: the
+    panel keeps the document it shows (no new page laid out); an input added does (the
+    summary names its .grad), and the page says so."""
+    from gui.panels.chain_rule import ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    shown, renders = panel.browser.document(), panel.follow.renders
+    doc.add_node("c1", "const", (0.0, 0.0), value=2.0)
+    assert panel.follow.renders == renders + 1 and player.position == player.timeline.end
+    assert panel.browser.document() is shown
+    doc.add_node("x9", "input", (0.0, 0.0), value=2.0)
+    assert panel.browser.document() is not shown and "x9.grad = None" in panel.text()
+
+
 def test_a_hidden_forward_mode_panel_does_no_work_on_new_results(qtbot) -> None:  # noqa: ANN001
     from gui.model.timeline import Direction
     from gui.panels.forward_mode import ForwardModePanel
