@@ -452,15 +452,8 @@ class GraphDocument(QObject):
         its value, ``v`` or any gradient); None when it is, or nothing is known."""
         if touched is None:
             return None
-        graph, output = self.graph, self.output
-        reach = {n for n in touched if n in graph}
-        todo = list(reach)
-        while todo:
-            for c in graph.consumers(todo.pop()):
-                if c not in reach:
-                    reach.add(c)
-                    todo.append(c)
-        return None if output in reach else frozenset(reach)
+        reach = self.graph.downstream(n for n in touched if n in self.graph)
+        return None if self.output in reach else frozenset(reach)
 
     def _structure_edited(self, touched: Iterable[str] | None = None) -> None:
         self._forget_prior_grads()
