@@ -397,6 +397,10 @@ class Graph:
     def consumers(self, id: str) -> list[str]:
         return list(self._dag.succ[id])
 
+    def downstream(self, ids: Iterable[str]) -> set[str]:
+        """``ids`` and every node that reads one of them, directly or not."""
+        return self._dag.downstream(ids)
+
     def edges(self) -> list[tuple[str, str, int]]:
         """Every connected port as (operand, consumer, operand index)."""
         return [(s, n.id, i) for n in self.nodes.values() for i, s in enumerate(n.inputs) if s]

@@ -162,21 +162,27 @@ class Links:
     def has_path(self, a: str, b: str) -> bool:
         if a == b:
             return True
-        return b in self._reach(a, self.succ)
+        return b in self._reach([a], self.succ)
 
     def ancestors(self, n: str) -> set[str]:
-        return self._reach(n, self.pred)
+        return self._reach([n], self.pred)
+
+    def downstream(self, nodes: Iterable[str]) -> set[str]:
+        """``nodes`` and every node they reach (one walk for all of them)."""
+        starts = set(nodes)
+        return starts | self._reach(starts, self.succ)
 
     @staticmethod
-    def _reach(start: str, adj: dict[str, dict[str, None]]) -> set[str]:
+    def _reach(starts: Iterable[str], adj: dict[str, dict[str, None]]) -> set[str]:
+        """Every node one or more links from any of ``starts`` (acyclic: never a start
+        itself, unless another start reaches it)."""
         seen: set[str] = set()
-        stack = [start]
+        stack = list(starts)
         while stack:
             for m in adj[stack.pop()]:
                 if m not in seen:
                     seen.add(m)
                     stack.append(m)
-        seen.discard(start)
         return seen
 
 

@@ -8,7 +8,8 @@ all in ``engine``; this object only decides *when* to run it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,9 @@ class _Pending:
     nodes: list[str] = field(default_factory=list)
     backward: bool = False
     recompute: bool = False
+    #: The nodes the edits changed or reconnected (None: not known, anything may
+    #: have changed); what changes with them follows from the graph (Results.changed).
+    touched: set[str] | None = field(default_factory=set)
 
 
 class GraphDocument(QObject):
@@ -256,7 +260,7 @@ class GraphDocument(QObject):
     ) -> Node:
         node = self.graph.add_node(id, op, attrs=attrs, value=value, requires_grad=requires_grad)
         self.positions[id] = position
-        self._structure_edited()
+        self._structure_edited([id])
         return node
 
     def remove_node(self, id: str) -> NodeSnapshot:
@@ -277,7 +281,7 @@ class GraphDocument(QObject):
             if any(snap.removed.node.id == self.output for snap in snaps):
                 self.output = None
                 self._pending.backward = True
-            self._structure_edited()
+            self._structure_edited(c for snap in snaps for c, _i in snap.removed.consumers)
             return snaps
 
     def restore_nodes(self, snaps: list[NodeSnapshot]) -> None:
@@ -290,15 +294,18 @@ class GraphDocument(QObject):
                 self.positions[nid] = snap.position
                 if snap.extra:
                     self.node_extra[nid] = dict(snap.extra)
-            self._structure_edited()
+            self._structure_edited(
+                n for snap in snaps
+                for n in (snap.removed.node.id, *(c for c, _i in snap.removed.consumers))
+            )
 
     def connect_operand(self, src: str, dst: str, index: int) -> None:
         self.graph.connect(src, dst, index)
-        self._structure_edited()
+        self._structure_edited([dst])
 
     def disconnect_operand(self, dst: str, index: int) -> str | None:
         src = self.graph.disconnect(dst, index)
-        self._structure_edited()
+        self._structure_edited([dst])
         return src
 
     def rename(self, old: str, new: str) -> None:
@@ -390,7 +397,7 @@ class GraphDocument(QObject):
         pending, self._pending = self._pending, _Pending()
         with collector_paused():  # views build and drop many items: no GC passes meanwhile
             if pending.recompute:
-                self._recompute_now()
+                self._recompute_now(None if pending.backward else pending.touched)
             if pending.structure:
                 self.structureChanged.emit()
             for nid in dict.fromkeys(pending.nodes):
@@ -401,13 +408,19 @@ class GraphDocument(QObject):
             if pending.recompute:
                 self.resultsChanged.emit()
 
-    def recompute(self) -> None:
-        """Forward, then backward from the chosen output (once, at the end of a group)."""
-        self._pending.recompute = True
+    def recompute(self, touched: Iterable[str] | None = None) -> None:
+        """Forward, then backward from the chosen output (once, at the end of a group).
+        ``touched``: the only nodes the edit changed (None: not known)."""
+        pending = self._pending
+        pending.recompute = True
+        if touched is None or pending.touched is None:
+            pending.touched = None
+        else:
+            pending.touched.update(touched)
         if self._depth == 0:
             self._flush()
 
-    def _recompute_now(self) -> None:
+    def _recompute_now(self, touched: set[str] | None) -> None:
         """Forward, then backward from the chosen output; results replace the old ones
         (``resultsChanged`` follows once the other changes are announced)."""
         self.recompute_count += 1
@@ -416,7 +429,8 @@ class GraphDocument(QObject):
             self.results = Results(fwd, trace)
             return
         fwd = forward(self.graph)
-        results = Results(fwd)
+        results = Results(fwd, changed=self._changed_by(touched),
+                          replaced=weakref.ref(self.results))
         if self.output is None:
             results.backward_error = GraphError("choose an output node to run backward from")
         else:
@@ -432,12 +446,28 @@ class GraphDocument(QObject):
                 results.backward_error = GraphError(text.splitlines()[0], self.output)
         self.results = results
 
-    def _structure_edited(self) -> None:
-        self.prior_grads = {}
+    def _changed_by(self, touched: set[str] | None) -> frozenset[str] | None:
+        """What edits of ``touched`` change (see :attr:`Results.changed`): those nodes and
+        everything downstream of them, when the output is not among it (so neither are
+        its value, ``v`` or any gradient); None when it is, or nothing is known."""
+        if touched is None:
+            return None
+        reach = self.graph.downstream(n for n in touched if n in self.graph)
+        return None if self.output in reach else frozenset(reach)
+
+    def _structure_edited(self, touched: Iterable[str] | None = None) -> None:
+        self._forget_prior_grads()
         self._pending.structure = True
-        self.recompute()
+        self.recompute(touched)
 
     def _node_edited(self, id: str) -> None:
-        self.prior_grads = {}
+        self._forget_prior_grads()
         self._pending.nodes.append(id)
-        self.recompute()
+        self.recompute([id])
+
+    def _forget_prior_grads(self) -> None:
+        """An edit forgets the ``.grad`` accumulated by earlier backward calls: every
+        gradient changes then, not only the edited nodes' (nothing stays as it was)."""
+        if self.prior_grads:
+            self._pending.touched = None
+        self.prior_grads = {}

@@ -384,9 +384,17 @@ class EdgeLabelItem(QGraphicsItem):
         self.leader.hide()
 
     def set_text(self, text: str) -> None:
+        """Show ``text``; the same text again (an edit elsewhere, the same step) costs a
+        comparison: the label's text is drawn uncached, and redrawing it was most of the
+        canvas's repaint after such an edit."""
+        if text != self.text:
+            self.text = text
+            self.restyle()
+
+    def restyle(self) -> None:
+        """Lay the text out again (the theme's scale or fonts changed)."""
         self.prepareGeometryChange()
-        self.text = text
-        self._lines = wrap_label(text)
+        self._lines = wrap_label(self.text)
         fm = QFontMetricsF(cfont(LABEL_PT, mono=True))
         pad = 9.0 * UNIT
         w = max((fm.horizontalAdvance(x) for x in self._lines), default=0.0) + 2 * pad

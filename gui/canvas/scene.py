@@ -35,6 +35,7 @@ from ..model.forward_view import edge_label as forward_edge_label
 from ..model.label_placement import LabelSpot, place_label
 from ..model.labels import default_edge_label
 from ..model.node_box import NodeBoxes, NodeContent
+from ..model.results import Results
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame, Phase
 from ..theme import CHAIN_RULE_PT, THEME
@@ -292,6 +293,7 @@ class CanvasScene(QGraphicsScene):
         self.edge_grid: RectGrid[EdgeKey] = RectGrid(cell=768.0)
         self._lanes = LaneIndex()  # routed edges' lanes
         self._boxes_for: object = None  # the results self.boxes was built for
+        self._seen: Results | None = None  # the latest results the items were synced to
         self._batch: set[str] | None = None  # while moving many boxes: who moved
         self._pending: set[str] = set()  # moved before every box had a place
         self._vacated: list[QRectF] = []  # where removed boxes were
@@ -386,8 +388,14 @@ class CanvasScene(QGraphicsScene):
         gone = [n for n in self.nodes if n not in graph.nodes]
         for nid in gone:
             self._remove_node(nid)
+        # An edit that names what it changed (Results.changed) added or re-ported only
+        # boxes among those: the others need not be asked about their ports.
+        touched = self.doc.results.changed_since(self._seen) if changed is not None else None
+        self._seen = self.doc.results
+        nodes = graph.nodes
         reported: list[str] = []  # boxes whose ports moved
-        for nid, node in graph.nodes.items():
+        for nid in nodes if touched is None else [n for n in nodes if n in touched]:
+            node = nodes[nid]
             flags = [s is not None for s in node.inputs]
             if not node.is_leaf and node.op in OPS and OPS[node.op].arity is None:
                 flags.append(False)  # variadic: one free port to plug the next operand in
@@ -598,6 +606,7 @@ class CanvasScene(QGraphicsScene):
         When the frame shown already belongs to the new results (a player connected
         before the scene sent it), the boxes are up to date: nothing is redrawn twice.
         """
+        self._seen = self.doc.results
         f = self.frame
         if f is None or f.timeline is None or f.timeline.results is not self.doc.results:
             self.apply_frame(f)
@@ -628,7 +637,9 @@ class CanvasScene(QGraphicsScene):
             edge_keys: Iterable[EdgeKey] = self.edges
         else:
             node_ids = [n for n in changes.nodes if n in self.nodes]
-            edge_keys = [k for k in changes.edges if k in self.edges]
+            # (an edit's changes name no edges: those at the nodes it changed may be new)
+            edge_keys = list({*changes.edges, *(k for n in node_ids for k in self._touching[n])}
+                             & self.edges.keys())
         active = frame.edge_step if frame is not None else None
         resized = []
         self.camera_boxes.mark(node_ids)
@@ -980,6 +991,7 @@ class CanvasScene(QGraphicsScene):
                 item.restyle()
             for edge in self.edges.values():
                 edge.restyle()
+            self.label.restyle()
             self.apply_frame(self.frame)
             self._batch = set(self.nodes)
             self._end_batch()

@@ -26,8 +26,10 @@ BOX_MARGIN = 8.0
 #: Rows and columns of spots tried across the whole view when none near the edge fits.
 SWEEP = 9
 #: How many spots (neighbours in reading order) are measured against their boxes at once,
-#: when the whole (spots x boxes) table has more than :data:`WHOLE_TABLE` cells.
-SPOTS_TOGETHER, WHOLE_TABLE = 12, 40_000
+#: when the whole (spots x boxes) table has more than :data:`WHOLE_TABLE` cells (a few
+#: hundred spots over a few hundred boxes, a 200-node graph seen whole, is one table:
+#: in groups, the loop cost twice the table's arithmetic).
+SPOTS_TOGETHER, WHOLE_TABLE = 12, 150_000
 
 Point = tuple[float, float]
 

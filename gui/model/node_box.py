@@ -98,6 +98,7 @@ class NodeBoxes:
         self._changes: dict[tuple[str, str], str] = {}
         self._reserve: dict[str, tuple[str, ...]] = {}
         self._fan_in: dict[str, int] = {}
+        self._results: Results | None = None  # what the two above were worked out for
 
     def _fmt(self, a: np.ndarray) -> str:
         """format_tensor with a cache (by value for small arrays, by identity for big)."""
@@ -123,6 +124,10 @@ class NodeBoxes:
         if len(self._text) > 20_000 or len(self._changes) > 20_000:
             self._text.clear()
             self._changes.clear()
+        same_backward = results.changed_since(self._results) is not None
+        self._results = results
+        if same_backward:  # an edit backward never reached: the same texts to reserve
+            return
         self._reserve = self._grad_reserve(results.trace)
         self._fan_in = results.trace.fan_ins() if results.trace is not None else {}
 

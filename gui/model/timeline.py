@@ -324,9 +324,10 @@ class Timeline:
 
     def changes(self, a: Frame, b: Frame) -> Changes | None:
         """The nodes and edges whose drawing differs between frames ``a`` and ``b`` of this
-        timeline; None when everything may differ (another timeline, forward <-> backward)."""
+        timeline (or ``a`` of the timeline this one replaced, see :meth:`_after_edit`);
+        None when everything may differ (another timeline, forward <-> backward)."""
         if a.timeline is not self or b.timeline is not self:
-            return None
+            return self._after_edit(a, b)
         fa, fb = self._in_forward(a.position), self._in_forward(b.position)
         if fa != fb:
             return None
@@ -345,6 +346,27 @@ class Timeline:
             if f.active_group is not None:
                 nodes.update(f.active_group.inputs)
         return Changes(frozenset(nodes), frozenset(edges))
+
+
+    def _after_edit(self, a: Frame, b: Frame) -> Changes | None:
+        """``a`` of the timeline before an edit, ``b`` of this one after it: when the edit
+        left the backward pass as it was (:meth:`Results.changed_since`) and both frames
+        show every value at the same step, only the nodes the edit changed differ."""
+        old = a.timeline
+        if old is None or b.timeline is not self or old.tangents is not None or (
+            self.tangents is not None
+        ):
+            return None
+        changed = self.results.changed_since(old.results)
+        if (
+            changed is None
+            or a.position < old.forward_length  # a forward frame: its values are a prefix
+            or b.position < self.forward_length  # of an order the edit changed
+            or (a.k, a.hidden, a.question) != (b.k, b.hidden, b.question)
+            or old._edge_keys != self._edge_keys  # (collapsed groups play other steps)
+        ):
+            return None
+        return Changes(changed, frozenset())
 
 
 def timeline_of(

@@ -79,6 +79,9 @@ class ChainRulePanel(QWidget):
         # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
         # step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, tuple[float, bool, bool]] = {}
+        # What the browser shows: the choice's key and its document (a new step, size or
+        # mode, or someone else setting the browser's text, and it renders again).
+        self._shown: tuple[tuple, QTextDocument] | None = None
         # The next step's write-up, laid out in idle time: (html, settings, document).
         self._ahead: tuple[str, tuple, QTextDocument] | None = None
         self._ahead_timer = QTimer(self)
@@ -158,19 +161,32 @@ class ChainRulePanel(QWidget):
         measured again at the full width, as an unpinned render would have.
         """
         browser = self.browser
+        viewport = browser.viewport()
+        key = self._key(viewport.width(), viewport.height())
+        if self._shown == (key, browser.document()):
+            return  # the same text at the same size (most edits, at the end of backward)
         as_needed = Qt.ScrollBarPolicy.ScrollBarAsNeeded
         pinned = browser.verticalScrollBar().isVisible()
         pinned = pinned and browser.verticalScrollBarPolicy() == as_needed
         if pinned:
             browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
-            self._fit()
+            self._fit(key)
             browser.setVerticalScrollBarPolicy(as_needed)
         if not pinned or not browser.verticalScrollBar().isVisible():
-            self._fit()
+            self._fit(key)
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
         self._ahead_timer.start()
 
-    def _fit(self) -> None:
+    def _key(self, width: int, height: int) -> tuple:
+        """What decides the step's choice and document: its text as first tried (full
+        size, as written), the viewport's size, the scale and the mode."""
+        shown = self.compact, self.elide
+        self.compact = self.elide = False
+        html = self.html()
+        self.compact, self.elide = shown
+        return (html, width, height, THEME.scale, self.fit_height)
+
+    def _fit(self, key: tuple) -> None:
         """Show the step at the size and shortening it fits: remembered per content and
         viewport size, so a step seen before is laid out once. The documents tried are
         measured before the browser shows one: if showing it brings the scroll bar (a
@@ -178,25 +194,28 @@ class ChainRulePanel(QWidget):
         viewport = self.browser.viewport()
         for _ in range(2):
             width = viewport.width()
-            self._fit_at(width, viewport.height())
+            if key[1:3] != (width, viewport.height()):
+                key = self._key(width, viewport.height())
+            self._fit_at(key)
             if viewport.width() == width:
                 return
 
-    def _fit_at(self, width: int, height: int) -> None:
+    def _fit_at(self, key: tuple) -> None:
         self.compact = self.elide = False
         self.fit = 1.0
-        key = (self.html(), width, height, THEME.scale, self.fit_height)
         choice = self._choices.get(key)
         if choice is not None:
             self.fit, self.compact, self.elide = choice
-            self.browser.setDocument(self._document(self.html(self.fit)))
-            return
-        if len(self._choices) >= CHOICES_KEPT:
-            self._choices.clear()
-        self._choices[key] = self._choose()
+            self._show(key[0] if choice == (1.0, False, False) else self.html(self.fit))
+        else:
+            if len(self._choices) >= CHOICES_KEPT:
+                self._choices.clear()
+            self._choices[key] = self._choose(key[0])
+        self._shown = (key, self.browser.document())
 
-    def _choose(self) -> tuple[float, bool, bool]:
-        """Lay the step out and choose (fit, compact, elide); what is chosen is shown.
+    def _choose(self, html: str) -> tuple[float, bool, bool]:
+        """Lay the step out (``html``: as written, at full size) and choose (fit, compact,
+        elide); what is chosen is shown.
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
@@ -208,7 +227,7 @@ class ChainRulePanel(QWidget):
             kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
                 self.compact, self.elide = compact, elide
-                doc = self._document(self.html())
+                doc = self._document(self.html() if compact or elide else html)
                 overflow = self._overflow(doc)
                 if overflow >= 1.0:
                     _drop(kept)
@@ -224,16 +243,29 @@ class ChainRulePanel(QWidget):
             assert kept is not None
             self.browser.setDocument(kept)
             return 1.0, self.compact, self.elide
-        doc = self._document(self.html())
+        doc = self._show(html)  # measured as shown: laid out once (most steps fit)
         for _ in range(2):
             shrink = self._overflow(doc)
             if shrink >= 1.0 or self.fit <= MIN_FIT:
                 break
             self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
-            _drop(doc)
-            doc = self._document(self.html(self.fit))
-        self.browser.setDocument(doc)
+            doc = self._show(self.html(self.fit))
         return self.fit, False, False
+
+    def _show(self, html: str) -> QTextDocument:
+        """Show ``html``: the document laid out ahead for it, else a new, empty one
+        filled once the browser shows it. A document laid out first and then shown was
+        laid out twice (the browser lays out again whatever it is given); filling the
+        one it shows costs more only when it first empties it."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[:2] == self._ahead_key(html):
+            self.browser.setDocument(ahead[2])
+            return ahead[2]
+        _drop(ahead[2] if ahead is not None else None)  # another step or size
+        doc = self._new_document()
+        self.browser.setDocument(doc)
+        doc.setHtml(html)
+        return doc
 
     def _document(self, html: str) -> QTextDocument:
         """A document holding ``html``, laid out, not shown yet: the one laid out ahead
@@ -252,12 +284,21 @@ class ChainRulePanel(QWidget):
         return html, (viewport.width(), doc.defaultFont().key(), doc.documentMargin())
 
     def _laid_out(self, html: str) -> QTextDocument:
-        """A new document holding ``html``, laid out at the viewport's width, its
-        settings those of the document shown.
+        """A new document holding ``html``, laid out at the viewport's width, not shown:
+        to measure before choosing (presentation mode tries several), or ahead of a step.
 
-        Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
-        its document's) costs more: the browser's text control follows every block as
-        it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
+        Setting the HTML of a document the browser shows with text in it
+        (``QTextEdit.setHtml``) costs more: the browser's text control follows every block
+        as it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
+        doc = self._new_document()
+        doc.setHtml(html)
+        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
+        doc.size()
+        return doc
+
+    def _new_document(self) -> QTextDocument:
+        """An empty document with the settings of the one shown, the browser's child:
+        the browser deletes the one it shows when it takes the next."""
         shown = self.browser.document()
         doc = QTextDocument(self.browser)
         doc.setUndoRedoEnabled(False)
@@ -265,9 +306,6 @@ class ChainRulePanel(QWidget):
         doc.setDefaultStyleSheet(shown.defaultStyleSheet())
         doc.setDefaultTextOption(shown.defaultTextOption())
         doc.setDocumentMargin(shown.documentMargin())
-        doc.setHtml(html)
-        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
-        doc.size()
         return doc
 
     def _lay_out_ahead(self) -> None:

@@ -437,8 +437,8 @@ class BackwardSection(_Section):
         self.v_editor.valueEdited.connect(self._v_edited)
         self.ones_button.clicked.connect(self._ones)
         self.onehot_button.clicked.connect(self._one_hot)
-        doc.structureChanged.connect(self.refresh)
-        doc.backwardChanged.connect(self.refresh)
+        # Every structural edit and every new output or v recomputes, and the document
+        # announces the new results last: one refresh then, not one per signal.
         doc.resultsChanged.connect(self.refresh)
         self._combo_ids: list[str] | None = None  # what the output list holds
         self.refresh()

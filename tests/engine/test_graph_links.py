@@ -66,8 +66,11 @@ def test_random_edits_match_networkx(seed: int) -> None:
         assert g.topological_order() == list(nx.topological_sort(ref))
     for nid in g.nodes:
         assert g.ancestors(nid) == nx.ancestors(ref, nid)
+        assert g.downstream([nid]) == nx.descendants(ref, nid) | {nid}
         assert sorted(g.consumers(nid)) == sorted(ref.successors(nid))
     assert sorted(g.outputs()) == sorted(n for n in ref if ref.out_degree(n) == 0)
+    some = list(g.nodes)[::7]
+    assert g.downstream(some) == set(some).union(*(nx.descendants(ref, n) for n in some))
 
 
 def test_order_is_cached_until_the_structure_changes() -> None:

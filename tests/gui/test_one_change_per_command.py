@@ -251,6 +251,28 @@ def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) ->
     assert f"Step {player.frame.k} of" in panel.text()
 
 
+def test_an_edit_that_leaves_the_write_up_as_it_was_lays_nothing_out(qtbot) -> None:  # noqa: ANN001
+    """A constant added at the end of backward changes nothing the write-up says: the
+    panel keeps the document it shows (no new page laid out); an input added does (the
+    summary names its .grad), and the page says so."""
+    from gui.panels.chain_rule import ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    shown, renders = panel.browser.document(), panel.follow.renders
+    doc.add_node("c1", "const", (0.0, 0.0), value=2.0)
+    assert panel.follow.renders == renders + 1 and player.position == player.timeline.end
+    assert panel.browser.document() is shown
+    doc.add_node("x9", "input", (0.0, 0.0), value=2.0)
+    assert panel.browser.document() is not shown and "x9.grad = None" in panel.text()
+
+
 def test_a_hidden_forward_mode_panel_does_no_work_on_new_results(qtbot) -> None:  # noqa: ANN001
     from gui.model.timeline import Direction
     from gui.panels.forward_mode import ForwardModePanel
@@ -347,3 +369,74 @@ def test_the_chain_rule_panel_keeps_its_scroll_bar_while_rendering(qtbot) -> Non
     panel.resize(900, 900)  # room for all of it: the bar goes
     player.step_forward()
     assert not bar.isVisible()
+
+
+# --------------------------------------------------------------------------- what an edit changed
+
+
+def test_an_edit_backward_never_reaches_names_the_nodes_it_changed() -> None:
+    """Results.changed: an edit outside the output's cone changes the backward pass in
+    nothing, and only the touched nodes and what is downstream of them may read
+    differently; one that reaches the output, or forgets accumulated .grad, names nothing."""
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    before = doc.results
+    doc.add_node("b", "input", (0.0, 0.0), value=[1.0, 2.0])
+    assert doc.results.changed_since(before) == {"b"}
+    assert doc.results.changed_since(None) is None
+    doc.add_node("t", "tanh", (0.0, 0.0))
+    doc.connect_operand("b", "t", 0)
+    before = doc.results
+    doc.set_value("b", [3.0, 4.0])  # a branch nothing downstream of the output reads
+    assert doc.results.changed_since(before) == {"b", "t"}
+    assert doc.results.trace is not None
+    before = doc.results
+    doc.disconnect_operand("n5", 1)  # in the output's cone: gradients change
+    assert doc.results.changed_since(before) is None
+    before = doc.results
+    doc.connect_operand("t", "n5", 1)
+    assert doc.results.changed_since(before) is None
+    doc.backward_again()  # .grad accumulated: the next edit forgets it everywhere
+    before = doc.results
+    doc.add_node("c", "input", (0.0, 0.0), value=[1.0, 2.0])
+    assert doc.results.changed_since(before) is None
+    before = doc.results
+    doc.set_backward("t", None)  # another output: anything may differ
+    assert doc.results.changed_since(before) is None
+
+
+@pytest.mark.parametrize("at_end", [True, False], ids=["at the end", "mid-forward"])
+def test_adding_a_node_redraws_only_its_box(qtbot, monkeypatch, at_end) -> None:  # noqa: ANN001
+    """A node added from the palette touches nothing backward reads: the new timeline's
+    frame redraws its box only, and every box still says what a fresh build would."""
+    from gui.commands import AddNode, push
+    from gui.model.node_box import NodeBoxes
+    from gui.player import connect_canvas
+    from support import redrawn_boxes
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(), output=f"n{N - 1}", gradient=np.ones(2)), None)
+    player = Player(doc)  # before the canvas, as in the window: it hears new results first
+    view = CanvasView(doc)
+    view.animations_enabled = False
+    qtbot.addWidget(view)
+    connect_canvas(player, view)
+    if not at_end:  # an edit shows the end: from a forward frame, everything may change
+        player.seek(3)
+    touched = redrawn_boxes(monkeypatch)
+    cmd = AddNode(doc, "input", (0.0, -300.0))
+    assert push(doc, cmd) is None
+    assert (set(touched) == {cmd.node}) is at_end
+
+    def assert_as_built() -> None:
+        fresh = NodeBoxes()
+        fresh.set_results(doc.results)
+        for nid, item in view.canvas.nodes.items():
+            assert item.content == fresh.content(doc.graph, doc.results, doc.output, nid,
+                                                 player.frame), nid
+
+    assert_as_built()
+    touched.clear()
+    doc.undo_stack.undo()
+    assert touched == [] and cmd.node not in view.canvas.nodes
+    assert_as_built()

@@ -95,7 +95,7 @@ def test_spots_measured_in_groups_cover_what_the_whole_table_says() -> None:
     """Past :data:`WHOLE_TABLE` cells, spots are measured in groups against the boxes
     near each group only: each spot's covered area must be the whole table's."""
     rng = np.random.default_rng(7)
-    spots = rng.uniform(-3000, 3000, (240, 2))
+    spots = rng.uniform(-3000, 3000, (480, 2))
     corners = rng.uniform(-3000, 3000, (400, 2))
     boxes = np.hstack((corners, corners + rng.uniform(20, 300, (400, 2))))
     assert len(spots) * len(boxes) > WHOLE_TABLE
