@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF, QTextDocument
 
@@ -20,7 +19,7 @@ from engine.graph import Graph
 from engine.train import TrainSpec
 
 from ..model import colours, labels
-from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, update_lines
+from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, short, update_lines
 
 #: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
 #: the handout's 12 points; larger text gets proportionally more (:func:`label_w`).
@@ -70,7 +69,7 @@ def _summary_html(spec: TrainSpec, run: Rehearsal) -> str:
     body = labels.h_para(f"After {len(run.losses)} steps: loss = {labels.esc(number(last))}"
                           + (f" (target {labels.esc(number(spec.target))})"
                              if spec.target is not None else ""), bold=True)
-    reached = ", ".join(f"{p} = {_short(v)}" for p, v in run.final.items())
+    reached = ", ".join(f"{p} = {short(v, 4)}" for p, v in run.final.items())
     return body + mono_lines([reached])
 
 
@@ -97,12 +96,6 @@ def curve_rect(rect: QRectF, used: float, pt: float) -> QRectF:
     top = rect.top() + used + pt * 1.5
     return QRectF(rect.left() + label_w(pt) + 6, top, rect.width() - label_w(pt) - 16,
                   rect.bottom() - top - pt * 2.5)
-
-
-def _short(value: object) -> str:
-    flat = np.asarray(value).ravel()
-    shown = ", ".join(number(float(v)) for v in flat[:4])
-    return shown if flat.size == 1 else f"[{shown}{', …' if flat.size > 4 else ''}]"
 
 
 def curve_points(

@@ -108,7 +108,9 @@ def number(x: float) -> str:
     return text.replace("-", "−")
 
 
-def _values(a: np.ndarray | None, most: int = SHOWN) -> str:
+def short(a: np.ndarray | None, most: int = SHOWN) -> str:
+    """A value in an update: a number, or its first ``most`` entries in brackets (``…``
+    when there are more)."""
     if a is None:
         return "—"
     flat = np.asarray(a).ravel()
@@ -119,7 +121,7 @@ def _values(a: np.ndarray | None, most: int = SHOWN) -> str:
 
 
 def _paren(a: np.ndarray) -> str:
-    text = _values(a)
+    text = short(a)
     return f"({text})" if text.startswith("−") else text
 
 
@@ -146,15 +148,15 @@ def update_lines(up: Update, spec: TrainSpec) -> list[str]:
         assert up.m is not None and up.v is not None and up.m_hat is not None
         assert up.v_hat is not None
         return [
-            f"{w}: g = {_values(g)},  t = {up.t}",
-            f"m = {_values(up.m)},  v = {_values(up.v)}",
-            f"m̂ = {_values(up.m_hat)},  v̂ = {_values(up.v_hat)},  step = {_values(up.delta)}",
-            f"{w} ← {_values(up.old)} − {_paren(up.delta)} = {_values(new)}",
+            f"{w}: g = {short(g)},  t = {up.t}",
+            f"m = {short(up.m)},  v = {short(up.v)}",
+            f"m̂ = {short(up.m_hat)},  v̂ = {short(up.v_hat)},  step = {short(up.delta)}",
+            f"{w} ← {short(up.old)} − {_paren(up.delta)} = {short(new)}",
         ]
     if spec.optimizer == "momentum" and up.buf is not None:
-        return [f"{w}: g = {_values(g)},  b = {_values(up.buf)}",
-                f"{w} ← {_values(up.old)} − {lr} · {_paren(up.buf)} = {_values(new)}"]
-    return [f"{w} ← {_values(up.old)} − {lr} · {_paren(g)} = {_values(new)}"]
+        return [f"{w}: g = {short(g)},  b = {short(up.buf)}",
+                f"{w} ← {short(up.old)} − {lr} · {_paren(up.buf)} = {short(new)}"]
+    return [f"{w} ← {short(up.old)} − {lr} · {_paren(g)} = {short(new)}"]
 
 
 def update_html(spec: TrainSpec, state: TrainState) -> str:
@@ -185,8 +187,8 @@ def box_line(up: Update, spec: TrainSpec) -> str:
 def box_summary(up: Update) -> str:
     """What a box's update says zoomed out (semantic zoom, as a box's compact form): the
     value it reaches, its first entry for a tensor, in a compact line's length."""
-    return semantic_zoom.cut(f"{up.name} ← {_values(up.new, 1)}", semantic_zoom.MAX_COMPACT_CHARS)
+    return semantic_zoom.cut(f"{up.name} ← {short(up.new, 1)}", semantic_zoom.MAX_COMPACT_CHARS)
 
 
 __all__ = ["Rehearsal", "TrainState", "box_line", "box_summary", "propose", "rehearse", "rule",
-           "start", "update_lines"]
+           "short", "start", "update_lines"]
