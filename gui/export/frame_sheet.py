@@ -231,19 +231,25 @@ class FrameSheet(QWidget):
 
     def image(self) -> QImage:
         """The sheet as it stands, as an RGB32 image of the sheet's size."""
-        image = QImage(self.size(), QImage.Format.Format_RGB32)
-        image.fill(THEME.paper)
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        self.paint_into(painter)
-        return image
+        return painted_image((self.width(), self.height()), self.paint_into)
 
     def svg(self) -> bytes:
         """The sheet as it stands, as an SVG document (vector canvas and text)."""
         return svg_document(
             (self.width(), self.height()), self.title, self.player.status_text(), self.paint_into
         )
+
+
+def painted_image(size: tuple[int, int], paint: Callable[[QPainter], None]) -> QImage:
+    """What ``paint`` draws on a ``size`` picture of the theme's paper, as an RGB32 image
+    (antialiased shapes and text); ``paint`` ends the painter."""
+    image = QImage(*size, QImage.Format.Format_RGB32)
+    image.fill(THEME.paper)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    paint(painter)
+    return image
 
 
 def svg_document(

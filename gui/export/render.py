@@ -31,8 +31,7 @@ from ..model.lesson import Shot, ShotKind
 from ..model.timeline import Direction
 from ..model.train_view import Rehearsal, TrainState, propose, rehearse, start
 from ..model.update_act import DONE, UpdateFrame
-from ..theme import THEME
-from .frame_sheet import FrameSheet, ensure_app
+from .frame_sheet import FrameSheet, ensure_app, painted_image
 from .options import LessonOptions
 from .train_page import paint_loss_card
 
@@ -168,14 +167,7 @@ class LessonRenderer:
         if shot.kind is ShotKind.UPDATE:
             frame = DONE if shot.held else UpdateFrame(shot.position, shot.pulse)
             return self.update_sheet(frame).image()
-        w, h = self.size
-        image = QImage(w, h, QImage.Format.Format_RGB32)
-        image.fill(THEME.paper)
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        self.paint_whole_card(shot.kind, painter)
-        return image
+        return painted_image(self.size, lambda painter: self.paint_whole_card(shot.kind, painter))
 
     def paint_whole_card(self, kind: ShotKind, painter: QPainter) -> None:
         """A card (title, end, or the loss curve) filling the picture, then end ``painter``."""
