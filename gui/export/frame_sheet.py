@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -250,6 +250,19 @@ def painted_image(size: tuple[int, int], paint: Callable[[QPainter], None]) -> Q
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     paint(painter)
     return image
+
+
+def paint_html(painter: QPainter, html: str, rect: QRectF) -> float:
+    """Lay Qt rich text out in ``rect`` (top-left aligned, wrapped to its width); the
+    height it takes."""
+    text = QTextDocument()
+    text.setHtml(html)
+    text.setTextWidth(rect.width())
+    painter.save()
+    painter.translate(rect.topLeft())
+    text.drawContents(painter, QRectF(0, 0, rect.width(), rect.height()))
+    painter.restore()
+    return text.size().height()
 
 
 def svg_document(

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter, QTextDocument
+from PySide6.QtGui import QImage, QPainter
 
 from engine import tracefile
 from engine.captured import CapturedTrace
@@ -31,7 +31,7 @@ from ..model.lesson import Shot, ShotKind
 from ..model.timeline import Direction
 from ..model.train_view import Rehearsal, TrainState, propose, rehearse, start
 from ..model.update_act import DONE, UpdateFrame
-from .frame_sheet import FrameSheet, ensure_app, painted_image
+from .frame_sheet import FrameSheet, ensure_app, paint_html, painted_image
 from .options import LessonOptions
 from .train_page import paint_loss_card
 
@@ -147,16 +147,6 @@ class LessonRenderer:
         grads = None if trace is None else trace.leaf_grads
         return lesson.end_html(e2e, grads, base_pt)
 
-    def paint_card(self, kind: ShotKind, painter: QPainter, rect: QRectF, base_pt: float) -> None:
-        """Lay the card's text out in ``rect`` (top-left aligned, wrapped to its width)."""
-        text = QTextDocument()
-        text.setHtml(self.card_html(kind, base_pt))
-        text.setTextWidth(rect.width())
-        painter.save()
-        painter.translate(rect.topLeft())
-        text.drawContents(painter, QRectF(0, 0, rect.width(), rect.height()))
-        painter.restore()
-
     # ------------------------------------------------------------------ frames
 
     def image(self, shot: Shot) -> QImage:
@@ -179,7 +169,7 @@ class LessonRenderer:
                 assert self.doc.train is not None
                 paint_loss_card(painter, rect, self.doc.train, self.rehearsal, pt)
             else:
-                self.paint_card(kind, painter, rect, pt)
+                paint_html(painter, self.card_html(kind, pt), rect)
         finally:
             painter.end()
 

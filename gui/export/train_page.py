@@ -13,13 +13,14 @@ import math
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF, QTextDocument
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF
 
 from engine.graph import Graph
 from engine.train import TrainSpec
 
 from ..model import colours, labels
 from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, short, update_lines
+from .frame_sheet import paint_html
 
 #: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
 #: the handout's 12 points; larger text gets proportionally more (:func:`label_w`).
@@ -79,14 +80,7 @@ def paint_loss_card(
     """An animation's last picture: the loss over the run as a curve under its summary."""
     head = labels.h_para(f"The loss over {len(run.losses)} training steps ({spec.optimizer})",
                          bold=True, size=f"{pt * 1.5:.0f}pt")
-    text = QTextDocument()
-    text.setHtml(labels.h_document(head + _summary_html(spec, run), pt))
-    text.setTextWidth(rect.width())
-    p.save()
-    p.translate(rect.topLeft())
-    text.drawContents(p, QRectF(0, 0, rect.width(), rect.height()))
-    p.restore()
-    used = text.size().height()
+    used = paint_html(p, labels.h_document(head + _summary_html(spec, run), pt), rect)
     _curve(p, run.losses, curve_rect(rect, used, pt), pt)
 
 
