@@ -105,10 +105,5 @@ def chain_rule_html(
                 )
             )
         lines = labels.leaf_grad_lines(trace.leaf_grads)
-        body.append(
-            labels.h_para(
-                "<br/>".join(labels.h_color(labels.esc(t), colours.GRAD_TEXT) for t in lines),
-                size="110%",
-            )
-        )
+        body.append(labels.h_para(labels.h_lines(lines, colours.GRAD_TEXT), size="110%"))
     return labels.h_document("".join(body), base_pt, sub_pt)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -228,6 +228,11 @@ def h_name(node: str, index: str | None = None) -> str:
 
 def h_color(text: str, color: str) -> str:
     return f'<span style="color:{color}">{text}</span>'
+
+
+def h_lines(lines: Iterable[str], color: str) -> str:
+    """Plain-text lines (they hold ids: escaped here) in ``color``, one under another."""
+    return "<br/>".join(h_color(esc(t), color) for t in lines)
 
 
 def h_frac(num: str, den: str) -> str:
@@ -662,14 +667,8 @@ def leaf_grads_html(
     leaves: Sequence[str], grads: Mapping[str, np.ndarray | None], status: str
 ) -> str:
     """The leaves' ``.grad`` in PyTorch's words, with where playback stands."""
-    lines = [
-        f"{leaf}.grad = "
-        + ("None" if grads.get(leaf) is None else inline_tensor(grads.get(leaf), 64))
-        for leaf in leaves
-    ]
-    body = (
-        "<br/>".join(h_color(esc(t), colours.GRAD_TEXT) for t in lines) or "no leaf requires grad"
-    )
+    lines = leaf_grad_lines({leaf: grads.get(leaf) for leaf in leaves})
+    body = h_lines(lines, colours.GRAD_TEXT) or "no leaf requires grad"
     return (
         h_para("Leaf gradients", bold=True, size="115%")
         + h_para(esc(status), colours.TEXT_MUTED, "90%")

@@ -180,9 +180,7 @@ def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_
     )
     parts.append(labels.h_para("Leaf gradients", bold=True, size=_pt(base_pt, 1.2)))
     lines = labels.leaf_grad_lines(leaf_grads)
-    parts.append(
-        _mono("<br/>".join(labels.h_color(labels.esc(t), colours.GRAD_TEXT) for t in lines))
-    )
+    parts.append(_mono(labels.h_lines(lines, colours.GRAD_TEXT)))
     return labels.h_document("".join(parts), base_pt)
 
 
@@ -191,8 +189,7 @@ def forward_end_html(tangents: Sequence[str], base_pt: float) -> str:
     (:func:`gui.model.forward_view.tangent_lines`; the outputs' are J · u)."""
     parts = [labels.h_para("Forward mode done", bold=True, size=_pt(base_pt, 1.7))]
     parts.append(labels.h_para("Tangents (J · u)", bold=True, size=_pt(base_pt, 1.2)))
-    body = "<br/>".join(labels.h_color(labels.esc(t), colours.TANGENT) for t in tangents)
-    parts.append(_mono(body))
+    parts.append(_mono(labels.h_lines(tangents, colours.TANGENT)))
     return labels.h_document("".join(parts), base_pt)
 
 
