@@ -52,15 +52,11 @@ COMPUTING_TEXT = "computing…"
 
 
 def inline_tensor(a: np.ndarray | None, max_shown: int = LABEL_MAX_ENTRIES) -> str:
-    """A tensor on one line: ``0.1``, ``[1, 2]``, ``[[1, 2], [3, 4]]``, or a summary."""
-    if a is None:
-        return "—"
-    a = np.asarray(a)
-    if a.ndim == 0 or a.size > max_shown or a.ndim > 2:
-        return format_tensor(a, max_shown).replace("\n", "")
-    if a.ndim == 1:
-        return "[" + ", ".join(fmt_num(v) for v in a) + "]"
-    return "[" + ", ".join("[" + ", ".join(fmt_num(v) for v in r) + "]" for r in a) + "]"
+    """A tensor on one line: ``0.1``, ``[1, 2]``, ``[[1, 2], [3, 4]]``, or a summary
+    (:func:`format_tensor`'s text, a small matrix's rows without their padding)."""
+    if a is not None and np.ndim(a) == 2 and np.size(a) <= max_shown:
+        return "[" + ", ".join("[" + ", ".join(fmt_num(v) for v in r) + "]" for r in a) + "]"
+    return format_tensor(a, max_shown).replace("\n", "")
 
 
 def flat_row(a: np.ndarray, max_shown: int = LABEL_MAX_ENTRIES) -> str:
@@ -303,15 +299,17 @@ def h_numbers(
         return h_color(esc(fmt_num(a)), color)
     if a.size > max_vector or a.ndim > 2:
         return h_color(esc(format_tensor(a, max_vector)), color)
-    if as_row or a.ndim == 1:
-        return h_matrix([[esc(fmt_num(v)) for v in a.ravel()]], color)
-    return h_matrix([[esc(fmt_num(v)) for v in r] for r in a], color)
+    return h_matrix(_cells([a.ravel()] if as_row or a.ndim == 1 else a), color)
+
+
+def _cells(rows: Iterable[np.ndarray]) -> list[list[str]]:
+    """A matrix's numbers as the cells of :func:`h_matrix`."""
+    return [[esc(fmt_num(v)) for v in r] for r in rows]
 
 
 def h_shape(a: np.ndarray, color: str, symbol: str = "") -> str:
     """A matrix written as its shape (``J`` ``[3×3]``): how a shortened write-up elides it."""
-    shape = "×".join(str(d) for d in np.shape(a))
-    return h_color(f"{symbol}[{shape}]", color)
+    return h_color(f"{symbol}[{fmt_shape(np.shape(a))}]", color)
 
 
 def h_numbers_or_shape(a: np.ndarray, color: str, elide: bool, as_row: bool = False) -> str:
@@ -328,7 +326,7 @@ def h_jacobian(jac: np.ndarray) -> str:
     """A Jacobian's numbers as a bracketed matrix (1×1: the plain number)."""
     if jac.shape == (1, 1):
         return h_color(esc(fmt_num(jac[0, 0])), colours.JACOBIAN)
-    return h_matrix([[esc(fmt_num(v)) for v in r] for r in jac], colours.JACOBIAN)
+    return h_matrix(_cells(jac), colours.JACOBIAN)
 
 
 def h_equation(cells: Sequence[str]) -> str:
@@ -645,7 +643,7 @@ def end_to_end_html(
         "&nbsp;&nbsp;=",
         h_numbers(gradient, colours.GRAD_TEXT, as_row=True),
         "·",
-        h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), colours.JACOBIAN),
+        h_jacobian(jac),
     ]
     if flat is None:
         parts.append(h_equation(row))
