@@ -377,7 +377,8 @@ def _op_title(graph: Any, node: str) -> str:
     return n.computes(h_name)
 
 
-def _is_leaf(graph: Any, node: str) -> bool:
+def node_is_leaf(graph: Any, node: str) -> bool:
+    """Whether ``node`` is a leaf of ``graph`` (None, or a node it lacks: not one)."""
     n = graph.nodes.get(node) if graph is not None else None
     return bool(n is not None and n.is_leaf)
 
@@ -477,8 +478,7 @@ def step_html(
         parts.append(h_equation(lead + ["upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
 
     # Accumulation at the operand: grad += vjp
-    is_leaf = _is_leaf(graph, o)
-    gname = f"{h_name(o)}.grad" if is_leaf else f"∂{A}/∂{h_name(o)}"
+    gname = f"{h_name(o)}.grad" if node_is_leaf(graph, o) else f"∂{A}/∂{h_name(o)}"
     after = h_numbers_or_shape(step.accumulated, colours.GRAD_TEXT, elide)
     if step.before is None:
         acc = [gname, "=", after]

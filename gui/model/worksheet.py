@@ -33,8 +33,7 @@ BLANK = (
 
 def operand_grad_name(graph: Any, node: str) -> str:
     """``x3.grad`` for a leaf, ``grad y1`` otherwise (as the chain-rule panel says)."""
-    n = graph.nodes.get(node) if graph is not None else None
-    return labels.grad_name(node, bool(n is not None and n.is_leaf))
+    return labels.grad_name(node, labels.node_is_leaf(graph, node))
 
 
 def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
