@@ -35,8 +35,12 @@ from ..theme import using
 from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
 from .options import (
+    DEFAULT_SIZE,
+    FPS_RANGE,
     FRAME_SUFFIXES,
+    HOLD_RANGE,
     LESSON_SUFFIXES,
+    TRANSITION_RANGE,
     VIEWS,
     ExportError,
     Kind,
@@ -44,8 +48,7 @@ from .options import (
     Timing,
     View,
     lesson_kind,
-    parse_fps,
-    parse_seconds,
+    parse_number,
     parse_size,
     parse_step,
     parse_train_steps,
@@ -91,23 +94,28 @@ def _parser() -> argparse.ArgumentParser:
         help="--step: .png or .svg; --all: .gif .apng .webp .mp4 .pdf .html, "
         "or a folder ending in / for numbered PNGs",
     )
+    w, h = DEFAULT_SIZE
     parser.add_argument(
-        "--size", default=None, metavar="WxH", help="image size in pixels (default 1280x720)"
+        "--size", default=None, metavar="WxH", help=f"image size in pixels (default {w}x{h})"
     )
+    base = Timing()
     parser.add_argument(
         "--fps",
         default=None,
         metavar="N",
-        help="frames per second of the step transitions (default 10)",
+        help=f"frames per second of the step transitions (default {base.fps:g})",
     )
     parser.add_argument(
-        "--hold", default=None, metavar="S", help="seconds each step stays on screen (default 1.5)"
+        "--hold",
+        default=None,
+        metavar="S",
+        help=f"seconds each step stays on screen (default {base.hold:g})",
     )
     parser.add_argument(
         "--transition",
         default=None,
         metavar="S",
-        help="seconds of the travelling pulse between steps (default 0.5; 0: cut)",
+        help=f"seconds of the travelling pulse between steps (default {base.transition:g}; 0: cut)",
     )
     parser.add_argument(
         "--forward",
@@ -151,14 +159,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     base = Timing()
+    hold, fps, transition = args.hold, args.fps, args.transition
     timing = Timing(
-        hold=base.hold if args.hold is None else parse_seconds(args.hold, "--hold"),
-        fps=base.fps if args.fps is None else parse_fps(args.fps),
-        transition=(
-            base.transition
-            if args.transition is None
-            else parse_seconds(args.transition, "--transition", 10.0)
-        ),
+        hold=base.hold if hold is None else parse_number(hold, "--hold", HOLD_RANGE, "seconds"),
+        fps=base.fps if fps is None else parse_number(fps, "--fps", FPS_RANGE),
+        transition=base.transition if transition is None
+        else parse_number(transition, "--transition", TRANSITION_RANGE, "seconds"),
     )
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
