@@ -47,6 +47,7 @@ from .options import (
     LessonOptions,
     Timing,
     View,
+    check_folder,
     lesson_kind,
     parse_number,
     parse_size,
@@ -226,8 +227,7 @@ def main(argv: list[str]) -> int:
                     f"--out must end in .png or .svg, got {args.out!r} "
                     f"(use --all for a whole lesson)"
                 )
-            if not out.parent.exists():
-                raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
+            check_folder(out)
         size = parse_size(args.size)
         problem = output_is_input(out, args.file)
         if problem:

@@ -167,20 +167,21 @@ def lesson_kind(out: str) -> Kind:
     Raises ExportError naming the accepted suffixes, or a missing parent folder.
     """
     p = Path(out)
-    if out.endswith(("/", "\\")) or p.is_dir():
-        if not p.parent.exists():
-            raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
-        return Kind.PNG_SEQUENCE
-    suffix = p.suffix.lower()
-    kind = KIND_OF_SUFFIX.get(suffix)
+    folder = out.endswith(("/", "\\")) or p.is_dir()
+    kind = Kind.PNG_SEQUENCE if folder else KIND_OF_SUFFIX.get(p.suffix.lower())
     if kind is None:
         shown = "|".join(LESSON_SUFFIXES)
         raise ExportError(
             f"--out must end in {shown} or '/' (a folder of PNGs) with --all, got {quoted(out)}"
         )
-    if not p.parent.exists():
-        raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
+    check_folder(p)
     return kind
+
+
+def check_folder(out: Path) -> None:
+    """Raise ExportError unless the folder ``--out`` writes into exists."""
+    if not out.parent.exists():
+        raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
 
 
 def write_tangents(path: Path, tangents: Mapping[str, Any]) -> None:
