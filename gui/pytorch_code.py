@@ -66,7 +66,7 @@ from engine.train import TrainSpec
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
-from .theme import THEME, style
+from .theme import THEME, error_sheet, style
 
 if TYPE_CHECKING:
     from engine.pytorch_import import Imported
@@ -106,7 +106,7 @@ class CodeEditor(QPlainTextEdit):
         except (CodeError, GraphError) as exc:  # GraphError: a node the graph refuses (an id)
             self.mark_error(getattr(exc, "line", None))
             say.setText(str(exc))
-            style(say, lambda: f"color: {THEME.error_text.name()};")
+            style(say, error_sheet)
             return None
         self.mark_error(None)
         style(say, str)
