@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from engine.autodiff import Forward
 from engine.groups import GroupStep, PlayStep
 from engine.trace import Step
 
 from . import colours, labels
-from .group_view import group_jacobian_text, group_title
+from .group_view import group_jacobian_text, group_title, group_vectors
 
 #: Points on paper: a worksheet's text, and its sub- and superscripts (at least 10 pt).
 WORKSHEET_PT, WORKSHEET_SUB_PT = 12.0, 10.0
@@ -40,8 +38,7 @@ def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
     """The answer to step ``k``: ``Step 3 (y2 → x3): vjp = 0.2``, then the operand's gradient
     (a collapsed group's step: its inputs' vjp, then each input's gradient)."""
     if isinstance(step, GroupStep):
-        vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
-        out = np.concatenate(vjps) if vjps else np.zeros(0)
+        _row, out = group_vectors(step)
         lines = [
             f"Step {k} ({step.group.title or step.group.id}): vjp = {labels.inline_tensor(out)}"
         ]
@@ -104,8 +101,7 @@ def group_question_html(
 ) -> str:
     """A collapsed group's step as a question: the gradient at its outputs and its
     Jacobian given, its inputs' vjp and gradients blank."""
-    upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
-    row = np.concatenate(upstream) if upstream else np.zeros(0)
+    row, _out = group_vectors(step)
     parts = [
         labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%"),
         labels.h_para(
