@@ -54,9 +54,7 @@ def edge_label(s: ForwardStep, hidden: frozenset[str] = frozenset()) -> str:
         return f"{head} = ?\nJ · {t} = {out}"
     if jac is None:
         return f"{head} ({fmt_shape(s.tangent.shape)} → {fmt_shape(s.jvp.shape)})\nJ · {t} = {out}"
-    text = labels.matrix_text(jac)
-    sep = "\n" if "\n" in text else " "
-    return f"{head} ={sep}{text}\nJ · {t} = {out}"
+    return f"{labels.equals_matrix(head, labels.matrix_text(jac))}\nJ · {t} = {out}"
 
 
 def _step_body(

@@ -117,8 +117,13 @@ def edge_label(step: Step) -> str:
     text = matrix_text(jac)
     if jac.shape == (1, 1):
         return f"{head} = {text}\n{up} · {text} = {out}"
+    return f"{equals_matrix(head, text)}\n{up} · J = {out}"
+
+
+def equals_matrix(head: str, text: str) -> str:
+    """``head = J`` in a label, a matrix of several rows starting on the next line."""
     sep = "\n" if "\n" in text else " "
-    return f"{head} ={sep}{text}\n{up} · J = {out}"
+    return f"{head} ={sep}{text}"
 
 
 #: The edge label's lines are wrapped at this many characters: one long line (a step's
