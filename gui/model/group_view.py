@@ -47,14 +47,10 @@ def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
 
 def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
     """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
-    body = [
-        labels.h_para(
-            f"Step {k} of {n}: {group_title(step)} as one step "
-            f"({step.edges} edge{'s' if step.edges != 1 else ''} inside; expand it to play them)",
-            bold=True,
-            size="115%",
-        )
-    ]
+    edges = f"{step.edges} edge{'s' if step.edges != 1 else ''}"
+    body = [labels.h_heading(
+        f"Step {k} of {n}: {group_title(step)} as one step ({edges} inside; expand it to play them)"
+    )]
     body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
     if frozen := no_grad_inputs(graph, fwd, step.group):
         note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"

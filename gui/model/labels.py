@@ -347,6 +347,11 @@ def h_para(text: str, color: str | None = None, size: str = "100%", bold: bool =
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
 
 
+def h_heading(text: str) -> str:
+    """A write-up's heading (a step, a phase, a panel's part)."""
+    return h_para(text, bold=True, size="115%")
+
+
 #: Qt's rich text sets sub- and superscripts at the share of the text around them the
 #: font asks for (DejaVu Sans: 0.61 on paper, about 0.64 on screen, whole pixels): at
 #: least this much, what sizes are reckoned with.
@@ -422,15 +427,8 @@ def step_html(
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
     i_idx = "i" if m_o > 1 else None
     j_idx = "j" if m_c > 1 else None
-    parts: list[str] = []
     title = _op_title(graph, c)
-    parts.append(
-        h_para(
-            f"Step {k} of {n}: the gradient flows from {h_name(c)} back to {h_name(o)}",
-            bold=True,
-            size="115%",
-        )
-    )
+    parts = [h_heading(f"Step {k} of {n}: the gradient flows from {h_name(c)} back to {h_name(o)}")]
     operation = f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}."
     said = len(parts)  # where the operation is said
     parts.append(h_para(operation, colours.TEXT_MUTED))
@@ -531,7 +529,7 @@ def step_html(
 def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str:
     """Forward done, nothing propagated yet: what backward is about to do."""
     A, y = h_name(objective), output  # the objective may be the output's id: user text
-    parts = [h_para("Forward done. Backward starts at the output.", bold=True, size="115%")]
+    parts = [h_heading("Forward done. Backward starts at the output.")]
     if objective == y:
         parts.append(
             h_para(
@@ -578,16 +576,14 @@ def forward_html(
 ) -> str:
     """During the forward pass: which node was just computed, and its value."""
     if frame_position <= 0:
-        return h_para("Forward pass not run yet.", bold=True, size="115%") + h_para(
+        return h_heading("Forward pass not run yet.") + h_para(
             "Play forward computes the values node by node, from the inputs to "
             "the output; then backward sends gradients the other way."
         )
     node = forward_order[frame_position - 1]
     value = values.get(node)
     title = _op_title(graph, node)
-    parts = [
-        h_para(f"Forward: node {frame_position} of {len(forward_order)}", bold=True, size="115%")
-    ]
+    parts = [h_heading(f"Forward: node {frame_position} of {len(forward_order)}")]
     rhs = [h_name(node), "="]
     if title != h_name(node):
         rhs += [title, "="]
@@ -673,7 +669,7 @@ def leaf_grads_html(
     lines = leaf_grad_lines({leaf: grads.get(leaf) for leaf in leaves})
     body = h_lines(lines, colours.GRAD_TEXT) or "no leaf requires grad"
     return (
-        h_para("Leaf gradients", bold=True, size="115%")
+        h_heading("Leaf gradients")
         + h_para(esc(status), colours.TEXT_MUTED, "90%")
         + f"<p style=\"margin:6px 0px; font-family:'DejaVu Sans Mono'; font-size:120%\">"
         f"{body}</p>"

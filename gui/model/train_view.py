@@ -168,7 +168,7 @@ def update_html(spec: TrainSpec, state: TrainState) -> str:
     for up in state.last.updates.values():
         lines += update_lines(up, spec)
     head, *rest = lines
-    return labels.h_para(labels.esc(head), bold=True, size="115%") + mono_lines(rest)
+    return labels.h_heading(labels.esc(head)) + mono_lines(rest)
 
 
 def mono_lines(lines: Iterable[str]) -> str:

@@ -67,11 +67,7 @@ def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str
         else labels.h_color(labels.esc(step.structure()), colours.JACOBIAN)
     )
     parts = [
-        labels.h_para(
-            f"Step {k} of {n}: from {labels.h_name(c)} back to {labels.h_name(o)}",
-            bold=True,
-            size="115%",
-        ),
+        labels.h_heading(f"Step {k} of {n}: from {labels.h_name(c)} back to {labels.h_name(o)}"),
         labels.h_equation(
             [
                 f"upstream ∂A/∂{labels.h_name(c)} =",
@@ -103,7 +99,7 @@ def group_question_html(
     Jacobian given, its inputs' vjp and gradients blank."""
     row, _out = group_vectors(step)
     parts = [
-        labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%"),
+        labels.h_heading(f"Step {k} of {n}: {group_title(step)} as one step"),
         labels.h_para(
             labels.esc(f"upstream at {', '.join(step.outputs)} = {labels.flat_row(row)}")
         ),

@@ -127,7 +127,7 @@ class SummaryPanel(QWidget):
         body: list[str] = []
         if trace is None:
             reason = results.backward_error
-            body.append(labels.h_para("No backward pass", bold=True, size="115%"))
+            body.append(labels.h_heading("No backward pass"))
             body.append(labels.h_para(labels.esc(str(reason) if reason else "—"),
                                       colours.GRAD_TEXT))
             return labels.h_document("".join(body), BASE_PT * THEME.scale)
