@@ -19,7 +19,7 @@ from engine.graph import Graph
 from engine.train import TrainSpec
 
 from ..model import colours, labels
-from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, short, update_lines
+from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, short, step_lines
 from .frame_sheet import paint_html
 
 #: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
@@ -59,8 +59,7 @@ def _page_html(spec: TrainSpec, run: Rehearsal, pt: float) -> str:
                          size=f"{pt * 1.5:.0f}pt")
     body = mono_lines(rule(spec))
     body += labels.h_para(f"Step 1: loss = {labels.esc(number(run.first.loss))}", bold=True)
-    for up in run.first.updates.values():
-        body += mono_lines(update_lines(up, spec))
+    body += mono_lines(step_lines(run.first, spec))
     return labels.h_document(head + body + _summary_html(spec, run), pt)
 
 

@@ -159,16 +159,18 @@ def update_lines(up: Update, spec: TrainSpec) -> list[str]:
     return [f"{w} ← {short(up.old)} − {lr} · {_paren(g)} = {short(new)}"]
 
 
+def step_lines(result: StepResult, spec: TrainSpec) -> list[str]:
+    """Every parameter's update in one step, numbers plugged in (:func:`update_lines`)."""
+    return [line for up in result.updates.values() for line in update_lines(up, spec)]
+
+
 def update_html(spec: TrainSpec, state: TrainState) -> str:
     """The last step's update for the chain-rule panel, after the backward's summary:
     the rule, then every parameter's update with the numbers (ids escaped here)."""
     if state.last is None:
         return ""
-    lines = [f"Then the update, step {state.t} ({spec.optimizer})", *rule(spec)]
-    for up in state.last.updates.values():
-        lines += update_lines(up, spec)
-    head, *rest = lines
-    return labels.h_heading(labels.esc(head)) + mono_lines(rest)
+    head = labels.h_heading(labels.esc(f"Then the update, step {state.t} ({spec.optimizer})"))
+    return head + mono_lines(rule(spec) + step_lines(state.last, spec))
 
 
 def mono_lines(lines: Iterable[str]) -> str:
@@ -191,4 +193,4 @@ def box_summary(up: Update) -> str:
 
 
 __all__ = ["Rehearsal", "TrainState", "box_line", "box_summary", "propose", "rehearse", "rule",
-           "short", "start", "update_lines"]
+           "short", "start", "step_lines", "update_lines"]
