@@ -233,8 +233,7 @@ def main(argv: list[str]) -> int:
         if problem:
             raise ExportError(problem)
     except ExportError as exc:
-        print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
-        return 2
+        return _fail(name, f"{exc} ({USAGE})", 2)
     try:
         with using(args.theme):  # in-process callers (tests) get their theme back
             status = _export(args, out, options, step, size)
@@ -242,23 +241,19 @@ def main(argv: list[str]) -> int:
             print(line, file=sys.stderr)
         return status
     except ExportError as exc:
-        print(f"error: {_one_line(name)}: {_one_line(str(exc))}", file=sys.stderr)
-        return 2
+        return _fail(name, str(exc), 2)
     except KeyboardInterrupt:
-        print(f"error: {_one_line(name)}: export cancelled, nothing written", file=sys.stderr)
-        return 1
+        return _fail(name, "export cancelled, nothing written", 1)
     except OSError as exc:
-        print(
-            f"error: {_one_line(name)}: cannot write {out}: {exc.strerror or exc}", file=sys.stderr
-        )
-        return 1
+        return _fail(name, f"cannot write {out}: {exc.strerror or exc}", 1)
     except Exception as exc:  # a bug, not the user's fault: still one line, never a traceback
-        print(
-            f"error: {_one_line(name)}: internal error: {type(exc).__name__}: "
-            f"{_one_line(str(exc))}",
-            file=sys.stderr,
-        )
-        return 1
+        return _fail(name, f"internal error: {type(exc).__name__}: {exc}", 1)
+
+
+def _fail(name: str, reason: str, status: int) -> int:
+    """Say why on the one line the command promises, ``error: FILE: ...``; ``status``."""
+    print(f"error: {_one_line(name)}: {_one_line(reason)}", file=sys.stderr)
+    return status
 
 
 def _export(
