@@ -337,14 +337,12 @@ class ExportAnimationDialog(QDialog):
         self.export_button.setEnabled(True)
         if ok:
             message = f"Exported {Path(self.path_edit.text().rstrip('/')).name}"
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
         else:
             message = CANCELLED if self._cancelled else self._failure()
             if self._cancelled and self._file is not None:
                 remove_stale_temps(self._file)  # in case the child died before its cleanup
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(int(ok))  # full when done, empty when not
         self.status.setText(message)
         self.finished_export.emit(ok, message)
 
