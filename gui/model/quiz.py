@@ -105,48 +105,32 @@ def questions(graph: Graph, timeline: Timeline, hidden: Iterable[Hidden]) -> lis
                     )
                 )
     for k, s in enumerate(timeline.steps, 1):
-        if isinstance(s, ForwardStep):
-            out.extend(_tangent_questions(s, k, timeline.position_of_step(k), hide))
-            continue
-        if not isinstance(s, Step):
-            continue  # a collapsed group: its members' numbers are not on screen
         position = timeline.position_of_step(k)
-        edge = f"step {k}, {s.consumer} → {s.operand}"
-        if Hidden.JACOBIAN in hide:
-            jac = labels.small_jacobian(s)
-            if jac is not None:
-                out.append(
-                    Question(
-                        position,
-                        Hidden.JACOBIAN,
-                        f"{edge}: the local Jacobian ∂{s.consumer}/∂{s.operand}",
-                        jac,
-                        step=k,
-                    )
-                )
-        if Hidden.VJP in hide:
-            out.append(
-                Question(
-                    position,
-                    Hidden.VJP,
-                    f"{edge}: the vjp {labels.flat_row(s.upstream)} · J",
-                    s.vjp,
-                    step=k,
-                )
-            )
-        if Hidden.ACCUMULATED in hide:
-            grad = labels.grad_name(s.operand, graph.nodes[s.operand].is_leaf)
-            before = "nothing yet" if s.before is None else format_tensor(s.before)
-            out.append(
-                Question(
-                    position,
-                    Hidden.ACCUMULATED,
-                    f"{edge}: {grad} after += vjp (before: {before})",
-                    s.accumulated,
-                    step=k,
-                    node=s.operand,
-                )
-            )
+        if isinstance(s, ForwardStep):
+            out.extend(_tangent_questions(s, k, position, hide))
+        elif isinstance(s, Step):  # not a collapsed group: its members' numbers are not shown
+            out.extend(_step_questions(s, k, position, hide, graph))
+    return out
+
+
+def _step_questions(
+    s: Step, k: int, position: int, hide: set[Hidden], graph: Graph
+) -> list[Question]:
+    """A backward step's questions: its local Jacobian (when small enough to type), its
+    vjp, then the operand's gradient after ``+= vjp``."""
+    edge = f"step {k}, {s.consumer} → {s.operand}"
+    out = []
+    jac = labels.small_jacobian(s) if Hidden.JACOBIAN in hide else None
+    if jac is not None:
+        out.append(Question(position, Hidden.JACOBIAN, _jacobian_prompt(edge, s), jac, step=k))
+    if Hidden.VJP in hide:
+        prompt = f"{edge}: the vjp {labels.flat_row(s.upstream)} · J"
+        out.append(Question(position, Hidden.VJP, prompt, s.vjp, step=k))
+    if Hidden.ACCUMULATED in hide:
+        grad = labels.grad_name(s.operand, graph.nodes[s.operand].is_leaf)
+        prompt = f"{edge}: {grad} after += vjp (before: {_before(s.before)})"
+        out.append(Question(position, Hidden.ACCUMULATED, prompt, s.accumulated, step=k,
+                            node=s.operand))
     return out
 
 
@@ -158,17 +142,24 @@ def _tangent_questions(s: ForwardStep, k: int, position: int, hide: set[Hidden])
     out = []
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES) if Hidden.JACOBIAN in hide else None
     if jac is not None:
-        prompt = f"{edge}: the local Jacobian ∂{s.consumer}/∂{s.operand}"
-        out.append(Question(position, Hidden.JACOBIAN, prompt, jac, step=k))
+        out.append(Question(position, Hidden.JACOBIAN, _jacobian_prompt(edge, s), jac, step=k))
     if Hidden.VJP in hide:
         prompt = f"{edge}: the jvp J · {labels.inline_tensor(s.tangent)}"
         out.append(Question(position, Hidden.VJP, prompt, s.jvp, step=k))
     if Hidden.ACCUMULATED in hide:
-        before = "nothing yet" if s.before is None else format_tensor(s.before)
-        prompt = f"{edge}: tan {s.consumer} after += jvp (before: {before})"
+        prompt = f"{edge}: tan {s.consumer} after += jvp (before: {_before(s.before)})"
         out.append(Question(position, Hidden.ACCUMULATED, prompt, s.accumulated, step=k,
                             node=s.consumer))
     return out
+
+
+def _jacobian_prompt(edge: str, s: Step | ForwardStep) -> str:
+    return f"{edge}: the local Jacobian ∂{s.consumer}/∂{s.operand}"
+
+
+def _before(value: np.ndarray | None) -> str:
+    """What a gradient or tangent held before the step, as a prompt says it."""
+    return "nothing yet" if value is None else format_tensor(value)
 
 
 # --------------------------------------------------------------------------- answers
