@@ -55,8 +55,8 @@ def write_train_page(pages: Pages, graph: Graph, spec: TrainSpec, steps: int, pt
 
 
 def _page_html(spec: TrainSpec, run: Rehearsal, pt: float) -> str:
-    head = labels.h_para(f"After the backward pass, the update ({spec.optimizer})", bold=True,
-                         size=f"{pt * 1.5:.0f}pt")
+    head = labels.h_heading(f"After the backward pass, the update ({spec.optimizer})",
+                            f"{pt * 1.5:.0f}pt")
     body = mono_lines(rule(spec))
     body += labels.h_para(f"Step 1: loss = {labels.esc(number(run.first.loss))}", bold=True)
     body += mono_lines(step_lines(run.first, spec))
@@ -77,8 +77,8 @@ def paint_loss_card(
     p: QPainter, rect: QRectF, spec: TrainSpec, run: Rehearsal, pt: float
 ) -> None:
     """An animation's last picture: the loss over the run as a curve under its summary."""
-    head = labels.h_para(f"The loss over {len(run.losses)} training steps ({spec.optimizer})",
-                         bold=True, size=f"{pt * 1.5:.0f}pt")
+    head = labels.h_heading(f"The loss over {len(run.losses)} training steps ({spec.optimizer})",
+                            f"{pt * 1.5:.0f}pt")
     used = paint_html(p, labels.h_document(head + _summary_html(spec, run), pt), rect)
     _curve(p, run.losses, curve_rect(rect, used, pt), pt)
 

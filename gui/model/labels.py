@@ -347,9 +347,10 @@ def h_para(text: str, color: str | None = None, size: str = "100%", bold: bool =
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
 
 
-def h_heading(text: str) -> str:
-    """A write-up's heading (a step, a phase, a panel's part)."""
-    return h_para(text, bold=True, size="115%")
+def h_heading(text: str, size: str = "115%") -> str:
+    """A heading: a bold paragraph (of a write-up's step, phase or part unless ``size``
+    says otherwise)."""
+    return h_para(text, bold=True, size=size)
 
 
 #: Qt's rich text sets sub- and superscripts at the share of the text around them the
@@ -621,7 +622,7 @@ def end_to_end_html(
     lhs_cells = [h_frac(f"∂{A}", f"∂{h_name(x)}") for x in leaves]
     lhs = h_matrix([lhs_cells]) if len(leaves) > 1 else lhs_cells[0] if lhs_cells else ""
     parts = (
-        [h_para(f"End to end: {h_name(y)} with respect to the leaves", bold=True)]
+        [h_heading(f"End to end: {h_name(y)} with respect to the leaves", "100%")]
         if heading
         else []
     )
@@ -760,7 +761,7 @@ def composition_html(
     Jacobians substituted; the total is the engine's end-to-end Jacobian block.
     """
     parts = [
-        h_para("J as the composition of the edge Jacobians", bold=True),
+        h_heading("J as the composition of the edge Jacobians", "100%"),
         h_para(
             "Each path from the output to a leaf multiplies its edge Jacobians; "
             "the paths add up (reverse mode does exactly this, edge by edge).",
