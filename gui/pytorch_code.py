@@ -66,7 +66,7 @@ from engine.train import TrainSpec
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
-from .theme import THEME, style
+from .theme import THEME, error_sheet, style
 
 if TYPE_CHECKING:
     from engine.pytorch_import import Imported
@@ -93,6 +93,24 @@ class CodeEditor(QPlainTextEdit):
             mark.cursor = QTextCursor(block)
             marks.append(mark)
         self.setExtraSelections(marks)
+
+    def read_code(self, say: QLabel) -> Imported | None:
+        """The editor's code imported (never run), or None: the error is then marked at
+        its line and said in ``say``, in the error colour."""
+        # Lazy: the importer (the code reader's tables) loads when code is first
+        # imported, not at start-up.
+        from engine.pytorch_import import CodeError, import_code
+
+        try:
+            imported = import_code(self.toPlainText())
+        except (CodeError, GraphError) as exc:  # GraphError: a node the graph refuses (an id)
+            self.mark_error(getattr(exc, "line", None))
+            say.setText(str(exc))
+            style(say, error_sheet)
+            return None
+        self.mark_error(None)
+        style(say, str)
+        return imported
 
 
 def _summary(im: Imported) -> str:
@@ -176,22 +194,11 @@ class ImportCodeDialog(QDialog):
         if not text.strip():
             self.preview.setText("")
             self.editor.mark_error(None)
-            ok.setEnabled(False)
-            return
-        from engine.pytorch_import import CodeError, import_code  # lazy: not at start-up
-
-        try:
-            self.imported = import_code(text)
-        except (CodeError, GraphError) as exc:
-            self.preview.setText(str(exc))
-            style(self.preview, lambda: f"color: {THEME.error_text.name()};")
-            self.editor.mark_error(getattr(exc, "line", None))
-            ok.setEnabled(False)
-            return
-        style(self.preview, str)
-        self.preview.setText(_summary(self.imported))
-        self.editor.mark_error(None)
-        ok.setEnabled(True)
+        else:
+            self.imported = self.editor.read_code(self.preview)
+            if self.imported is not None:
+                self.preview.setText(_summary(self.imported))
+        ok.setEnabled(self.imported is not None)
 
 
 def document_script(doc: GraphDocument) -> str:
@@ -338,18 +345,9 @@ class CodeDock(QDockWidget):
     def apply(self) -> bool:
         """Import the edited code and replace the graph as one undo step; False on an error
         (marked at its line, the graph untouched)."""
-        # Lazy: the importer (the code reader's tables) loads when code is first
-        # imported, not at start-up.
-        from engine.pytorch_import import CodeError, import_code
-
-        try:
-            imported = import_code(self.editor.toPlainText())
-        except (CodeError, GraphError) as exc:  # GraphError: a node the graph refuses (an id)
-            self.editor.mark_error(getattr(exc, "line", None))
-            self.status.setText(str(exc))
-            style(self.status, lambda: f"color: {THEME.error_text.name()};")
+        imported = self.editor.read_code(self.status)
+        if imported is None:
             return False
-        style(self.status, str)
         self.edited = False
         push(self.doc, ReplaceGraph(self.doc, imported))
         self.refresh()

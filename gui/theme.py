@@ -144,6 +144,16 @@ def paper_browser() -> str:
     return f"QTextBrowser {{ background: {THEME.paper.name()}; border: none; }}"
 
 
+def muted_sheet() -> str:
+    """The sheet of a label that says something in passing (a hint, a method)."""
+    return f"color: {THEME.text_muted.name()};"
+
+
+def error_sheet() -> str:
+    """The sheet of a label that says what is wrong."""
+    return f"color: {THEME.error_text.name()};"
+
+
 def restyle(root: QWidget) -> None:
     """Rewrite the sheet of every widget under ``root`` given one by :func:`style`."""
     for widget in (root, *root.findChildren(QWidget)):

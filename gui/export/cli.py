@@ -35,17 +35,21 @@ from ..theme import using
 from .atomic import checkpoint, defer_interrupts, ignore_interrupts
 from .frame_sheet import save_frame
 from .options import (
+    DEFAULT_SIZE,
+    FPS_RANGE,
     FRAME_SUFFIXES,
+    HOLD_RANGE,
     LESSON_SUFFIXES,
+    TRANSITION_RANGE,
     VIEWS,
     ExportError,
     Kind,
     LessonOptions,
     Timing,
     View,
+    check_folder,
     lesson_kind,
-    parse_fps,
-    parse_seconds,
+    parse_number,
     parse_size,
     parse_step,
     parse_train_steps,
@@ -91,23 +95,28 @@ def _parser() -> argparse.ArgumentParser:
         help="--step: .png or .svg; --all: .gif .apng .webp .mp4 .pdf .html, "
         "or a folder ending in / for numbered PNGs",
     )
+    w, h = DEFAULT_SIZE
     parser.add_argument(
-        "--size", default=None, metavar="WxH", help="image size in pixels (default 1280x720)"
+        "--size", default=None, metavar="WxH", help=f"image size in pixels (default {w}x{h})"
     )
+    base = Timing()
     parser.add_argument(
         "--fps",
         default=None,
         metavar="N",
-        help="frames per second of the step transitions (default 10)",
+        help=f"frames per second of the step transitions (default {base.fps:g})",
     )
     parser.add_argument(
-        "--hold", default=None, metavar="S", help="seconds each step stays on screen (default 1.5)"
+        "--hold",
+        default=None,
+        metavar="S",
+        help=f"seconds each step stays on screen (default {base.hold:g})",
     )
     parser.add_argument(
         "--transition",
         default=None,
         metavar="S",
-        help="seconds of the travelling pulse between steps (default 0.5; 0: cut)",
+        help=f"seconds of the travelling pulse between steps (default {base.transition:g}; 0: cut)",
     )
     parser.add_argument(
         "--forward",
@@ -151,14 +160,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
     base = Timing()
+    hold, fps, transition = args.hold, args.fps, args.transition
     timing = Timing(
-        hold=base.hold if args.hold is None else parse_seconds(args.hold, "--hold"),
-        fps=base.fps if args.fps is None else parse_fps(args.fps),
-        transition=(
-            base.transition
-            if args.transition is None
-            else parse_seconds(args.transition, "--transition", 10.0)
-        ),
+        hold=base.hold if hold is None else parse_number(hold, "--hold", HOLD_RANGE, "seconds"),
+        fps=base.fps if fps is None else parse_number(fps, "--fps", FPS_RANGE),
+        transition=base.transition if transition is None
+        else parse_number(transition, "--transition", TRANSITION_RANGE, "seconds"),
     )
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
@@ -220,15 +227,13 @@ def main(argv: list[str]) -> int:
                     f"--out must end in .png or .svg, got {args.out!r} "
                     f"(use --all for a whole lesson)"
                 )
-            if not out.parent.exists():
-                raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
+            check_folder(out)
         size = parse_size(args.size)
         problem = output_is_input(out, args.file)
         if problem:
             raise ExportError(problem)
     except ExportError as exc:
-        print(f"error: {_one_line(name)}: {_one_line(str(exc))} ({USAGE})", file=sys.stderr)
-        return 2
+        return _fail(name, f"{exc} ({USAGE})", 2)
     try:
         with using(args.theme):  # in-process callers (tests) get their theme back
             status = _export(args, out, options, step, size)
@@ -236,23 +241,19 @@ def main(argv: list[str]) -> int:
             print(line, file=sys.stderr)
         return status
     except ExportError as exc:
-        print(f"error: {_one_line(name)}: {_one_line(str(exc))}", file=sys.stderr)
-        return 2
+        return _fail(name, str(exc), 2)
     except KeyboardInterrupt:
-        print(f"error: {_one_line(name)}: export cancelled, nothing written", file=sys.stderr)
-        return 1
+        return _fail(name, "export cancelled, nothing written", 1)
     except OSError as exc:
-        print(
-            f"error: {_one_line(name)}: cannot write {out}: {exc.strerror or exc}", file=sys.stderr
-        )
-        return 1
+        return _fail(name, f"cannot write {out}: {exc.strerror or exc}", 1)
     except Exception as exc:  # a bug, not the user's fault: still one line, never a traceback
-        print(
-            f"error: {_one_line(name)}: internal error: {type(exc).__name__}: "
-            f"{_one_line(str(exc))}",
-            file=sys.stderr,
-        )
-        return 1
+        return _fail(name, f"internal error: {type(exc).__name__}: {exc}", 1)
+
+
+def _fail(name: str, reason: str, status: int) -> int:
+    """Say why on the one line the command promises, ``error: FILE: ...``; ``status``."""
+    print(f"error: {_one_line(name)}: {_one_line(reason)}", file=sys.stderr)
+    return status
 
 
 def _export(

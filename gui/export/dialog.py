@@ -49,7 +49,20 @@ from ..model.timeline import Direction, timeline_of
 from ..player import Player
 from ..theme import using
 from .frame_sheet import render_frame
-from .options import FORMATS, MAX_SIDE, MIN_SIDE, VIEWS, Format, Timing, View, write_tangents
+from .options import (
+    DEFAULT_SIZE,
+    FORMATS,
+    FPS_RANGE,
+    HOLD_RANGE,
+    MAX_SIDE,
+    MIN_SIDE,
+    TRANSITION_RANGE,
+    VIEWS,
+    Format,
+    Timing,
+    View,
+    write_tangents,
+)
 
 MAIN_PY = Path(__file__).resolve().parents[2] / "main.py"
 PROGRESS = re.compile(r"progress: (\d+)/(\d+)")
@@ -92,7 +105,7 @@ class ExportAnimationDialog(QDialog):
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
         self.width_box, self.height_box = QSpinBox(), QSpinBox()
-        for box, value in ((self.width_box, 1280), (self.height_box, 720)):
+        for box, value in zip((self.width_box, self.height_box), DEFAULT_SIZE, strict=True):
             box.setRange(MIN_SIDE, MAX_SIDE)
             box.setValue(value)
             box.setSuffix(" px")
@@ -100,10 +113,10 @@ class ExportAnimationDialog(QDialog):
         size_row.addWidget(self.width_box)
         size_row.addWidget(QLabel("×"))
         size_row.addWidget(self.height_box)
-        self.hold_box = self._seconds(defaults.hold, 60.0)
-        self.transition_box = self._seconds(defaults.transition, 10.0)
+        self.hold_box = self._seconds(defaults.hold, HOLD_RANGE)
+        self.transition_box = self._seconds(defaults.transition, TRANSITION_RANGE)
         self.fps_box = QSpinBox()
-        self.fps_box.setRange(1, 60)
+        self.fps_box.setRange(*FPS_RANGE)
         self.fps_box.setValue(int(defaults.fps))
         self.forward_box = QCheckBox("Play the forward pass first")
         self.view_box = QComboBox()
@@ -165,9 +178,9 @@ class ExportAnimationDialog(QDialog):
         self.update_preview()
 
     @staticmethod
-    def _seconds(value: float, upper: float) -> QDoubleSpinBox:
+    def _seconds(value: float, limits: tuple[float, float]) -> QDoubleSpinBox:
         box = QDoubleSpinBox()
-        box.setRange(0.0, upper)
+        box.setRange(*limits)
         box.setSingleStep(0.1)
         box.setDecimals(2)
         box.setSuffix(" s")
@@ -324,14 +337,12 @@ class ExportAnimationDialog(QDialog):
         self.export_button.setEnabled(True)
         if ok:
             message = f"Exported {Path(self.path_edit.text().rstrip('/')).name}"
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
         else:
             message = CANCELLED if self._cancelled else self._failure()
             if self._cancelled and self._file is not None:
                 remove_stale_temps(self._file)  # in case the child died before its cleanup
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(int(ok))  # full when done, empty when not
         self.status.setText(message)
         self.finished_export.emit(ok, message)
 

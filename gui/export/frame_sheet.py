@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -231,19 +231,38 @@ class FrameSheet(QWidget):
 
     def image(self) -> QImage:
         """The sheet as it stands, as an RGB32 image of the sheet's size."""
-        image = QImage(self.size(), QImage.Format.Format_RGB32)
-        image.fill(THEME.paper)
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        self.paint_into(painter)
-        return image
+        return painted_image((self.width(), self.height()), self.paint_into)
 
     def svg(self) -> bytes:
         """The sheet as it stands, as an SVG document (vector canvas and text)."""
         return svg_document(
             (self.width(), self.height()), self.title, self.player.status_text(), self.paint_into
         )
+
+
+def painted_image(size: tuple[int, int], paint: Callable[[QPainter], None]) -> QImage:
+    """What ``paint`` draws on a ``size`` picture of the theme's paper, as an RGB32 image
+    (antialiased shapes and text); ``paint`` ends the painter."""
+    image = QImage(*size, QImage.Format.Format_RGB32)
+    image.fill(THEME.paper)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    paint(painter)
+    return image
+
+
+def paint_html(painter: QPainter, html: str, rect: QRectF) -> float:
+    """Lay Qt rich text out in ``rect`` (top-left aligned, wrapped to its width); the
+    height it takes."""
+    text = QTextDocument()
+    text.setHtml(html)
+    text.setTextWidth(rect.width())
+    painter.save()
+    painter.translate(rect.topLeft())
+    text.drawContents(painter, QRectF(0, 0, rect.width(), rect.height()))
+    painter.restore()
+    return text.size().height()
 
 
 def svg_document(

@@ -187,7 +187,7 @@ def _answer_key(pages: _Pages, graph: object, steps: list) -> None:
         rows = []
         for k, step in enumerate(steps[first : first + per_page], first + 1):
             rows.append("; ".join(labels.esc(t) for t in worksheet.answer_lines(step, k, graph)))
-        heading = labels.h_para("Answer key", bold=True, size=f"{CARD_PT * 1.5:.0f}pt")
+        heading = labels.h_heading("Answer key", f"{CARD_PT * 1.5:.0f}pt")
         body = "".join(labels.h_para(r) for r in rows)
         pages.text(
             labels.h_document(heading + body, CARD_PT), QRectF(0, 0, pages.width, pages.height)

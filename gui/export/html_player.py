@@ -29,7 +29,7 @@ from ..model.timeline import Timeline
 from ..model.train_view import update_html
 from .animation import Progress
 from .atomic import atomic_file
-from .frame_sheet import svg_document
+from .frame_sheet import FrameSheet, svg_document
 from .options import View
 from .render import UPDATE_STATUS, LessonRenderer
 
@@ -174,13 +174,8 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
         for i, shot in enumerate(shots, 1):
             if shot.kind is ShotKind.FRAME:
                 sheet.show_position(shot.position)
-                frame = tl.frame(shot.position)
-                text = chain_rule_html(doc.graph, tl, frame, sheet.player.end_to_end, TEXT_PT)
-                step = frame.k if shot.position >= tl.forward_length else None
-                inner = (
-                    f'<div class="picture">{inline_svg(sheet.svg())}</div>'
-                    f'<div class="text">{_body(text)}</div>'
-                )
+                step = tl.frame(shot.position).k if shot.position >= tl.forward_length else None
+                inner = _picture_and_text(sheet, shot.position)
                 f.write(_slide("frame", sheet.player.status_text(), inner, step))
             elif shot.kind is ShotKind.UPDATE:
                 f.write(_update_slide(renderer))
@@ -214,15 +209,20 @@ def _update_slide(renderer: LessonRenderer) -> str:
     """The first training step: the graph with each update on its box, beside the end
     of backward's write-up and the update rule with its numbers."""
     sheet = renderer.update_sheet()
-    doc, tl = sheet.doc, sheet.player.timeline
-    spec, state = doc.train, doc.train_state
+    spec, state = sheet.doc.train, sheet.doc.train_state
     assert spec is not None and state is not None
-    text = chain_rule_html(doc.graph, tl, tl.frame(tl.end), sheet.player.end_to_end, TEXT_PT)
-    inner = (
-        f'<div class="picture">{inline_svg(sheet.svg())}</div>'
-        f'<div class="text">{_body(text)}{update_html(spec, state)}</div>'
-    )
+    inner = _picture_and_text(sheet, sheet.player.timeline.end, update_html(spec, state))
     return _slide("update", UPDATE_STATUS.format(spec.optimizer), inner)
+
+
+def _picture_and_text(sheet: FrameSheet, position: int, more: str = "") -> str:
+    """The sheet's canvas as it stands beside the chain-rule write-up of ``position``
+    (then ``more``)."""
+    player = sheet.player
+    tl = player.timeline
+    text = chain_rule_html(sheet.doc.graph, tl, tl.frame(position), player.end_to_end, TEXT_PT)
+    return (f'<div class="picture">{inline_svg(sheet.svg())}</div>'
+            f'<div class="text">{_body(text)}{more}</div>')
 
 
 def _body(rich_text: str) -> str:

@@ -133,25 +133,22 @@ def parse_step(text: str) -> int | None:
     return int(t)
 
 
-def parse_seconds(text: str, flag: str, upper: float = 60.0) -> float:
-    """A duration in seconds (0..upper) for ``flag``; raises ExportError with the reason."""
+#: What ``--hold`` and ``--transition`` (seconds) and ``--fps`` may be; the Export
+#: Animation dialog's boxes take the same ranges.
+HOLD_RANGE, TRANSITION_RANGE, FPS_RANGE = (0.0, 60.0), (0.0, 10.0), (1, 60)
+
+
+def parse_number(text: str, flag: str, limits: tuple[float, float], unit: str = "") -> float:
+    """``flag``'s number within ``limits``; ``unit`` is what it counts ("seconds", or
+    nothing named). Raises ExportError with the reason."""
+    counted = f" of {unit}" if unit else ""
     try:
         value = float(text)
     except ValueError:
-        raise ExportError(f"{flag} must be a number of seconds, got {quoted(text)}") from None
-    if not 0.0 <= value <= upper:
-        raise ExportError(f"{flag} {quoted(text)} is out of range: 0..{upper:g} seconds")
-    return value
-
-
-def parse_fps(text: str) -> float:
-    """Frames per second of the transitions (1..60)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ExportError(f"--fps must be a number, got {quoted(text)}") from None
-    if not 1.0 <= value <= 60.0:
-        raise ExportError(f"--fps {value:g} is out of range: 1..60")
+        raise ExportError(f"{flag} must be a number{counted}, got {quoted(text)}") from None
+    lo, hi = limits
+    if not lo <= value <= hi:
+        raise ExportError(f"{flag} {value:g} is out of range: {lo:g}..{hi:g} {unit}".rstrip())
     return value
 
 
@@ -170,20 +167,21 @@ def lesson_kind(out: str) -> Kind:
     Raises ExportError naming the accepted suffixes, or a missing parent folder.
     """
     p = Path(out)
-    if out.endswith(("/", "\\")) or p.is_dir():
-        if not p.parent.exists():
-            raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
-        return Kind.PNG_SEQUENCE
-    suffix = p.suffix.lower()
-    kind = KIND_OF_SUFFIX.get(suffix)
+    folder = out.endswith(("/", "\\")) or p.is_dir()
+    kind = Kind.PNG_SEQUENCE if folder else KIND_OF_SUFFIX.get(p.suffix.lower())
     if kind is None:
         shown = "|".join(LESSON_SUFFIXES)
         raise ExportError(
             f"--out must end in {shown} or '/' (a folder of PNGs) with --all, got {quoted(out)}"
         )
-    if not p.parent.exists():
-        raise ExportError(f"--out folder {str(p.parent)!r} does not exist")
+    check_folder(p)
     return kind
+
+
+def check_folder(out: Path) -> None:
+    """Raise ExportError unless the folder ``--out`` writes into exists."""
+    if not out.parent.exists():
+        raise ExportError(f"--out folder {str(out.parent)!r} does not exist")
 
 
 def write_tangents(path: Path, tangents: Mapping[str, Any]) -> None:

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter, QTextDocument
+from PySide6.QtGui import QImage, QPainter
 
 from engine import tracefile
 from engine.captured import CapturedTrace
@@ -31,8 +31,7 @@ from ..model.lesson import Shot, ShotKind
 from ..model.timeline import Direction
 from ..model.train_view import Rehearsal, TrainState, propose, rehearse, start
 from ..model.update_act import DONE, UpdateFrame
-from ..theme import THEME
-from .frame_sheet import FrameSheet, ensure_app
+from .frame_sheet import FrameSheet, ensure_app, paint_html, painted_image
 from .options import LessonOptions
 from .train_page import paint_loss_card
 
@@ -148,16 +147,6 @@ class LessonRenderer:
         grads = None if trace is None else trace.leaf_grads
         return lesson.end_html(e2e, grads, base_pt)
 
-    def paint_card(self, kind: ShotKind, painter: QPainter, rect: QRectF, base_pt: float) -> None:
-        """Lay the card's text out in ``rect`` (top-left aligned, wrapped to its width)."""
-        text = QTextDocument()
-        text.setHtml(self.card_html(kind, base_pt))
-        text.setTextWidth(rect.width())
-        painter.save()
-        painter.translate(rect.topLeft())
-        text.drawContents(painter, QRectF(0, 0, rect.width(), rect.height()))
-        painter.restore()
-
     # ------------------------------------------------------------------ frames
 
     def image(self, shot: Shot) -> QImage:
@@ -168,14 +157,7 @@ class LessonRenderer:
         if shot.kind is ShotKind.UPDATE:
             frame = DONE if shot.held else UpdateFrame(shot.position, shot.pulse)
             return self.update_sheet(frame).image()
-        w, h = self.size
-        image = QImage(w, h, QImage.Format.Format_RGB32)
-        image.fill(THEME.paper)
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        self.paint_whole_card(shot.kind, painter)
-        return image
+        return painted_image(self.size, lambda painter: self.paint_whole_card(shot.kind, painter))
 
     def paint_whole_card(self, kind: ShotKind, painter: QPainter) -> None:
         """A card (title, end, or the loss curve) filling the picture, then end ``painter``."""
@@ -187,7 +169,7 @@ class LessonRenderer:
                 assert self.doc.train is not None
                 paint_loss_card(painter, rect, self.doc.train, self.rehearsal, pt)
             else:
-                self.paint_card(kind, painter, rect, pt)
+                paint_html(painter, self.card_html(kind, pt), rect)
         finally:
             painter.end()
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF, QTextDocument
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF
 
 from engine.graph import Graph
 from engine.train import TrainSpec
 
 from ..model import colours, labels
-from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, update_lines
+from ..model.train_view import Rehearsal, mono_lines, number, rehearse, rule, short, step_lines
+from .frame_sheet import paint_html
 
 #: Room left of the curve for its axis numbers (``4.019e−15``), in page units, at
 #: the handout's 12 points; larger text gets proportionally more (:func:`label_w`).
@@ -55,12 +55,11 @@ def write_train_page(pages: Pages, graph: Graph, spec: TrainSpec, steps: int, pt
 
 
 def _page_html(spec: TrainSpec, run: Rehearsal, pt: float) -> str:
-    head = labels.h_para(f"After the backward pass, the update ({spec.optimizer})", bold=True,
-                         size=f"{pt * 1.5:.0f}pt")
+    head = labels.h_heading(f"After the backward pass, the update ({spec.optimizer})",
+                            f"{pt * 1.5:.0f}pt")
     body = mono_lines(rule(spec))
     body += labels.h_para(f"Step 1: loss = {labels.esc(number(run.first.loss))}", bold=True)
-    for up in run.first.updates.values():
-        body += mono_lines(update_lines(up, spec))
+    body += mono_lines(step_lines(run.first, spec))
     return labels.h_document(head + body + _summary_html(spec, run), pt)
 
 
@@ -70,7 +69,7 @@ def _summary_html(spec: TrainSpec, run: Rehearsal) -> str:
     body = labels.h_para(f"After {len(run.losses)} steps: loss = {labels.esc(number(last))}"
                           + (f" (target {labels.esc(number(spec.target))})"
                              if spec.target is not None else ""), bold=True)
-    reached = ", ".join(f"{p} = {_short(v)}" for p, v in run.final.items())
+    reached = ", ".join(f"{p} = {short(v, 4)}" for p, v in run.final.items())
     return body + mono_lines([reached])
 
 
@@ -78,16 +77,9 @@ def paint_loss_card(
     p: QPainter, rect: QRectF, spec: TrainSpec, run: Rehearsal, pt: float
 ) -> None:
     """An animation's last picture: the loss over the run as a curve under its summary."""
-    head = labels.h_para(f"The loss over {len(run.losses)} training steps ({spec.optimizer})",
-                         bold=True, size=f"{pt * 1.5:.0f}pt")
-    text = QTextDocument()
-    text.setHtml(labels.h_document(head + _summary_html(spec, run), pt))
-    text.setTextWidth(rect.width())
-    p.save()
-    p.translate(rect.topLeft())
-    text.drawContents(p, QRectF(0, 0, rect.width(), rect.height()))
-    p.restore()
-    used = text.size().height()
+    head = labels.h_heading(f"The loss over {len(run.losses)} training steps ({spec.optimizer})",
+                            f"{pt * 1.5:.0f}pt")
+    used = paint_html(p, labels.h_document(head + _summary_html(spec, run), pt), rect)
     _curve(p, run.losses, curve_rect(rect, used, pt), pt)
 
 
@@ -97,12 +89,6 @@ def curve_rect(rect: QRectF, used: float, pt: float) -> QRectF:
     top = rect.top() + used + pt * 1.5
     return QRectF(rect.left() + label_w(pt) + 6, top, rect.width() - label_w(pt) - 16,
                   rect.bottom() - top - pt * 2.5)
-
-
-def _short(value: object) -> str:
-    flat = np.asarray(value).ravel()
-    shown = ", ".join(number(float(v)) for v in flat[:4])
-    return shown if flat.size == 1 else f"[{shown}{', …' if flat.size > 4 else ''}]"
 
 
 def curve_points(

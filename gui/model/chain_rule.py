@@ -47,7 +47,7 @@ def chain_rule_html(
     elif frame.phase is Phase.FORWARD_DONE and frame.active is None:
         if trace is None:
             reason = results.backward_error
-            body.append(labels.h_para("Forward done.", bold=True, size="115%"))
+            body.append(labels.h_heading("Forward done."))
             body.append(
                 labels.h_para(
                     "No backward pass to show: " + labels.esc(str(reason) if reason else "—"),
@@ -64,7 +64,7 @@ def chain_rule_html(
                 )
             )
     if frame.question:
-        body.append(labels.h_para(labels.esc(frame.question) + "?", bold=True, size="115%"))
+        body.append(labels.h_heading(labels.esc(frame.question) + "?"))
     elif frame.active is not None and trace is not None:
         step = frame.active
         contribution = tl.contribution(frame.k)
@@ -89,7 +89,7 @@ def chain_rule_html(
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
         body.append("<hr/>")
-        body.append(labels.h_para(SUMMARY_HEADING, bold=True, size="115%"))
+        body.append(labels.h_heading(SUMMARY_HEADING))
         if isinstance(e2e, Computing):
             body.append(labels.h_para(labels.COMPUTING_TEXT, colours.TEXT_MUTED))
         elif e2e is not None:
@@ -105,10 +105,5 @@ def chain_rule_html(
                 )
             )
         lines = labels.leaf_grad_lines(trace.leaf_grads)
-        body.append(
-            labels.h_para(
-                "<br/>".join(labels.h_color(labels.esc(t), colours.GRAD_TEXT) for t in lines),
-                size="110%",
-            )
-        )
+        body.append(labels.h_para(labels.h_lines(lines, colours.GRAD_TEXT), size="110%"))
     return labels.h_document("".join(body), base_pt, sub_pt)

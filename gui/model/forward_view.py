@@ -54,9 +54,7 @@ def edge_label(s: ForwardStep, hidden: frozenset[str] = frozenset()) -> str:
         return f"{head} = ?\nJ · {t} = {out}"
     if jac is None:
         return f"{head} ({fmt_shape(s.tangent.shape)} → {fmt_shape(s.jvp.shape)})\nJ · {t} = {out}"
-    text = labels.matrix_text(jac)
-    sep = "\n" if "\n" in text else " "
-    return f"{head} ={sep}{text}\nJ · {t} = {out}"
+    return f"{labels.equals_matrix(head, labels.matrix_text(jac))}\nJ · {t} = {out}"
 
 
 def _step_body(
@@ -66,7 +64,7 @@ def _step_body(
     body = []
     if s is None:
         inputs = ", ".join(f"{x} = {labels.inline_tensor(u)}" for x, u in trace.inputs.items())
-        body.append(labels.h_para(f"Forward mode: {n} edge steps", bold=True, size="115%"))
+        body.append(labels.h_heading(f"Forward mode: {n} edge steps"))
         body.append(
             labels.h_para(
                 "tangents u on the inputs: " + labels.esc(inputs or "none"), colours.TANGENT
@@ -81,11 +79,7 @@ def _step_body(
         )
         return body
     body.append(
-        labels.h_para(
-            labels.esc(f"Forward step {k} of {n}: {s.operand} → {s.consumer}"),
-            bold=True,
-            size="115%",
-        )
+        labels.h_heading(labels.esc(f"Forward step {k} of {n}: {s.operand} → {s.consumer}"))
     )
     if asked:
         return body

@@ -210,7 +210,7 @@ def flow_html(view: FlowView, base_pt: float, heading: bool = True) -> str:
     parameter with its reason (user text escaped here, by :func:`labels.esc`)."""
     body = []
     if heading:
-        body.append(labels.h_para(HEADING, bold=True, size="120%"))
+        body.append(labels.h_heading(HEADING, "120%"))
     if view.error:
         body.append(labels.h_para(labels.esc(f"No gradient flow: {view.error}"),
                                   colours.GRAD_TEXT))

@@ -3,6 +3,8 @@ gradient arriving at its outputs times that Jacobian, and what its inputs hold a
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 from engine.autodiff import Forward
@@ -23,6 +25,17 @@ def group_title(step: GroupStep) -> str:
     return labels.esc(g.id) if said else f"group {labels.esc(g.id)}"
 
 
+def group_vectors(step: GroupStep) -> tuple[np.ndarray, np.ndarray]:
+    """The step as one edge's: the gradient at the group's outputs as one row (each
+    output flattened, in order) and the vjps at its inputs as one vector."""
+    return _joined(step.upstream, step.outputs), _joined(step.vjps, step.inputs)
+
+
+def _joined(parts: Mapping[str, np.ndarray], order: Sequence[str]) -> np.ndarray:
+    flat = [np.ravel(parts[x]) for x in order if x in parts]
+    return np.concatenate(flat) if flat else np.zeros(0)
+
+
 def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
     """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text)."""
     outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
@@ -34,22 +47,15 @@ def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
 
 def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
     """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
-    body = [
-        labels.h_para(
-            f"Step {k} of {n}: {group_title(step)} as one step "
-            f"({step.edges} edge{'s' if step.edges != 1 else ''} inside; expand it to play them)",
-            bold=True,
-            size="115%",
-        )
-    ]
+    edges = f"{step.edges} edge{'s' if step.edges != 1 else ''}"
+    body = [labels.h_heading(
+        f"Step {k} of {n}: {group_title(step)} as one step ({edges} inside; expand it to play them)"
+    )]
     body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
     if frozen := no_grad_inputs(graph, fwd, step.group):
         note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"
         body.append(labels.h_para(labels.esc(note), colours.JACOBIAN))
-    upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
-    row = np.concatenate(upstream) if upstream else np.zeros(0)
-    vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
-    out = np.concatenate(vjps) if vjps else np.zeros(0)
+    row, out = group_vectors(step)
     body.append(
         labels.h_para(
             labels.esc(f"{labels.flat_row(row)} · J = {labels.inline_tensor(out)}"),

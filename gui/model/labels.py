@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,15 +52,11 @@ COMPUTING_TEXT = "computing…"
 
 
 def inline_tensor(a: np.ndarray | None, max_shown: int = LABEL_MAX_ENTRIES) -> str:
-    """A tensor on one line: ``0.1``, ``[1, 2]``, ``[[1, 2], [3, 4]]``, or a summary."""
-    if a is None:
-        return "—"
-    a = np.asarray(a)
-    if a.ndim == 0 or a.size > max_shown or a.ndim > 2:
-        return format_tensor(a, max_shown).replace("\n", "")
-    if a.ndim == 1:
-        return "[" + ", ".join(fmt_num(v) for v in a) + "]"
-    return "[" + ", ".join("[" + ", ".join(fmt_num(v) for v in r) + "]" for r in a) + "]"
+    """A tensor on one line: ``0.1``, ``[1, 2]``, ``[[1, 2], [3, 4]]``, or a summary
+    (:func:`format_tensor`'s text, a small matrix's rows without their padding)."""
+    if a is not None and np.ndim(a) == 2 and np.size(a) <= max_shown:
+        return "[" + ", ".join("[" + ", ".join(fmt_num(v) for v in r) + "]" for r in a) + "]"
+    return format_tensor(a, max_shown).replace("\n", "")
 
 
 def flat_row(a: np.ndarray, max_shown: int = LABEL_MAX_ENTRIES) -> str:
@@ -121,8 +117,13 @@ def edge_label(step: Step) -> str:
     text = matrix_text(jac)
     if jac.shape == (1, 1):
         return f"{head} = {text}\n{up} · {text} = {out}"
+    return f"{equals_matrix(head, text)}\n{up} · J = {out}"
+
+
+def equals_matrix(head: str, text: str) -> str:
+    """``head = J`` in a label, a matrix of several rows starting on the next line."""
     sep = "\n" if "\n" in text else " "
-    return f"{head} ={sep}{text}\n{up} · J = {out}"
+    return f"{head} ={sep}{text}"
 
 
 #: The edge label's lines are wrapped at this many characters: one long line (a step's
@@ -230,6 +231,11 @@ def h_color(text: str, color: str) -> str:
     return f'<span style="color:{color}">{text}</span>'
 
 
+def h_lines(lines: Iterable[str], color: str) -> str:
+    """Plain-text lines (they hold ids: escaped here) in ``color``, one under another."""
+    return "<br/>".join(h_color(esc(t), color) for t in lines)
+
+
 def h_frac(num: str, den: str) -> str:
     """A stacked fraction: numerator over a rule over denominator."""
     return (
@@ -298,15 +304,17 @@ def h_numbers(
         return h_color(esc(fmt_num(a)), color)
     if a.size > max_vector or a.ndim > 2:
         return h_color(esc(format_tensor(a, max_vector)), color)
-    if as_row or a.ndim == 1:
-        return h_matrix([[esc(fmt_num(v)) for v in a.ravel()]], color)
-    return h_matrix([[esc(fmt_num(v)) for v in r] for r in a], color)
+    return h_matrix(_cells([a.ravel()] if as_row or a.ndim == 1 else a), color)
+
+
+def _cells(rows: Iterable[np.ndarray]) -> list[list[str]]:
+    """A matrix's numbers as the cells of :func:`h_matrix`."""
+    return [[esc(fmt_num(v)) for v in r] for r in rows]
 
 
 def h_shape(a: np.ndarray, color: str, symbol: str = "") -> str:
     """A matrix written as its shape (``J`` ``[3×3]``): how a shortened write-up elides it."""
-    shape = "×".join(str(d) for d in np.shape(a))
-    return h_color(f"{symbol}[{shape}]", color)
+    return h_color(f"{symbol}[{fmt_shape(np.shape(a))}]", color)
 
 
 def h_numbers_or_shape(a: np.ndarray, color: str, elide: bool, as_row: bool = False) -> str:
@@ -323,7 +331,7 @@ def h_jacobian(jac: np.ndarray) -> str:
     """A Jacobian's numbers as a bracketed matrix (1×1: the plain number)."""
     if jac.shape == (1, 1):
         return h_color(esc(fmt_num(jac[0, 0])), colours.JACOBIAN)
-    return h_matrix([[esc(fmt_num(v)) for v in r] for r in jac], colours.JACOBIAN)
+    return h_matrix(_cells(jac), colours.JACOBIAN)
 
 
 def h_equation(cells: Sequence[str]) -> str:
@@ -337,6 +345,12 @@ def h_para(text: str, color: str | None = None, size: str = "100%", bold: bool =
     color = color or colours.TEXT
     weight = "font-weight:bold;" if bold else ""
     return f'<p style="margin:4px 0px; color:{color}; font-size:{size}; {weight}">{text}</p>'
+
+
+def h_heading(text: str, size: str = "115%") -> str:
+    """A heading: a bold paragraph (of a write-up's step, phase or part unless ``size``
+    says otherwise)."""
+    return h_para(text, bold=True, size=size)
 
 
 #: Qt's rich text sets sub- and superscripts at the share of the text around them the
@@ -374,7 +388,8 @@ def _op_title(graph: Any, node: str) -> str:
     return n.computes(h_name)
 
 
-def _is_leaf(graph: Any, node: str) -> bool:
+def node_is_leaf(graph: Any, node: str) -> bool:
+    """Whether ``node`` is a leaf of ``graph`` (None, or a node it lacks: not one)."""
     n = graph.nodes.get(node) if graph is not None else None
     return bool(n is not None and n.is_leaf)
 
@@ -413,15 +428,8 @@ def step_html(
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
     i_idx = "i" if m_o > 1 else None
     j_idx = "j" if m_c > 1 else None
-    parts: list[str] = []
     title = _op_title(graph, c)
-    parts.append(
-        h_para(
-            f"Step {k} of {n}: the gradient flows from {h_name(c)} back to {h_name(o)}",
-            bold=True,
-            size="115%",
-        )
-    )
+    parts = [h_heading(f"Step {k} of {n}: the gradient flows from {h_name(c)} back to {h_name(o)}")]
     operation = f"{h_name(c)} = {title}; {h_name(o)} is its operand {step.operand_index}."
     said = len(parts)  # where the operation is said
     parts.append(h_para(operation, colours.TEXT_MUTED))
@@ -474,8 +482,7 @@ def step_html(
         parts.append(h_equation(lead + ["upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
 
     # Accumulation at the operand: grad += vjp
-    is_leaf = _is_leaf(graph, o)
-    gname = f"{h_name(o)}.grad" if is_leaf else f"∂{A}/∂{h_name(o)}"
+    gname = f"{h_name(o)}.grad" if node_is_leaf(graph, o) else f"∂{A}/∂{h_name(o)}"
     after = h_numbers_or_shape(step.accumulated, colours.GRAD_TEXT, elide)
     if step.before is None:
         acc = [gname, "=", after]
@@ -523,7 +530,7 @@ def step_html(
 def start_html(output: str, gradient: np.ndarray, objective: str, n: int) -> str:
     """Forward done, nothing propagated yet: what backward is about to do."""
     A, y = h_name(objective), output  # the objective may be the output's id: user text
-    parts = [h_para("Forward done. Backward starts at the output.", bold=True, size="115%")]
+    parts = [h_heading("Forward done. Backward starts at the output.")]
     if objective == y:
         parts.append(
             h_para(
@@ -570,16 +577,14 @@ def forward_html(
 ) -> str:
     """During the forward pass: which node was just computed, and its value."""
     if frame_position <= 0:
-        return h_para("Forward pass not run yet.", bold=True, size="115%") + h_para(
+        return h_heading("Forward pass not run yet.") + h_para(
             "Play forward computes the values node by node, from the inputs to "
             "the output; then backward sends gradients the other way."
         )
     node = forward_order[frame_position - 1]
     value = values.get(node)
     title = _op_title(graph, node)
-    parts = [
-        h_para(f"Forward: node {frame_position} of {len(forward_order)}", bold=True, size="115%")
-    ]
+    parts = [h_heading(f"Forward: node {frame_position} of {len(forward_order)}")]
     rhs = [h_name(node), "="]
     if title != h_name(node):
         rhs += [title, "="]
@@ -617,7 +622,7 @@ def end_to_end_html(
     lhs_cells = [h_frac(f"∂{A}", f"∂{h_name(x)}") for x in leaves]
     lhs = h_matrix([lhs_cells]) if len(leaves) > 1 else lhs_cells[0] if lhs_cells else ""
     parts = (
-        [h_para(f"End to end: {h_name(y)} with respect to the leaves", bold=True)]
+        [h_heading(f"End to end: {h_name(y)} with respect to the leaves", "100%")]
         if heading
         else []
     )
@@ -640,7 +645,7 @@ def end_to_end_html(
         "&nbsp;&nbsp;=",
         h_numbers(gradient, colours.GRAD_TEXT, as_row=True),
         "·",
-        h_jacobian(jac) if jac.shape != (1, 1) else h_color(fmt_num(jac[0, 0]), colours.JACOBIAN),
+        h_jacobian(jac),
     ]
     if flat is None:
         parts.append(h_equation(row))
@@ -662,16 +667,10 @@ def leaf_grads_html(
     leaves: Sequence[str], grads: Mapping[str, np.ndarray | None], status: str
 ) -> str:
     """The leaves' ``.grad`` in PyTorch's words, with where playback stands."""
-    lines = [
-        f"{leaf}.grad = "
-        + ("None" if grads.get(leaf) is None else inline_tensor(grads.get(leaf), 64))
-        for leaf in leaves
-    ]
-    body = (
-        "<br/>".join(h_color(esc(t), colours.GRAD_TEXT) for t in lines) or "no leaf requires grad"
-    )
+    lines = leaf_grad_lines({leaf: grads.get(leaf) for leaf in leaves})
+    body = h_lines(lines, colours.GRAD_TEXT) or "no leaf requires grad"
     return (
-        h_para("Leaf gradients", bold=True, size="115%")
+        h_heading("Leaf gradients")
         + h_para(esc(status), colours.TEXT_MUTED, "90%")
         + f"<p style=\"margin:6px 0px; font-family:'DejaVu Sans Mono'; font-size:120%\">"
         f"{body}</p>"
@@ -762,7 +761,7 @@ def composition_html(
     Jacobians substituted; the total is the engine's end-to-end Jacobian block.
     """
     parts = [
-        h_para("J as the composition of the edge Jacobians", bold=True),
+        h_heading("J as the composition of the edge Jacobians", "100%"),
         h_para(
             "Each path from the output to a leaf multiplies its edge Jacobians; "
             "the paths add up (reverse mode does exactly this, edge by edge).",

@@ -147,12 +147,12 @@ def title_html(
     title: str, description: str, call: str | None, inputs: Sequence[str], base_pt: float
 ) -> str:
     """The title card: the graph's title, its inputs and the backward call with its v."""
-    parts = [labels.h_para(labels.esc(title), bold=True, size=_pt(base_pt, 1.7))]
+    parts = [labels.h_heading(labels.esc(title), _pt(base_pt, 1.7))]
     if description:
         parts.append(labels.h_para(labels.esc(description), colours.TEXT_MUTED))
-    parts.append(labels.h_para("Inputs", bold=True, size=_pt(base_pt, 1.2)))
+    parts.append(labels.h_heading("Inputs", _pt(base_pt, 1.2)))
     parts.append(_mono("<br/>".join(labels.esc(t) for t in inputs) or "none"))
-    parts.append(labels.h_para("The backward call", bold=True, size=_pt(base_pt, 1.2)))
+    parts.append(labels.h_heading("The backward call", _pt(base_pt, 1.2)))
     if call is None:
         parts.append(
             labels.h_para(
@@ -169,7 +169,7 @@ def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_
 
     ``e2e`` is the player's :class:`~gui.player.EndToEnd` (None: no backward pass).
     """
-    parts = [labels.h_para("Backward done", bold=True, size=_pt(base_pt, 1.7))]
+    parts = [labels.h_heading("Backward done", _pt(base_pt, 1.7))]
     if e2e is None or leaf_grads is None:
         parts.append(labels.h_para("There was no backward pass to play."))
         return labels.h_document("".join(parts), base_pt)
@@ -178,21 +178,18 @@ def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_
             e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp
         )
     )
-    parts.append(labels.h_para("Leaf gradients", bold=True, size=_pt(base_pt, 1.2)))
+    parts.append(labels.h_heading("Leaf gradients", _pt(base_pt, 1.2)))
     lines = labels.leaf_grad_lines(leaf_grads)
-    parts.append(
-        _mono("<br/>".join(labels.h_color(labels.esc(t), colours.GRAD_TEXT) for t in lines))
-    )
+    parts.append(_mono(labels.h_lines(lines, colours.GRAD_TEXT)))
     return labels.h_document("".join(parts), base_pt)
 
 
 def forward_end_html(tangents: Sequence[str], base_pt: float) -> str:
     """The end card of forward mode: every node's tangent, ``tan name = value`` lines
     (:func:`gui.model.forward_view.tangent_lines`; the outputs' are J · u)."""
-    parts = [labels.h_para("Forward mode done", bold=True, size=_pt(base_pt, 1.7))]
-    parts.append(labels.h_para("Tangents (J · u)", bold=True, size=_pt(base_pt, 1.2)))
-    body = "<br/>".join(labels.h_color(labels.esc(t), colours.TANGENT) for t in tangents)
-    parts.append(_mono(body))
+    parts = [labels.h_heading("Forward mode done", _pt(base_pt, 1.7))]
+    parts.append(labels.h_heading("Tangents (J · u)", _pt(base_pt, 1.2)))
+    parts.append(_mono(labels.h_lines(tangents, colours.TANGENT)))
     return labels.h_document("".join(parts), base_pt)
 
 

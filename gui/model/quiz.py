@@ -105,69 +105,40 @@ def questions(graph: Graph, timeline: Timeline, hidden: Iterable[Hidden]) -> lis
                     )
                 )
     for k, s in enumerate(timeline.steps, 1):
-        if isinstance(s, ForwardStep):
-            out.extend(_tangent_questions(s, k, timeline.position_of_step(k), hide))
-            continue
-        if not isinstance(s, Step):
-            continue  # a collapsed group: its members' numbers are not on screen
-        position = timeline.position_of_step(k)
-        edge = f"step {k}, {s.consumer} → {s.operand}"
-        if Hidden.JACOBIAN in hide:
-            jac = labels.small_jacobian(s)
-            if jac is not None:
-                out.append(
-                    Question(
-                        position,
-                        Hidden.JACOBIAN,
-                        f"{edge}: the local Jacobian ∂{s.consumer}/∂{s.operand}",
-                        jac,
-                        step=k,
-                    )
-                )
-        if Hidden.VJP in hide:
-            out.append(
-                Question(
-                    position,
-                    Hidden.VJP,
-                    f"{edge}: the vjp {labels.flat_row(s.upstream)} · J",
-                    s.vjp,
-                    step=k,
-                )
-            )
-        if Hidden.ACCUMULATED in hide:
-            grad = labels.grad_name(s.operand, graph.nodes[s.operand].is_leaf)
-            before = "nothing yet" if s.before is None else format_tensor(s.before)
-            out.append(
-                Question(
-                    position,
-                    Hidden.ACCUMULATED,
-                    f"{edge}: {grad} after += vjp (before: {before})",
-                    s.accumulated,
-                    step=k,
-                    node=s.operand,
-                )
-            )
+        if isinstance(s, Step | ForwardStep):  # not a collapsed group: no members' numbers shown
+            out.extend(_edge_questions(s, k, timeline.position_of_step(k), hide, graph))
     return out
 
 
-def _tangent_questions(s: ForwardStep, k: int, position: int, hide: set[Hidden]) -> list[Question]:
-    """A forward-mode step's questions, as a backward step's: its local Jacobian (when
-    small enough to type), its jvp ``J · tan operand`` (hidden with the vjps), then the
-    consumer's tangent after ``+= jvp`` (hidden with the accumulated gradients)."""
-    edge = f"forward step {k}, {s.operand} → {s.consumer}"
+def _edge_questions(
+    s: Step | ForwardStep, k: int, position: int, hide: set[Hidden], graph: Graph
+) -> list[Question]:
+    """One edge's questions in the order it plays them: its local Jacobian (when small
+    enough to type), what it sends (a backward step's vjp, forward mode's jvp: hidden
+    with the vjps), then the sum receiving it (the operand's gradient, the consumer's
+    tangent: hidden with the accumulated gradients)."""
+    if isinstance(s, ForwardStep):
+        edge = f"forward step {k}, {s.operand} → {s.consumer}"
+        jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES) if Hidden.JACOBIAN in hide else None
+        sends, sent = f"the jvp J · {labels.inline_tensor(s.tangent)}", s.jvp
+        into, total, added = s.consumer, f"tan {s.consumer}", "jvp"
+    else:
+        edge = f"step {k}, {s.consumer} → {s.operand}"
+        jac = labels.small_jacobian(s) if Hidden.JACOBIAN in hide else None
+        sends, sent = f"the vjp {labels.flat_row(s.upstream)} · J", s.vjp
+        into, added = s.operand, "vjp"
+        total = labels.grad_name(into, graph.nodes[into].is_leaf)
     out = []
-    jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES) if Hidden.JACOBIAN in hide else None
     if jac is not None:
         prompt = f"{edge}: the local Jacobian ∂{s.consumer}/∂{s.operand}"
         out.append(Question(position, Hidden.JACOBIAN, prompt, jac, step=k))
     if Hidden.VJP in hide:
-        prompt = f"{edge}: the jvp J · {labels.inline_tensor(s.tangent)}"
-        out.append(Question(position, Hidden.VJP, prompt, s.jvp, step=k))
+        out.append(Question(position, Hidden.VJP, f"{edge}: {sends}", sent, step=k))
     if Hidden.ACCUMULATED in hide:
         before = "nothing yet" if s.before is None else format_tensor(s.before)
-        prompt = f"{edge}: tan {s.consumer} after += jvp (before: {before})"
+        prompt = f"{edge}: {total} after += {added} (before: {before})"
         out.append(Question(position, Hidden.ACCUMULATED, prompt, s.accumulated, step=k,
-                            node=s.consumer))
+                            node=into))
     return out
 
 

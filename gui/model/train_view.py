@@ -108,7 +108,9 @@ def number(x: float) -> str:
     return text.replace("-", "−")
 
 
-def _values(a: np.ndarray | None, most: int = SHOWN) -> str:
+def short(a: np.ndarray | None, most: int = SHOWN) -> str:
+    """A value in an update: a number, or its first ``most`` entries in brackets (``…``
+    when there are more)."""
     if a is None:
         return "—"
     flat = np.asarray(a).ravel()
@@ -119,7 +121,7 @@ def _values(a: np.ndarray | None, most: int = SHOWN) -> str:
 
 
 def _paren(a: np.ndarray) -> str:
-    text = _values(a)
+    text = short(a)
     return f"({text})" if text.startswith("−") else text
 
 
@@ -146,15 +148,20 @@ def update_lines(up: Update, spec: TrainSpec) -> list[str]:
         assert up.m is not None and up.v is not None and up.m_hat is not None
         assert up.v_hat is not None
         return [
-            f"{w}: g = {_values(g)},  t = {up.t}",
-            f"m = {_values(up.m)},  v = {_values(up.v)}",
-            f"m̂ = {_values(up.m_hat)},  v̂ = {_values(up.v_hat)},  step = {_values(up.delta)}",
-            f"{w} ← {_values(up.old)} − {_paren(up.delta)} = {_values(new)}",
+            f"{w}: g = {short(g)},  t = {up.t}",
+            f"m = {short(up.m)},  v = {short(up.v)}",
+            f"m̂ = {short(up.m_hat)},  v̂ = {short(up.v_hat)},  step = {short(up.delta)}",
+            f"{w} ← {short(up.old)} − {_paren(up.delta)} = {short(new)}",
         ]
     if spec.optimizer == "momentum" and up.buf is not None:
-        return [f"{w}: g = {_values(g)},  b = {_values(up.buf)}",
-                f"{w} ← {_values(up.old)} − {lr} · {_paren(up.buf)} = {_values(new)}"]
-    return [f"{w} ← {_values(up.old)} − {lr} · {_paren(g)} = {_values(new)}"]
+        return [f"{w}: g = {short(g)},  b = {short(up.buf)}",
+                f"{w} ← {short(up.old)} − {lr} · {_paren(up.buf)} = {short(new)}"]
+    return [f"{w} ← {short(up.old)} − {lr} · {_paren(g)} = {short(new)}"]
+
+
+def step_lines(result: StepResult, spec: TrainSpec) -> list[str]:
+    """Every parameter's update in one step, numbers plugged in (:func:`update_lines`)."""
+    return [line for up in result.updates.values() for line in update_lines(up, spec)]
 
 
 def update_html(spec: TrainSpec, state: TrainState) -> str:
@@ -162,11 +169,8 @@ def update_html(spec: TrainSpec, state: TrainState) -> str:
     the rule, then every parameter's update with the numbers (ids escaped here)."""
     if state.last is None:
         return ""
-    lines = [f"Then the update, step {state.t} ({spec.optimizer})", *rule(spec)]
-    for up in state.last.updates.values():
-        lines += update_lines(up, spec)
-    head, *rest = lines
-    return labels.h_para(labels.esc(head), bold=True, size="115%") + mono_lines(rest)
+    head = labels.h_heading(labels.esc(f"Then the update, step {state.t} ({spec.optimizer})"))
+    return head + mono_lines(rule(spec) + step_lines(state.last, spec))
 
 
 def mono_lines(lines: Iterable[str]) -> str:
@@ -185,8 +189,8 @@ def box_line(up: Update, spec: TrainSpec) -> str:
 def box_summary(up: Update) -> str:
     """What a box's update says zoomed out (semantic zoom, as a box's compact form): the
     value it reaches, its first entry for a tensor, in a compact line's length."""
-    return semantic_zoom.cut(f"{up.name} ← {_values(up.new, 1)}", semantic_zoom.MAX_COMPACT_CHARS)
+    return semantic_zoom.cut(f"{up.name} ← {short(up.new, 1)}", semantic_zoom.MAX_COMPACT_CHARS)
 
 
 __all__ = ["Rehearsal", "TrainState", "box_line", "box_summary", "propose", "rehearse", "rule",
-           "start", "update_lines"]
+           "short", "start", "step_lines", "update_lines"]

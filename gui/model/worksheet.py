@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from engine.autodiff import Forward
 from engine.groups import GroupStep, PlayStep
 from engine.trace import Step
 
 from . import colours, labels
-from .group_view import group_jacobian_text, group_title
+from .group_view import group_jacobian_text, group_title, group_vectors
 
 #: Points on paper: a worksheet's text, and its sub- and superscripts (at least 10 pt).
 WORKSHEET_PT, WORKSHEET_SUB_PT = 12.0, 10.0
@@ -33,16 +31,14 @@ BLANK = (
 
 def operand_grad_name(graph: Any, node: str) -> str:
     """``x3.grad`` for a leaf, ``grad y1`` otherwise (as the chain-rule panel says)."""
-    n = graph.nodes.get(node) if graph is not None else None
-    return labels.grad_name(node, bool(n is not None and n.is_leaf))
+    return labels.grad_name(node, labels.node_is_leaf(graph, node))
 
 
 def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
     """The answer to step ``k``: ``Step 3 (y2 → x3): vjp = 0.2``, then the operand's gradient
     (a collapsed group's step: its inputs' vjp, then each input's gradient)."""
     if isinstance(step, GroupStep):
-        vjps = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
-        out = np.concatenate(vjps) if vjps else np.zeros(0)
+        _row, out = group_vectors(step)
         lines = [
             f"Step {k} ({step.group.title or step.group.id}): vjp = {labels.inline_tensor(out)}"
         ]
@@ -71,11 +67,7 @@ def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str
         else labels.h_color(labels.esc(step.structure()), colours.JACOBIAN)
     )
     parts = [
-        labels.h_para(
-            f"Step {k} of {n}: from {labels.h_name(c)} back to {labels.h_name(o)}",
-            bold=True,
-            size="115%",
-        ),
+        labels.h_heading(f"Step {k} of {n}: from {labels.h_name(c)} back to {labels.h_name(o)}"),
         labels.h_equation(
             [
                 f"upstream ∂A/∂{labels.h_name(c)} =",
@@ -105,10 +97,9 @@ def group_question_html(
 ) -> str:
     """A collapsed group's step as a question: the gradient at its outputs and its
     Jacobian given, its inputs' vjp and gradients blank."""
-    upstream = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
-    row = np.concatenate(upstream) if upstream else np.zeros(0)
+    row, _out = group_vectors(step)
     parts = [
-        labels.h_para(f"Step {k} of {n}: {group_title(step)} as one step", bold=True, size="115%"),
+        labels.h_heading(f"Step {k} of {n}: {group_title(step)} as one step"),
         labels.h_para(
             labels.esc(f"upstream at {', '.join(step.outputs)} = {labels.flat_row(row)}")
         ),

@@ -29,7 +29,7 @@ from ..model.forward_view import CAPTURED_NO_JVP
 from ..model.quiz import parse_answer
 from ..model.timeline import Direction
 from ..player import Player
-from ..theme import THEME, style
+from ..theme import THEME, error_sheet, style
 from .follow import WhenVisible
 
 
@@ -62,7 +62,7 @@ class ForwardModePanel(QWidget):
         self.comparison.setObjectName("ForwardModeComparison")
         self.comparison.setWordWrap(True)
         self.message = QLabel()
-        style(self.message, lambda: f"color: {THEME.error_text.name()};")
+        style(self.message, error_sheet)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)

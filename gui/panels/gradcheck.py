@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from engine.gradcheck import GradCheck, Status
 
 from ..model.formatting import fmt_num
-from ..theme import THEME, style
+from ..theme import THEME, muted_sheet, style
 
 COLUMNS = ("element", "engine", "finite difference", "relative error", "verdict")
 
@@ -54,7 +54,7 @@ class GradCheckPanel(QWidget):
         self.method = QLabel()
         self.method.setTextFormat(Qt.TextFormat.PlainText)
         self.method.setWordWrap(True)
-        style(self.method, lambda: f"color: {THEME.text_muted.name()};")
+        style(self.method, muted_sheet)
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setObjectName("GradCheckTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)

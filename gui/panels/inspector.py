@@ -41,7 +41,7 @@ from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGr
 from ..document import GraphDocument
 from ..model.formatting import fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
-from ..theme import THEME, style
+from ..theme import THEME, error_sheet, muted_sheet, style
 from ..train_commands import set_trainable
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
@@ -52,14 +52,6 @@ NO_SELECTION = (
     "Add nodes by double-clicking an op in the palette, dragging it onto the canvas, "
     "or pressing Tab on the canvas."
 )
-def _muted() -> str:
-    return f"color: {THEME.text_muted.name()};"
-
-
-def _error() -> str:
-    return f"color: {THEME.error_text.name()};"
-
-
 def _grad() -> str:
     return f"color: {THEME.grad_text.name()};"
 
@@ -102,7 +94,7 @@ class _Section(QGroupBox):
         self.doc = doc
         self.problem = _plain(QLabel())
         self.problem.setWordWrap(True)
-        style(self.problem, _error)
+        style(self.problem, error_sheet)
         self.problem.hide()
 
     def _push(self, cmd: EditCommand) -> bool:
@@ -140,7 +132,7 @@ class NodeSection(_Section):
 
         self.hint = _plain(QLabel(NO_SELECTION))
         self.hint.setWordWrap(True)
-        style(self.hint, _muted)
+        style(self.hint, muted_sheet)
         self.op_label = QLabel()
         self.op_label.setWordWrap(True)
         self.name_edit = QLineEdit()
@@ -157,7 +149,7 @@ class NodeSection(_Section):
         style(self.grad_label, _grad)
         self.error_label = _plain(QLabel())
         self.error_label.setWordWrap(True)
-        style(self.error_label, _error)
+        style(self.error_label, error_sheet)
 
         self.body = QWidget()
         form = QFormLayout(self.body)
@@ -210,7 +202,8 @@ class NodeSection(_Section):
             self._build_attrs(node.op)
             self._op = node.op
         doc_text = OPS[node.op].doc
-        self.op_label.setText(f"<b>{node.op}</b> &nbsp;<span style='{_muted()}'>{doc_text}</span>")
+        muted = muted_sheet()
+        self.op_label.setText(f"<b>{node.op}</b> &nbsp;<span style='{muted}'>{doc_text}</span>")
         if not self.name_edit.hasFocus():
             self.name_edit.setText(node.id)
         self._show_attrs(node.attrs)
@@ -492,13 +485,13 @@ class BackwardSection(_Section):
         results = self.doc.results
         if results.backward_error is not None:
             self.status.setText(str(results.backward_error))
-            self._status_style(_error)
+            self._status_style(error_sheet)
         elif results.trace is not None:
             n = len(results.trace)
             self.status.setText(
                 f"backward from {results.trace.output!r}: {n} edge step{'s' if n != 1 else ''}"
             )
-            self._status_style(_muted)
+            self._status_style(muted_sheet)
         else:
             self.status.setText("")
 

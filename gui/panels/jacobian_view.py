@@ -21,7 +21,7 @@ from engine.trace import Step
 
 from ..model import colours, labels
 from ..model.formatting import fmt_num, fmt_shape
-from ..model.group_view import group_title
+from ..model.group_view import group_title, group_vectors
 from ..player import Player
 from ..theme import THEME
 from .follow import FollowPlayer
@@ -265,10 +265,7 @@ class JacobianView(QWidget):
         if key not in self._cache:
             doc = self.player.doc
             self._cache[key] = step_jacobian(doc.graph, doc.results.forward, step)
-        up = [np.ravel(step.upstream[o]) for o in step.outputs if o in step.upstream]
-        vjp = [np.ravel(step.vjps[x]) for x in step.inputs if x in step.vjps]
-        row = np.concatenate(up) if up else np.zeros(0)
-        col = np.concatenate(vjp) if vjp else np.zeros(0)
+        row, col = group_vectors(step)
         outs = ", ".join(labels.h_name(o) for o in step.outputs)
         ins = ", ".join(labels.h_name(x) for x in step.inputs)
         self.title.setText(

@@ -26,7 +26,7 @@ from ..model import labels
 from ..model.quiz import DEFAULT_HIDDEN, TOLERANCE_TEXT, Hidden, Quiz
 from ..model.timeline import Frame
 from ..player import Player
-from ..theme import THEME, style
+from ..theme import THEME, muted_sheet, style
 
 
 class QuizPanel(QWidget):
@@ -72,7 +72,7 @@ class QuizPanel(QWidget):
         self.score = QLabel()
         self.score.setObjectName("QuizScore")
         tolerance = QLabel(TOLERANCE_TEXT)
-        style(tolerance, lambda: f"color: {THEME.text_muted.name()};")
+        style(tolerance, muted_sheet)
 
         grid = QGridLayout()
         grid.addWidget(self.answer, 0, 0)

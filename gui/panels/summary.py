@@ -127,7 +127,7 @@ class SummaryPanel(QWidget):
         body: list[str] = []
         if trace is None:
             reason = results.backward_error
-            body.append(labels.h_para("No backward pass", bold=True, size="115%"))
+            body.append(labels.h_heading("No backward pass"))
             body.append(labels.h_para(labels.esc(str(reason) if reason else "—"),
                                       colours.GRAD_TEXT))
             return labels.h_document("".join(body), BASE_PT * THEME.scale)
@@ -166,8 +166,7 @@ class SummaryPanel(QWidget):
             body.append("<hr/>")
             y = labels.h_name(e2e.output)
             wrt = ", ".join(labels.h_name(x) for x in e2e.leaves)
-            body.append(labels.h_para(f"End-to-end Jacobian J = ∂{y}/∂({wrt})", bold=True,
-                                      size="110%"))
+            body.append(labels.h_heading(f"End-to-end Jacobian J = ∂{y}/∂({wrt})", "110%"))
             if e2e.jacobian is None:
                 body.append(labels.h_para("Too large to show (more than "
                                           f"{JACOBIAN_LIMIT:,} entries).", colours.TEXT_MUTED))
@@ -175,8 +174,7 @@ class SummaryPanel(QWidget):
                 body.append(labels.jacobian_table_html(
                     e2e.output, fwd.values[e2e.output].shape, e2e.leaves,
                     [fwd.values[x].shape for x in e2e.leaves], e2e.jacobian))
-            body.append(labels.h_para("vᵀJ: this backward call in one product", bold=True,
-                                      size="110%"))
+            body.append(labels.h_heading("vᵀJ: this backward call in one product", "110%"))
             body.append(labels.end_to_end_html(e2e.output, e2e.objective, e2e.leaves,
                                                e2e.jacobian, e2e.gradient, e2e.vjp,
                                                heading=False))

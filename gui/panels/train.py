@@ -37,7 +37,7 @@ from engine.train import MAX_STEPS, OPTIMIZERS, TrainSpec
 
 from ..commands import push
 from ..document import GraphDocument
-from ..model.train_view import rule, trajectory_label, update_lines
+from ..model.train_view import rule, step_lines, trajectory_label
 from ..player import Player
 from ..theme import THEME
 from ..train_commands import ResetTraining, SetTrain, TrainStep
@@ -271,8 +271,7 @@ class TrainPanel(QWidget):
         lines = [f"minimise {spec.loss} by {spec.optimizer}:", *rule(spec)]
         if state is not None and state.last is not None:
             lines += ["", f"step {state.t}: loss = {state.last.loss:.6g}"]
-            for up in state.last.updates.values():
-                lines += update_lines(up, spec)
+            lines += step_lines(state.last, spec)
         elif state is None:
             lines += ["", "Step or Play to run the first update."]
         return "\n".join(lines)
