@@ -101,6 +101,8 @@ def fonts() -> _Fonts:
     f.small_drop = f.fm_mono.ascent() - f.fm_small.ascent()
     _fonts_cache[:] = [f]
     _widths.clear()  # keyed by metrics objects, which were just replaced
+    _pitches.clear()
+    _learn_pitch(f.fm_mono)
     return f
 
 
@@ -130,12 +132,24 @@ def compact_fonts() -> _CompactFonts:
         name = name_font(COMPACT_REF_PT * UNIT)
         mono = cfont(COMPACT_REF_PT, mono=True)
         fm_mono = QFontMetricsF(mono)
+        _learn_pitch(fm_mono)
         _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name), fm_mono,
                                             fm_mono.horizontalAdvance(BESIDE_GAP)))
     return _compact_cache[0]
 
 
 _widths: dict[tuple[int, str], float] = {}
+#: The one advance of every printable ASCII character, by metrics (``id``), for the
+#: fixed-pitch fonts whose characters all have it: values and gradients, each a new
+#: text, are measured by their length (Qt sums the same advances, exactly).
+_pitches: dict[int, float] = {}
+_PRINTABLE = [chr(c) for c in range(32, 127)]
+
+
+def _learn_pitch(fm: QFontMetricsF) -> None:
+    widths = {fm.horizontalAdvance(c) for c in _PRINTABLE}
+    if len(widths) == 1:
+        _pitches[id(fm)] = widths.pop()
 
 
 def advance(fm: QFontMetricsF, text: str) -> float:
@@ -145,7 +159,11 @@ def advance(fm: QFontMetricsF, text: str) -> float:
     if w is None:
         if len(_widths) > 50_000:
             _widths.clear()
-        w = _widths[key] = fm.horizontalAdvance(text)
+        pitch = _pitches.get(id(fm))
+        if pitch is not None and text.isascii() and text.isprintable():
+            w = _widths[key] = len(text) * pitch
+        else:
+            w = _widths[key] = fm.horizontalAdvance(text)
     return w
 
 
