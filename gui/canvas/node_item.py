@@ -139,17 +139,34 @@ def compact_fonts() -> _CompactFonts:
 
 
 _widths: dict[tuple[int, str], float] = {}
-#: The one advance of every printable ASCII character, by metrics (``id``), for the
-#: fixed-pitch fonts whose characters all have it: values and gradients, each a new
-#: text, are measured by their length (Qt sums the same advances, exactly).
-_pitches: dict[int, float] = {}
-_PRINTABLE = [chr(c) for c in range(32, 127)]
+#: For a fixed-pitch font (by its metrics' ``id``): the one advance its printable
+#: ASCII characters share, and the characters learnt to have it or not. Values and
+#: gradients, each a new text, are then measured by their length (Qt sums the same
+#: advances, exactly).
+_pitches: dict[int, tuple[float, set[str], set[str]]] = {}
 
 
 def _learn_pitch(fm: QFontMetricsF) -> None:
-    widths = {fm.horizontalAdvance(c) for c in _PRINTABLE}
+    ascii_chars = [chr(c) for c in range(32, 127)]
+    widths = {fm.horizontalAdvance(c) for c in ascii_chars}
     if len(widths) == 1:
-        _pitches[id(fm)] = widths.pop()
+        _pitches[id(fm)] = (widths.pop(), set(ascii_chars), set())
+
+
+def _pitch_width(fm: QFontMetricsF, text: str) -> float | None:
+    """``text``'s advance as its length times the font's pitch, when every character
+    has that advance (None: measure it)."""
+    pitch = _pitches.get(id(fm))
+    if pitch is None:
+        return None
+    one, same, differ = pitch
+    if not same.issuperset(text):
+        for ch in set(text) - same:
+            if ch in differ or not ch.isprintable() or fm.horizontalAdvance(ch) != one:
+                differ.add(ch)
+                return None
+            same.add(ch)
+    return len(text) * one
 
 
 def advance(fm: QFontMetricsF, text: str) -> float:
@@ -159,11 +176,10 @@ def advance(fm: QFontMetricsF, text: str) -> float:
     if w is None:
         if len(_widths) > 50_000:
             _widths.clear()
-        pitch = _pitches.get(id(fm))
-        if pitch is not None and text.isascii() and text.isprintable():
-            w = _widths[key] = len(text) * pitch
-        else:
-            w = _widths[key] = fm.horizontalAdvance(text)
+        w = _pitch_width(fm, text)
+        if w is None:
+            w = fm.horizontalAdvance(text)
+        _widths[key] = w
     return w
 
 
