@@ -234,7 +234,6 @@ class MainWindow(QMainWindow):
 
     def _file_opened(self) -> None:
         player = self.player
-        player.open_at_start = False
         player.seek(player.timeline.forward_length)
 
     def _make_summary(self) -> QWidget:
@@ -503,7 +502,7 @@ class MainWindow(QMainWindow):
         self.files.message.connect(self.show_status)
         # An opened file starts at step 0, forward values shown (Play starts the lesson);
         # an edit keeps showing the whole pass.
-        self.files.opening.connect(lambda: setattr(self.player, "open_at_start", True))
+        self.files.opening.connect(lambda on: setattr(self.player, "open_at_start", on))
         self.files.opened.connect(self._file_opened)
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)

@@ -157,8 +157,16 @@ class GroupFrames:
 
     def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
         """Place every group's frame (or those in ``only``) around its member boxes and
-        its inner groups' frames; a group inside a collapsed one has no frame."""
-        groups = self.doc.groups
+        its inner groups' frames; a group inside a collapsed one has no frame.
+
+        Not while some boxes have no place yet: a file opened without positions (every
+        captured trace) announces its structure and results before the layout places
+        its boxes, and the placing announces itself (a thousand modules' frames were
+        placed three times over on the way)."""
+        doc = self.doc
+        if only is None and doc.graph.nodes.keys() - doc.positions.keys():
+            return
+        groups = doc.groups
         around = holders(groups)
         kids: dict[str, list[str]] = {}  # each group's direct inner groups
         for g in groups:

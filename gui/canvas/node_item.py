@@ -101,6 +101,8 @@ def fonts() -> _Fonts:
     f.small_drop = f.fm_mono.ascent() - f.fm_small.ascent()
     _fonts_cache[:] = [f]
     _widths.clear()  # keyed by metrics objects, which were just replaced
+    _pitches.clear()
+    _learn_pitch(f.fm_mono)
     return f
 
 
@@ -130,12 +132,41 @@ def compact_fonts() -> _CompactFonts:
         name = name_font(COMPACT_REF_PT * UNIT)
         mono = cfont(COMPACT_REF_PT, mono=True)
         fm_mono = QFontMetricsF(mono)
+        _learn_pitch(fm_mono)
         _compact_cache.append(_CompactFonts(name, mono, QFontMetricsF(name), fm_mono,
                                             fm_mono.horizontalAdvance(BESIDE_GAP)))
     return _compact_cache[0]
 
 
 _widths: dict[tuple[int, str], float] = {}
+#: For a fixed-pitch font (by its metrics' ``id``): the one advance its printable
+#: ASCII characters share, and the characters learnt to have it or not. Values and
+#: gradients, each a new text, are then measured by their length (Qt sums the same
+#: advances, exactly).
+_pitches: dict[int, tuple[float, set[str], set[str]]] = {}
+
+
+def _learn_pitch(fm: QFontMetricsF) -> None:
+    ascii_chars = [chr(c) for c in range(32, 127)]
+    widths = {fm.horizontalAdvance(c) for c in ascii_chars}
+    if len(widths) == 1:
+        _pitches[id(fm)] = (widths.pop(), set(ascii_chars), set())
+
+
+def _pitch_width(fm: QFontMetricsF, text: str) -> float | None:
+    """``text``'s advance as its length times the font's pitch, when every character
+    has that advance (None: measure it)."""
+    pitch = _pitches.get(id(fm))
+    if pitch is None:
+        return None
+    one, same, differ = pitch
+    if not same.issuperset(text):
+        for ch in set(text) - same:
+            if ch in differ or not ch.isprintable() or fm.horizontalAdvance(ch) != one:
+                differ.add(ch)
+                return None
+            same.add(ch)
+    return len(text) * one
 
 
 def advance(fm: QFontMetricsF, text: str) -> float:
@@ -145,7 +176,10 @@ def advance(fm: QFontMetricsF, text: str) -> float:
     if w is None:
         if len(_widths) > 50_000:
             _widths.clear()
-        w = _widths[key] = fm.horizontalAdvance(text)
+        w = _pitch_width(fm, text)
+        if w is None:
+            w = fm.horizontalAdvance(text)
+        _widths[key] = w
     return w
 
 
@@ -211,6 +245,26 @@ def _band(width: float, height: float, radius: float) -> QPainterPath:
         if len(_bands) > 4096:
             _bands.clear()
     return path
+
+
+def _pills_of(c: NodeContent) -> list[tuple[str, QColor, QColor]]:
+    """The pills in a box's title band: text, fill and ink."""
+    pills = []
+    if c.is_output:
+        pills.append(("output", THEME.output_fill, THEME.grad_text))
+    if c.marker:
+        ink = THEME.port_out if c.style is BoxStyle.INPUT else THEME.text_muted
+        pills.append((c.marker, THEME.paper, ink))
+    return pills
+
+
+def _pill_width(f: _Fonts, text: str) -> float:
+    return advance(f.fm_pill, text) + 10.0 * UNIT
+
+
+def _grad_label_width(f: _Fonts, c: NodeContent) -> float:
+    """The "grad" (or "tan") label before the gradient, with its gap."""
+    return advance(f.fm_small, c.grad_title) + 6.0 * UNIT
 
 
 #: The THEME colour of the title band (and the compact box's tint) by box style, read
@@ -303,6 +357,8 @@ class NodeItem(QGraphicsRectItem):
         self._radius = 7.0
         self._ports_key: tuple[int, float, float, float] | None = None
         self._tooltip = ""
+        self._placed = False  # the texts and pills placed for the content (_place_texts)
+        self._fixed: tuple[tuple, tuple[float, float, float, int]] | None = None
         #: compact_min_zooms's answer and what it was computed from (see there).
         self._min_zooms: tuple[tuple, MinZooms] | None = None
         if content is not None:
@@ -375,34 +431,21 @@ class NodeItem(QGraphicsRectItem):
     # ------------------------------------------------------------------ layout
 
     def _relayout(self) -> None:
-        """Measure the content, size the box, place every text, pill and port."""
+        """Measure the content, size the box and place its ports; the texts and pills
+        are placed when the box is first painted in full (:meth:`_place_texts`): a big
+        file opens zoomed out, where no box paints its own text, and its boxes take
+        their content twice (live, then the frame the player opens at)."""
         c = self.content
         assert c is not None
         f, s = fonts(), UNIT
-        pad, gap = 11.0 * s, 8.0 * s
-        pills = []
-        if c.is_output:
-            pills.append(("output", THEME.output_fill, THEME.grad_text))
-        if c.marker:
-            ink = THEME.port_out if c.style is BoxStyle.INPUT else THEME.text_muted
-            pills.append((c.marker, THEME.paper, ink))
-        pill_ws = [advance(f.fm_pill, t) + 10.0 * s for t, _, _ in pills]
-        shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
-        label_w = advance(f.fm_small, c.grad_title) + 6.0 * s
-        grad_texts = [t for t in (c.grad, *c.reserve_grad) if t is not None]
-        fan_n = max(c.fan_in, c.reserve_fan_in)
-        fan_w = advance(f.fm_pill, f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
-
-        width = max(
-            150.0 * s,
-            advance(f.fm_title, c.title) + sum(pill_ws) + gap * len(pills),
-            _lines_width(f.fm_mono, c.value) + (shape_w + 2 * gap if c.shape else 0.0),
-            label_w + max((_lines_width(f.fm_mono, t) for t in grad_texts), default=0.0)
-            + (fan_w + gap if fan_w else 0.0) if grad_texts else 0.0,
-        ) + 2 * pad
+        fixed, label_w, reserve_w, reserve_lines = self._measure_fixed(c)
+        grad_w, grad_lines = reserve_w, reserve_lines
+        if c.grad is not None:
+            grad_w = max(grad_w, _lines_width(f.fm_mono, c.grad))
+            grad_lines = max(grad_lines, c.grad.count("\n") + 1)
+        width = max(fixed, label_w + grad_w if grad_lines else 0.0) + 22.0 * s
         line, title_h = f.line, f.title_h
         value_lines = c.value.count("\n") + 1
-        grad_lines = max((t.count("\n") + 1 for t in grad_texts), default=0)
         body = 16.0 * s + value_lines * line + (6.0 * s + grad_lines * line if grad_lines else 0)
         body = max(body, 22.0 * s * max(len(self.in_ports), 1) + 6.0 * s, 30.0 * s)
         height = title_h + body
@@ -411,13 +454,55 @@ class NodeItem(QGraphicsRectItem):
         self._set_bounds()
         self._title_h = title_h
         self._radius = 7.0 * s
+        self._placed = False
+        self._place_children(c, width, height)
+        self.update()
+
+    def _measure_fixed(self, c: NodeContent) -> tuple[float, float, float, int]:
+        """What decides the box's width except the gradient it shows now: the widest of
+        title and pills, value and shape (``fixed``); the gradient's label and fan-in
+        marker (``label_w``); the widest and tallest gradient it may show. Kept while
+        those stay: a step, and the frame a file opens at, change only the gradient."""
+        f, s = fonts(), UNIT
+        key = (id(f), c.title, c.is_output, c.marker, c.shape, c.value, c.grad_title,
+               c.reserve_grad, c.fan_in, c.reserve_fan_in)
+        if self._fixed is not None and self._fixed[0] == key:
+            return self._fixed[1]
+        gap = 8.0 * s
+        pills = _pills_of(c)
+        shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
+        fan_n = max(c.fan_in, c.reserve_fan_in)
+        fan_w = advance(f.fm_pill, f"fan-in ×{fan_n}") + 10.0 * s if fan_n > 1 else 0.0
+        fixed = max(
+            150.0 * s,
+            advance(f.fm_title, c.title) + sum(_pill_width(f, t) for t, _, _ in pills)
+            + gap * len(pills),
+            _lines_width(f.fm_mono, c.value) + (shape_w + 2 * gap if c.shape else 0.0),
+        )
+        label_w = _grad_label_width(f, c) + (fan_w + gap if fan_w else 0.0)
+        reserve_w = max((_lines_width(f.fm_mono, t) for t in c.reserve_grad), default=0.0)
+        reserve_lines = max((t.count("\n") + 1 for t in c.reserve_grad), default=0)
+        measured = (fixed, label_w, reserve_w, reserve_lines)
+        self._fixed = (key, measured)
+        return measured
+
+    def _place_texts(self) -> None:
+        """Place the title band, every text run and pill for the box's size (once per
+        content, on the first full paint)."""
+        c = self.content
+        assert c is not None
+        self._placed = True
+        f, s = fonts(), UNIT
+        pad, gap = 11.0 * s, 8.0 * s
+        width, title_h = self._rect.width(), self._title_h
         self._band = _band(width, title_h, self._radius)
 
         # title text and pills, right-aligned in the band
         self._runs = [_Run(c.title, f.title, THEME.text, QPointF(pad, f.title_y))]
         self._pills = []
         x = width - pad
-        for (text, fill, colour), w in zip(pills, pill_ws, strict=True):
+        for text, fill, colour in _pills_of(c):
+            w = _pill_width(f, text)
             x -= w
             rect = QRectF(x, (title_h - f.pill_h) / 2, w, f.pill_h)
             self._pills.append(_Pill(rect, text, fill, colour, w - 10.0 * s))
@@ -426,14 +511,13 @@ class NodeItem(QGraphicsRectItem):
         # value and shape
         y = title_h + 8.0 * s
         colour = THEME.value_text if c.value_state is ValueState.VALUE else THEME.text_muted
-        self._runs.append(_Run(c.value, f.mono, colour, QPointF(pad, y), line))
+        self._runs.append(_Run(c.value, f.mono, colour, QPointF(pad, y), f.line))
         if c.shape:
+            shape_w = advance(f.fm_small, c.shape)
             self._runs.append(_Run(c.shape, f.small, THEME.text_muted,
                                    QPointF(width - pad - shape_w, y + f.small_drop)))
-        y += value_lines * line + 6.0 * s
-        self._place_grad(c, y, width, label_w)
-        self._place_children(c, width, height)
-        self.update()
+        y += (c.value.count("\n") + 1) * f.line + 6.0 * s
+        self._place_grad(c, y, width, _grad_label_width(f, c))
 
     def _place_grad(self, c: NodeContent, y: float, width: float, label_w: float) -> None:
         """The "grad" row: red, highlighted while it receives ``grad += vjp``."""
@@ -674,6 +758,8 @@ class NodeItem(QGraphicsRectItem):
         painter.setBrush(fill)
         painter.drawRoundedRect(rect, r, r)
         if compact is None:
+            if not self._placed:
+                self._place_texts()
             painter.setBrush(band)
             painter.drawPath(self._band)
             painter.setPen(QPen(THEME.node_border.lighter(130), cline(1.0)))

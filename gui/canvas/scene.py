@@ -106,7 +106,7 @@ class RectGrid(Generic[K]):
 
     def put(self, key: K, rect: QRectF) -> None:
         r = rect.normalized()
-        b = (r.left(), r.top(), r.right(), r.bottom())
+        b = _coords(r)
         if self.bounds.get(key) == b:
             return
         self.rects[key] = r
@@ -175,8 +175,7 @@ class RectGrid(Generic[K]):
         return self._array
 
     def query(self, rect: QRectF) -> list[K]:
-        r = rect.normalized()
-        return self.query_bounds(r.left(), r.top(), r.right(), r.bottom())
+        return self.query_bounds(*_coords(rect.normalized()))
 
     def query_bounds(self, left: float, top: float, right: float, bottom: float) -> list[K]:
         """The keys whose rectangle overlaps ``left <= x <= right, top <= y <= bottom``."""
@@ -204,6 +203,13 @@ class RectGrid(Generic[K]):
 #: Cells one rectangle may be filed under (or one query may visit); beyond, a
 #: rectangle is tested directly and a query tests every rectangle.
 MAX_CELLS = 256
+
+
+def _coords(r: QRectF) -> tuple[float, float, float, float]:
+    """``r``'s left, top, right and bottom in one Qt call (four getters cost four
+    times as much, and opening a big file puts thousands of rectangles in the grids)."""
+    coords: tuple[float, float, float, float] = r.getCoords()  # type: ignore[assignment]  # PySide6's stubs say object
+    return coords
 
 
 def _cell_count(span: tuple[int, int, int, int]) -> int:
@@ -296,6 +302,8 @@ class CanvasScene(QGraphicsScene):
         self._seen: Results | None = None  # the latest results the items were synced to
         self._batch: set[str] | None = None  # while moving many boxes: who moved
         self._pending: set[str] = set()  # moved before every box had a place
+        #: A new graph's boxes wait for their first frame's content (see _sync_structure).
+        self._unsized = False
         self._vacated: list[QRectF] = []  # where removed boxes were
         self._dirty_background: QRectF | None = None  # gathered by background_batch
         self._edge_paths: QPainterPath | None = None  # every plain edge, as one path
@@ -383,6 +391,10 @@ class CanvasScene(QGraphicsScene):
             self._replaced = self._graph is not None or bool(graph.nodes)
             self._graph = graph
             changed = None
+            # A new graph's results come right after its structure (resultsChanged), and
+            # the frame the player opens at with them: its boxes take that content and
+            # are sized, and their edges routed, once, then (not live content first).
+            self._unsized = True
             for nid in list(self.nodes):
                 self._remove_node(nid)
         gone = [n for n in self.nodes if n not in graph.nodes]
@@ -407,7 +419,8 @@ class CanvasScene(QGraphicsScene):
                 # from its real content and ports now (laid out once), so its edges are
                 # routed once, around it.
                 item.set_input_ports(flags)
-                item.set_content(self._content(nid, None))
+                if not self._unsized:
+                    item.set_content(self._content(nid, None))
                 self.nodes[nid] = item
                 self._touching[nid] = set()
                 self.addItem(item)
@@ -483,8 +496,8 @@ class CanvasScene(QGraphicsScene):
         """Update the grid and the edges for everything that moved in the batch, once."""
         moved, self._batch = self._batch or set(), None
         self.camera_boxes.mark(moved)
-        if any(n not in self.doc.positions for n in self.nodes):
-            self._pending |= moved  # boxes not placed yet: wait for _place_missing
+        if self._unsized or any(n not in self.doc.positions for n in self.nodes):
+            self._pending |= moved  # boxes not sized or placed yet: wait for them
             return
         moved |= self._pending
         self._pending = set()
@@ -650,6 +663,9 @@ class CanvasScene(QGraphicsScene):
             item.set_consumer_highlight(active is not None and active.consumer == nid)
             if item.size != before:
                 resized.append(nid)
+        if self._unsized:  # a new graph's first content (every box: changes is None)
+            self._unsized = False
+            resized = list(self.nodes)
         self._boxes_resized(resized)
         done = frame.done_edges if frame is not None else frozenset()
         self._active_key = frame.active_edge if frame is not None else None

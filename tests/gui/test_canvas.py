@@ -638,3 +638,37 @@ def test_dragging_a_connected_operand_port_moves_or_removes_its_edge(seeded: Can
     assert doc.graph.nodes["y1"].inputs == ["a", None]
     stack.undo()
     assert doc.graph.nodes["y1"].inputs == ["a", "x3"]
+
+
+def test_box_text_widths_by_pitch_agree_with_qt(qtbot) -> None:  # noqa: ANN001
+    # A new value or gradient text is measured by its length when every character has
+    # the fixed-pitch font's one advance; Qt must measure each text the same.
+    import random
+
+    from gui.canvas.node_item import advance, compact_fonts, fonts
+
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(32, 127)] + list("→…×−·∂≤αé\u0301\u200b")
+    for fm in (fonts().fm_mono, compact_fonts().fm_mono, fonts().fm_title):
+        for _ in range(400):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            assert advance(fm, text) == fm.horizontalAdvance(text), repr(text)
+
+
+def test_a_box_sized_after_a_gradient_change_is_sized_as_a_new_box(qtbot) -> None:  # noqa: ANN001
+    # Only the gradient changed: the rest of the width is kept from the last content.
+    from dataclasses import replace
+
+    from gui.canvas.node_item import NodeItem
+    from gui.model.node_box import NodeContent
+
+    base = NodeContent(title="h = tanh(z)", value="[0.1, 0.2]", shape="shape 2",
+                       reserve_grad=("[1, 2]",), reserve_fan_in=2)
+    item = NodeItem("h", base)
+    for grad in ("[1, 2]", "[123456.7, 2, 3, 4, 5, 6, 7]", "0 → [1,\n 2]", None):
+        shown = replace(base, grad=grad, grad_active=grad is not None, fan_in=2)
+        item.set_content(shown)
+        assert item.size == NodeItem("h", shown).size, grad
+    item.set_content(replace(base, value="[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]"))
+    wider = NodeItem("h", item.content)
+    assert item.size == wider.size and wider.size[0] > NodeItem("h", base).size[0]

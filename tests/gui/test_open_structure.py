@@ -161,3 +161,55 @@ def test_opening_strokes_no_click_bands_until_a_click_needs_one(
     edge = max(edges, key=lambda e: e.path().length())
     mid = edge.path().pointAtPercent(0.5)
     assert view.edge_at(view.mapFromScene(mid)) is edge  # clicks still find the curve
+
+
+def test_a_load_that_fails_midway_leaves_the_player_out_of_its_opening_state(
+    make_window, tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    # The player shows new results at forward done while a file opens; a load that
+    # raised after the file was read left it so, and every later edit jumped there.
+    import pytest
+
+    from gui.document import GraphDocument
+
+    window = make_window()
+    path = _chain_file(tmp_path)
+
+    def broken(self, gf, p) -> None:  # noqa: ANN001
+        assert window.player.open_at_start  # it is in its opening state here
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(GraphDocument, "load", broken)
+    with pytest.raises(RuntimeError):
+        window.files.load_path(path)
+    assert not window.player.open_at_start
+    monkeypatch.undo()
+    assert window.files.load_path(path)  # and a good file still opens at step 0
+    assert not window.player.open_at_start
+    assert window.player.position == window.player.timeline.forward_length
+
+
+def test_boxes_place_their_texts_on_their_first_full_paint_only(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    # A big file opens zoomed out, where no box paints its own text: sizing a box
+    # measures its content; the runs and pills are placed when it is first drawn whole.
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window()
+    assert window.files.load_path(_chain_file(tmp_path, n=400))
+    QApplication.processEvents()
+    window.repaint()
+    scene = window.canvas.canvas
+    assert scene.far  # 400 boxes at fit: drawn by the far-away painter
+    assert not any(item._placed for item in scene.nodes.values())
+    box, view = scene.nodes["x0"], window.canvas
+    view.resetTransform()  # at 100 %, on the first box
+    view.centerOn(box.scene_rect().center())
+    QApplication.processEvents()
+    window.repaint()
+    assert box._placed and box.content is not None
+    texts = [run.text for run in box._runs]
+    assert box.content.title in texts and box.content.value in texts
+    width = box.size[0]
+    assert all(run.pos.x() < width for run in box._runs)  # laid out for its own size
