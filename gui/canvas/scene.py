@@ -507,15 +507,28 @@ class CanvasScene(QGraphicsScene):
             return
         old = vacated + [self.grid.rects[n] for n in moved if n in self.grid.rects]
         arrived = {n for n in moved if n not in self.grid.rects}  # boxes placed for the first time
+        placed = QRectF()
         for nid in moved:
             item = self.nodes.get(nid)
             if item is not None:
                 self.grid.put(nid, item.scene_rect())
+                placed = placed.united(self.grid.rects[nid])
+        self._room_for(placed)
         # Edges already there dodge a few arriving boxes, not a bulk arrival (a paste or
         # duplicate lands over its original: re-routing every edge bought nothing there).
         over = moved - arrived if len(arrived) > REROUTE_ALL else moved
         new = [self.grid.rects[n] for n in over if n in self.grid.rects]
         self._reroute(moved, old + new)
+
+    def _room_for(self, rect: QRectF) -> None:
+        """Grow the scene rectangle (never shrink it) to hold ``rect`` with room to pan
+        around it: a captured 200-layer model lays out wider than the default, and the
+        view cannot scroll (nor the follow camera reach) past the scene rectangle."""
+        if rect.isEmpty():
+            return
+        room = rect.adjusted(-SCENE_HALF / 5, -SCENE_HALF / 5, SCENE_HALF / 5, SCENE_HALF / 5)
+        if not self.sceneRect().contains(room):
+            self.setSceneRect(self.sceneRect().united(room))
 
     def _reroute(self, moved: set[str], rects: list[QRectF]) -> None:
         """Edges touching ``moved`` boxes, and edges passing over ``rects``, again."""

@@ -70,6 +70,20 @@ def test_add_node_at_returns_id_and_is_undoable(view: CanvasView) -> None:
     assert said and "nope" in said[0]
 
 
+def test_a_box_past_the_default_scene_rect_can_be_scrolled_to(view: CanvasView) -> None:
+    """A captured 200-layer model lays out about 200,000 units wide: the scene rectangle
+    grows to hold every box, so the view (and the follow camera) can reach its end."""
+    from gui.canvas.scene import SCENE_HALF
+
+    far = 3 * SCENE_HALF
+    nid = add(view, "input", far, 40.0)
+    box = view.node_item(nid)
+    assert box is not None and view.canvas.sceneRect().contains(box.sceneBoundingRect())
+    view.centerOn(box)
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert shown.contains(box.sceneBoundingRect().center())
+
+
 def test_node_box_shows_title_value_and_leaf_kind(seeded: CanvasView) -> None:
     y1 = seeded.node_item("y1").content
     assert y1.title == "y1 = a * x3" and y1.value == "6" and y1.style == "op"
