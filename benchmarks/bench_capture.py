@@ -37,8 +37,10 @@ images, cross-entropy; 11.2 million parameters, 134 autograd nodes):
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -51,6 +53,12 @@ if __name__ == "__main__":
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # Never a user's settings: the windows opened here would add recent files and a
+    # session to reopen.
+    _SANDBOX = tempfile.mkdtemp(prefix="bench-capture-")
+    atexit.register(shutil.rmtree, _SANDBOX, ignore_errors=True)
+    for _var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        os.environ[_var] = os.path.join(_SANDBOX, _var.lower())
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
