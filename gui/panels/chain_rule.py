@@ -9,7 +9,7 @@ this widget only picks the piece for the player's frame and renders it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QResizeEvent, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
@@ -79,8 +79,9 @@ class ChainRulePanel(QWidget):
         # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
         # step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, tuple[float, bool, bool]] = {}
-        # The next step's write-up, laid out in idle time: (html, settings, document).
-        self._ahead: tuple[str, tuple, QTextDocument] | None = None
+        # The next step's write-up, chosen, laid out and drawn in idle time: (its
+        # :meth:`_key`, its choice, the document, its drawing).
+        self._ahead: tuple[tuple, tuple[float, bool, bool], QTextDocument, QPixmap] | None = None
         self._ahead_timer = QTimer(self)
         self._ahead_timer.setSingleShot(True)
         self._ahead_timer.setInterval(AHEAD_MS)
@@ -126,19 +127,21 @@ class ChainRulePanel(QWidget):
 
     def html(self, fit: float = 1.0, frame: Frame | None = None) -> str:
         """The panel's content for the player's current frame (or ``frame``), at ``fit``
-        x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
+        x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`),
+        shortened as the panel shows it now."""
+        return self._html(self.player.frame if frame is None else frame, fit, self.compact,
+                          self.elide)
+
+    def _html(self, frame: Frame, fit: float, compact: bool, elide: bool) -> str:
         p = self.player
-        frame = p.frame if frame is None else frame
         size, sub = BASE_PT * THEME.scale * fit, None
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
         html = chain_rule_html(
-            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, self.compact,
-            self.elide, sub,
+            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide, sub,
         )
         return _with_update(html, p, frame)
-
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -150,13 +153,17 @@ class ChainRulePanel(QWidget):
         self.follow.request()
 
     def _render(self) -> None:
-        """Render, then shrink the text until the widest equation fits the width.
+        """Render, then shrink the text until the widest equation fits the width (the
+        step laid out ahead is shown from its drawing: :meth:`_show_ahead`).
 
         A scroll bar that shows stays while rendering: ``setHtml`` empties the page
         first, and a bar that went away and came back had the text laid out twice, at
         both widths. If the new text turns out short, the bar goes and the text is
         measured again at the full width, as an unpinned render would have.
         """
+        if self._show_ahead():
+            self._ahead_timer.start()
+            return
         browser = self.browser
         as_needed = Qt.ScrollBarPolicy.ScrollBarAsNeeded
         pinned = browser.verticalScrollBar().isVisible()
@@ -182,21 +189,52 @@ class ChainRulePanel(QWidget):
             if viewport.width() == width:
                 return
 
+    def _show_ahead(self) -> bool:
+        """Show the step laid out and drawn ahead from its drawing, if it is this step
+        at this size and the drawing can show it (see :meth:`_lay_out_ahead`)."""
+        ahead, viewport = self._ahead, self.browser.viewport()
+        if ahead is None or ahead[0] != self._key(self.player.frame, viewport.width(),
+                                                  viewport.height()):
+            return False
+        if not self.browser.show_drawn(ahead[2], ahead[3]):
+            return False  # the scroll bar would come or go: :meth:`_fit_at` takes it
+        self._ahead = None
+        self.fit, self.compact, self.elide = ahead[1]
+        return True
+
     def _fit_at(self, width: int, height: int) -> None:
-        self.compact = self.elide = False
-        self.fit = 1.0
-        key = (self.html(), width, height, THEME.scale, self.fit_height)
+        frame = self.player.frame
+        key = self._key(frame, width, height)
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == key:
+            choice, doc = ahead[1], ahead[2]
+        else:
+            _drop(ahead[2] if ahead is not None else None)  # another step or size
+            choice, doc = self._chosen(frame, key)
+        self.fit, self.compact, self.elide = choice
+        self.browser.setDocument(doc)
+
+    def _chosen(self, frame: Frame, key: tuple) -> tuple[tuple[float, bool, bool], QTextDocument]:
+        """The choice for ``frame`` (remembered by its :meth:`_key`) and its document."""
         choice = self._choices.get(key)
         if choice is not None:
-            self.fit, self.compact, self.elide = choice
-            self.browser.setDocument(self._document(self.html(self.fit)))
-            return
+            return choice, self._laid_out(self._html(frame, *choice))
         if len(self._choices) >= CHOICES_KEPT:
             self._choices.clear()
-        self._choices[key] = self._choose()
+        choice, doc = self._choose(frame)
+        self._choices[key] = choice
+        return choice, doc
 
-    def _choose(self) -> tuple[float, bool, bool]:
-        """Lay the step out and choose (fit, compact, elide); what is chosen is shown.
+    def _key(self, frame: Frame, width: int, height: int) -> tuple:
+        """What a choice (fit, compact, elide) and its document depend on: the step's
+        write-up as first tried, the viewport's size and the text settings."""
+        doc = self.browser.document()
+        return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
+                self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
+
+    def _choose(self, frame: Frame) -> tuple[tuple[float, bool, bool], QTextDocument]:
+        """Lay the step out and choose (fit, compact, elide): the choice and its document,
+        laid out, not shown yet.
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
@@ -207,53 +245,34 @@ class ChainRulePanel(QWidget):
             best: tuple[float, bool, bool] = (0.0, False, False)
             kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
-                self.compact, self.elide = compact, elide
-                doc = self._document(self.html())
+                doc = self._laid_out(self._html(frame, 1.0, compact, elide))
                 overflow = self._overflow(doc)
                 if overflow >= 1.0:
                     _drop(kept)
-                    self.browser.setDocument(doc)
-                    return 1.0, compact, elide
+                    return (1.0, compact, elide), doc
                 if (overflow, compact, elide) > best:
                     best = (overflow, compact, elide)
                     _drop(kept)
                     kept = doc
                 else:
                     _drop(doc)
-            _, self.compact, self.elide = best
             assert kept is not None
-            self.browser.setDocument(kept)
-            return 1.0, self.compact, self.elide
-        doc = self._document(self.html())
+            return (1.0, best[1], best[2]), kept
+        fit = 1.0
+        doc = self._laid_out(self._html(frame, fit, False, False))
         for _ in range(2):
             shrink = self._overflow(doc)
-            if shrink >= 1.0 or self.fit <= MIN_FIT:
+            if shrink >= 1.0 or fit <= MIN_FIT:
                 break
-            self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
+            fit = max(MIN_FIT, fit * shrink * 0.98)
             _drop(doc)
-            doc = self._document(self.html(self.fit))
-        self.browser.setDocument(doc)
-        return self.fit, False, False
-
-    def _document(self, html: str) -> QTextDocument:
-        """A document holding ``html``, laid out, not shown yet: the one laid out ahead
-        for it (:meth:`_lay_out_ahead`), else one laid out now. Each is the browser's
-        child: the browser deletes the one it shows when it takes the next."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead[:2] == self._ahead_key(html):
-            return ahead[2]
-        _drop(ahead[2] if ahead is not None else None)  # another step or size
-        return self._laid_out(html)
-
-    def _ahead_key(self, html: str) -> tuple[str, tuple]:
-        """What a document laid out ahead must match to be shown: its HTML, and the
-        browser's width and text settings."""
-        doc, viewport = self.browser.document(), self.browser.viewport()
-        return html, (viewport.width(), doc.defaultFont().key(), doc.documentMargin())
+            doc = self._laid_out(self._html(frame, fit, False, False))
+        return (fit, False, False), doc
 
     def _laid_out(self, html: str) -> QTextDocument:
         """A new document holding ``html``, laid out at the viewport's width, its
-        settings those of the document shown.
+        settings those of the document shown; the browser's child (it deletes the one
+        it shows when it takes the next).
 
         Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
         its document's) costs more: the browser's text control follows every block as
@@ -271,19 +290,18 @@ class ChainRulePanel(QWidget):
         return doc
 
     def _lay_out_ahead(self) -> None:
-        """In idle time after a step is shown: lay out the next step's write-up as it
-        is first tried (full size, as written), so that stepping on shows it without
-        parsing and laying out the tables while the user waits."""
+        """In idle time after a step is shown: choose, lay out and draw the next step's
+        write-up, so that stepping on shows its drawing (the browser takes the document
+        a moment later: :meth:`CachedTextBrowser.show_drawn`) instead of parsing,
+        measuring and laying out its tables while the user waits."""
         p = self.player
         if not self.isVisible() or p.position >= p.timeline.end:
             return
-        shown = self.compact, self.elide
-        self.compact = self.elide = False  # the first shortening tried
-        html = self.html(frame=p.frame_at(p.position + 1))
-        self.compact, self.elide = shown
+        frame, viewport = p.frame_at(p.position + 1), self.browser.viewport()
+        key = self._key(frame, viewport.width(), viewport.height())
+        choice, doc = self._chosen(frame, key)
         _drop(self._ahead[2] if self._ahead is not None else None)
-        key = self._ahead_key(html)
-        self._ahead = (*key, self._laid_out(html))
+        self._ahead = (key, choice, doc, self.browser.drawing(doc))
 
     def _overflow(self, doc: QTextDocument) -> float:
         """The share of its size the text of ``doc`` (laid out at the viewport's width)
