@@ -190,29 +190,25 @@ class ChainRulePanel(QWidget):
                 return
 
     def _show_ahead(self) -> bool:
-        """Show the step laid out and drawn ahead from its drawing, if it is this step
-        at this size and the drawing can show it (see :meth:`_lay_out_ahead`)."""
+        """Show the step laid out and drawn ahead, if it is this step at this size (see
+        :meth:`_lay_out_ahead`)."""
         ahead, viewport = self._ahead, self.browser.viewport()
         if ahead is None or ahead[0] != self._key(self.player.frame, viewport.width(),
                                                   viewport.height()):
             return False
-        if not self.browser.show_drawn(ahead[2], ahead[3]):
-            return False  # the scroll bar would come or go: :meth:`_fit_at` takes it
         self._ahead = None
         self.fit, self.compact, self.elide = ahead[1]
+        self.browser.show_laid_out(ahead[2], ahead[3])
         return True
 
     def _fit_at(self, width: int, height: int) -> None:
         frame = self.player.frame
         key = self._key(frame, width, height)
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead[0] == key:
-            choice, doc = ahead[1], ahead[2]
-        else:
-            _drop(ahead[2] if ahead is not None else None)  # another step or size
-            choice, doc = self._chosen(frame, key)
+        _drop(self._ahead[2] if self._ahead is not None else None)  # another step or size
+        self._ahead = None
+        choice, doc = self._chosen(frame, key)
         self.fit, self.compact, self.elide = choice
-        self.browser.setDocument(doc)
+        self.browser.show_laid_out(doc)
 
     def _chosen(self, frame: Frame, key: tuple) -> tuple[tuple[float, bool, bool], QTextDocument]:
         """The choice for ``frame`` (remembered by its :meth:`_key`) and its document."""
@@ -228,7 +224,7 @@ class ChainRulePanel(QWidget):
     def _key(self, frame: Frame, width: int, height: int) -> tuple:
         """What a choice (fit, compact, elide) and its document depend on: the step's
         write-up as first tried, the viewport's size and the text settings."""
-        doc = self.browser.document()
+        doc = self.browser.text_settings()
         return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
                 self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
 
@@ -277,7 +273,7 @@ class ChainRulePanel(QWidget):
         Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
         its document's) costs more: the browser's text control follows every block as
         it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
-        shown = self.browser.document()
+        shown = self.browser.text_settings()
         doc = QTextDocument(self.browser)
         doc.setUndoRedoEnabled(False)
         doc.setDefaultFont(shown.defaultFont())
@@ -291,9 +287,8 @@ class ChainRulePanel(QWidget):
 
     def _lay_out_ahead(self) -> None:
         """In idle time after a step is shown: choose, lay out and draw the next step's
-        write-up, so that stepping on shows its drawing (the browser takes the document
-        a moment later: :meth:`CachedTextBrowser.show_drawn`) instead of parsing,
-        measuring and laying out its tables while the user waits."""
+        write-up, so that stepping on shows its drawing instead of parsing, measuring,
+        laying out and drawing its tables while the user waits."""
         p = self.player
         if not self.isVisible() or p.position >= p.timeline.end:
             return

@@ -11,12 +11,12 @@ What the pixmap cannot show is left to QTextBrowser: while the browser has the f
 or a selection (the cursor, the highlighted text), it paints the usual way.
 
 A document laid out and drawn ahead (the chain-rule panel's next step, in idle time)
-can be shown from its drawing at once (:meth:`CachedTextBrowser.show_drawn`):
-``QTextEdit.setDocument`` lays the whole document out again (Qt sets its page size
-even when it is the same), most of a step's cost in the panel. The browser takes the
-document a moment later, or as soon as anyone asks for it (:meth:`document`) or the
-user touches the text; until then its scroll bars already say what the new
-document's will.
+and one laid out just now are shown from their drawing at once
+(:meth:`CachedTextBrowser.show_laid_out`): ``QTextEdit.setDocument`` lays the whole
+document out again (Qt sets its page size even when it is the same), most of a step's
+cost in the panel. The browser takes the document a moment later, or as soon as anyone
+asks for it (``document()``) or the user touches the text; until then its scroll bars
+already say what the new document's will, and stepping on drops it untaken.
 """
 
 from __future__ import annotations
@@ -33,25 +33,37 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-#: How long after a document is shown from its drawing the browser takes it (ms): after
-#: the step's frame is painted, while the pulse travels, before the next step is laid
-#: out ahead (``chain_rule.AHEAD_MS``).
-ADOPT_MS = 40
-#: Events that change nothing a drawing shows or the user does: a document shown from its
-#: drawing stays so through them; any other (mouse, keys, focus, resize, palette...) has
-#: the browser take it first.
-_PASSIVE = frozenset(
+#: How long after a document is shown from its drawing the browser takes it (ms): well
+#: after the step's frame is on screen, a loaded machine's too (taking it lays it out
+#: again); a step sooner drops it untaken (playing fast, or a key held down).
+ADOPT_MS = 200
+#: Events after which a drawing no longer shows what the browser would, or that the user
+#: aims at the text: a document shown from its drawing is taken first. (Not hiding or
+#: closing: a browser being deleted receives those, and must not lay anything out.)
+_TOUCHES = frozenset(
     {
-        QEvent.Type.Paint,
-        QEvent.Type.UpdateRequest,
-        QEvent.Type.UpdateLater,
-        QEvent.Type.MetaCall,
-        QEvent.Type.Timer,
-        QEvent.Type.LayoutRequest,
-        QEvent.Type.ChildAdded,
-        QEvent.Type.ChildPolished,
-        QEvent.Type.ChildRemoved,
-        QEvent.Type.DeferredDelete,
+        QEvent.Type.MouseButtonPress,
+        QEvent.Type.MouseButtonRelease,
+        QEvent.Type.MouseButtonDblClick,
+        QEvent.Type.MouseMove,
+        QEvent.Type.HoverMove,
+        QEvent.Type.Wheel,
+        QEvent.Type.KeyPress,
+        QEvent.Type.KeyRelease,
+        QEvent.Type.ShortcutOverride,
+        QEvent.Type.FocusIn,
+        QEvent.Type.ContextMenu,
+        QEvent.Type.InputMethod,
+        QEvent.Type.DragEnter,
+        QEvent.Type.DragMove,
+        QEvent.Type.Drop,
+        QEvent.Type.Resize,
+        QEvent.Type.FontChange,
+        QEvent.Type.PaletteChange,
+        QEvent.Type.StyleChange,
+        QEvent.Type.LayoutDirectionChange,
+        QEvent.Type.ToolTip,
+        QEvent.Type.WhatsThis,
     }
 )
 
@@ -91,10 +103,7 @@ class CachedTextBrowser(QTextBrowser):
     def setDocument(self, document: QTextDocument) -> None:  # noqa: N802 - Qt API
         """Show ``document`` instead (drawn on the next paint); the one shown before is
         deleted if it was this browser's child (as the chain-rule panel's are)."""
-        pending, self._pending = self._pending, None
-        self._adopt_timer.stop()
-        if pending is not None and pending[0] is not document and pending[0].parent() is self:
-            pending[0].setParent(None)  # never shown as a document: dropped
+        self._drop_pending(keep=document)
         old = QTextBrowser.document(self)
         if document is old:
             return
@@ -110,7 +119,7 @@ class CachedTextBrowser(QTextBrowser):
 
     def drawing(self, document: QTextDocument) -> QPixmap:
         """``document`` (laid out at the viewport's width) drawn as this browser would
-        show it scrolled to the top: what :meth:`show_drawn` shows."""
+        show it scrolled to the top (for :meth:`show_laid_out`)."""
         viewport = self.viewport()
         ratio = viewport.devicePixelRatioF()
         pixmap = QPixmap(viewport.size() * ratio)
@@ -118,30 +127,43 @@ class CachedTextBrowser(QTextBrowser):
         self._draw(viewport, pixmap, document, 0, 0)
         return pixmap
 
-    def show_drawn(self, document: QTextDocument, pixmap: QPixmap) -> bool:
-        """Show ``document`` (laid out at the viewport's width, drawn by :meth:`drawing`),
-        scrolled to the top, from ``pixmap`` now; take it as the document in
-        :data:`ADOPT_MS` (see the module). False, and nothing done, when the drawing
-        cannot show it: another viewport size, or the vertical scroll bar would come or
-        go (a narrower or wider viewport: the caller shows it the usual way)."""
+    def show_laid_out(self, document: QTextDocument, pixmap: QPixmap | None = None) -> None:
+        """Show ``document`` (laid out at the viewport's width), scrolled to the top:
+        drawn now into a pixmap (or from ``pixmap``, drawn ahead by :meth:`drawing`),
+        and taken as the document :data:`ADOPT_MS` later (see the module); one waiting
+        is dropped, never laid out again. When a drawing cannot show it (another
+        viewport size, or the vertical scroll bar would come or go: a narrower or wider
+        viewport), it is taken at once (:meth:`setDocument`)."""
         viewport, bar = self.viewport(), self.verticalScrollBar()
-        if pixmap.size() != viewport.size() * viewport.devicePixelRatioF():
-            return False
         size, room = document.documentLayout().documentSize().toSize(), viewport.size()
-        if (self.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
-                and (size.height() > room.height()) != bar.isVisibleTo(self)):
-            return False
-        self.adopt()  # the one shown before, if it still waits
+        if ((pixmap is not None and pixmap.size() != room * viewport.devicePixelRatioF())
+                or (self.verticalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+                    and (size.height() > room.height()) != bar.isVisibleTo(self))):
+            self.setDocument(document)
+            return
+        self._drop_pending()
         # The bars as QTextEdit will set them for this document (its _q_adjustScrollbars).
         for bar_, extent, page in ((self.horizontalScrollBar(), size.width(), room.width()),
                                    (bar, size.height(), room.height())):
             bar_.setValue(0)
             bar_.setRange(0, extent - page)
             bar_.setPageStep(page)
-        self._pending = (document, pixmap)
+        self._pending = (document, pixmap if pixmap is not None else self.drawing(document))
         self._adopt_timer.start()
         viewport.update()
-        return True
+
+    def text_settings(self) -> QTextDocument:
+        """The document whose text settings (font, style sheet, margin) a document made
+        for this browser copies, without taking one waiting (it has the same)."""
+        return QTextBrowser.document(self)
+
+    def _drop_pending(self, keep: QTextDocument | None = None) -> None:
+        """Forget the document waiting to be taken (deleted if this browser's child and
+        not ``keep``)."""
+        pending, self._pending = self._pending, None
+        self._adopt_timer.stop()
+        if pending is not None and pending[0] is not keep and pending[0].parent() is self:
+            pending[0].setParent(None)
 
     def adopt(self, *_args: object) -> None:
         """Take the document shown from its drawing now (nothing to do when none waits);
@@ -164,9 +186,9 @@ class CachedTextBrowser(QTextBrowser):
         return super().viewportEvent(event)
 
     def _touched(self, event: QEvent) -> None:
-        """Anything but painting takes a document shown from its drawing first."""
+        """One of :data:`_TOUCHES` takes a document shown from its drawing first."""
         # Qt delivers events while Python is still (or no longer) building this object.
-        if getattr(self, "_pending", None) is not None and event.type() not in _PASSIVE:
+        if getattr(self, "_pending", None) is not None and event.type() in _TOUCHES:
             self.adopt()
 
     def forget_drawing(self, *_args: object) -> None:
@@ -183,9 +205,7 @@ class CachedTextBrowser(QTextBrowser):
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
         viewport = self.viewport()
-        if self._pending is not None and (self.hasFocus() or self._selecting()):
-            self.adopt()  # QTextBrowser paints the cursor and selection: its own document
-        if self._pending is not None:
+        if self._pending is not None:  # (nothing selected in it yet: touching it takes it)
             painter = QPainter(viewport)
             painter.setClipRegion(event.region())
             painter.drawPixmap(0, 0, self._pending[1])

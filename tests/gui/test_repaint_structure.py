@@ -9,8 +9,8 @@ edges in view at once instead of asking the grid about each.
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
-from PySide6.QtTest import QTest
 from PySide6.QtGui import QImage, QPainter
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
 from gui.canvas import scene as scene_module
