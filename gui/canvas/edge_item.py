@@ -319,6 +319,8 @@ class PulseItem(QGraphicsItem):
     def __init__(self) -> None:
         super().__init__()
         self.setZValue(5)
+        # Drawn once per zoom: each frame of its travel only moves it (a blit).
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._path = QPainterPath()
         self.progress = 0.0
         self.forward = False
@@ -376,6 +378,9 @@ class EdgeLabelItem(QGraphicsItem):
     def __init__(self) -> None:
         super().__init__()
         self.setZValue(10)
+        # Drawn once per text and scale: the whole-canvas repaints of a step and the
+        # pulse's frames under it blit it instead of laying its lines out again.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.text = ""
         self._rect = QRectF()
         self._lines: list[str] = []

@@ -141,6 +141,10 @@ class GroupFrames:
         self.scene, self.doc, self.boxes = scene, doc, boxes
         self.frames: dict[str, GroupFrame] = {}
         self.active: str | None = None  # the group whose step the player shows
+        # The groups' nesting, worked out on each full refresh (the document's signals)
+        # and read by the player's per-step ones: (groups, holders, inner groups, order).
+        self._nesting: tuple[list[Group], dict[str, list[Group]], dict[str, list[str]],
+                             list[Group]] | None = None
         doc.groupsChanged.connect(self.refresh)
         doc.resultsChanged.connect(self.refresh)
         doc.positionsChanged.connect(lambda _ids: self.refresh())
@@ -166,21 +170,16 @@ class GroupFrames:
         doc = self.doc
         if only is None and doc.graph.nodes.keys() - doc.positions.keys():
             return
-        groups = doc.groups
-        around = holders(groups)
-        kids: dict[str, list[str]] = {}  # each group's direct inner groups
-        for g in groups:
-            if around[g.id]:
-                kids.setdefault(around[g.id][0].id, []).append(g.id)
+        around, kids, order = self._nested(fresh=only is None)
         seen = set()
-        for group in sorted(groups, key=lambda g: len(g.members)):  # inner frames first
-            if any(h.collapsed for h in around[group.id]):
+        # (Refreshing a few, an inner group's frame is one the last full refresh kept.)
+        for group in order if only is None else [g for g in order if g.id in only]:
+            if any(h.collapsed for h in around[group.id]):  # (inner frames first)
                 continue
             seen.add(group.id)
-            if only is not None and group.id not in only:
-                continue
             rects = [self.boxes[m].scene_rect() for m in group.members if m in self.boxes]
-            inner = [k for k in kids.get(group.id, ()) if k in seen and k in self.frames]
+            inner = [k for k in kids.get(group.id, ())
+                     if k in self.frames and (only is not None or k in seen)]
             rects += [self.frames[k].rect() for k in inner]
             if not rects:
                 seen.discard(group.id)
@@ -202,3 +201,21 @@ class GroupFrames:
             for gid in list(self.frames):
                 if gid not in seen:
                     self.scene.removeItem(self.frames.pop(gid))
+
+    def _nested(
+        self, fresh: bool
+    ) -> tuple[dict[str, list[Group]], dict[str, list[str]], list[Group]]:
+        """Each group's holders, its direct inner groups, and the groups smallest first:
+        worked out again when ``fresh`` (groups, structure or results changed), else as
+        the last full refresh found them, while the document holds the same groups (a
+        captured model has a thousand: working it out per step was a third of a step)."""
+        groups, kept = self.doc.groups, self._nesting
+        if fresh or kept is None or kept[0] is not groups or len(kept[3]) != len(groups):
+            around = holders(groups)
+            kids: dict[str, list[str]] = {}
+            for g in groups:
+                if around[g.id]:
+                    kids.setdefault(around[g.id][0].id, []).append(g.id)
+            kept = self._nesting = (groups, around, kids,
+                                    sorted(groups, key=lambda g: len(g.members)))
+        return kept[1], kept[2], kept[3]

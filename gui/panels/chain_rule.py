@@ -9,7 +9,7 @@ this widget only picks the piece for the player's frame and renders it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QResizeEvent, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
@@ -79,11 +79,13 @@ class ChainRulePanel(QWidget):
         # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
         # step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, tuple[float, bool, bool]] = {}
-        # What the browser shows: the choice's key and its document (a new step, size or
-        # mode, or someone else setting the browser's text, and it renders again).
+        # The next step's write-up, chosen, laid out and drawn in idle time: (its
+        # :meth:`_key`, its choice, the document, its drawing).
+        self._ahead: tuple[tuple, tuple[float, bool, bool], QTextDocument, QPixmap] | None = None
+        # What the browser shows: its :meth:`_key` and document (the same text at the
+        # same size again, most edits at the end of backward, lays nothing out; someone
+        # else setting the browser's text, and it renders again).
         self._shown: tuple[tuple, QTextDocument] | None = None
-        # The next step's write-up, laid out in idle time: (html, settings, document).
-        self._ahead: tuple[str, tuple, QTextDocument] | None = None
         self._ahead_timer = QTimer(self)
         self._ahead_timer.setSingleShot(True)
         self._ahead_timer.setInterval(AHEAD_MS)
@@ -129,19 +131,21 @@ class ChainRulePanel(QWidget):
 
     def html(self, fit: float = 1.0, frame: Frame | None = None) -> str:
         """The panel's content for the player's current frame (or ``frame``), at ``fit``
-        x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`)."""
+        x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`),
+        shortened as the panel shows it now."""
+        return self._html(self.player.frame if frame is None else frame, fit, self.compact,
+                          self.elide)
+
+    def _html(self, frame: Frame, fit: float, compact: bool, elide: bool) -> str:
         p = self.player
-        frame = p.frame if frame is None else frame
         size, sub = BASE_PT * THEME.scale * fit, None
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
         html = chain_rule_html(
-            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, self.compact,
-            self.elide, sub,
+            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide, sub,
         )
         return _with_update(html, p, frame)
-
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -153,7 +157,8 @@ class ChainRulePanel(QWidget):
         self.follow.request()
 
     def _render(self) -> None:
-        """Render, then shrink the text until the widest equation fits the width.
+        """Render, then shrink the text until the widest equation fits the width (the
+        step laid out ahead is shown from its drawing: :meth:`_show_ahead`).
 
         A scroll bar that shows stays while rendering: ``setHtml`` empties the page
         first, and a bar that went away and came back had the text laid out twice, at
@@ -162,9 +167,12 @@ class ChainRulePanel(QWidget):
         """
         browser = self.browser
         viewport = browser.viewport()
-        key = self._key(viewport.width(), viewport.height())
-        if self._shown == (key, browser.document()):
-            return  # the same text at the same size (most edits, at the end of backward)
+        key = self._key(self.player.frame, viewport.width(), viewport.height())
+        if self._shown is not None and self._shown == (key, browser.shown_document()):
+            return
+        if self._show_ahead(key):
+            self._ahead_timer.start()
+            return
         as_needed = Qt.ScrollBarPolicy.ScrollBarAsNeeded
         pinned = browser.verticalScrollBar().isVisible()
         pinned = pinned and browser.verticalScrollBarPolicy() == as_needed
@@ -177,15 +185,6 @@ class ChainRulePanel(QWidget):
         browser.verticalScrollBar().setValue(0)  # the step is written at the top
         self._ahead_timer.start()
 
-    def _key(self, width: int, height: int) -> tuple:
-        """What decides the step's choice and document: its text as first tried (full
-        size, as written), the viewport's size, the scale and the mode."""
-        shown = self.compact, self.elide
-        self.compact = self.elide = False
-        html = self.html()
-        self.compact, self.elide = shown
-        return (html, width, height, THEME.scale, self.fit_height)
-
     def _fit(self, key: tuple) -> None:
         """Show the step at the size and shortening it fits: remembered per content and
         viewport size, so a step seen before is laid out once. The documents tried are
@@ -194,28 +193,55 @@ class ChainRulePanel(QWidget):
         viewport = self.browser.viewport()
         for _ in range(2):
             width = viewport.width()
-            if key[1:3] != (width, viewport.height()):
-                key = self._key(width, viewport.height())
-            self._fit_at(key)
+            self._fit_at(width, viewport.height(), key)
             if viewport.width() == width:
                 return
 
-    def _fit_at(self, key: tuple) -> None:
-        self.compact = self.elide = False
-        self.fit = 1.0
+    def _show_ahead(self, key: tuple) -> bool:
+        """Show the step laid out and drawn ahead, if it is this step at this size
+        (``key``; see :meth:`_lay_out_ahead`)."""
+        ahead = self._ahead
+        if ahead is None or ahead[0] != key:
+            return False
+        self._ahead = None
+        self.fit, self.compact, self.elide = ahead[1]
+        self.browser.show_laid_out(ahead[2], ahead[3])
+        self._shown = (key, ahead[2])
+        return True
+
+    def _fit_at(self, width: int, height: int, key: tuple) -> None:
+        """Fit at this viewport size (``key``: the current step's, when at this size)."""
+        frame = self.player.frame
+        if key[1:3] != (width, height):
+            key = self._key(frame, width, height)
+        _drop(self._ahead[2] if self._ahead is not None else None)  # another step or size
+        self._ahead = None
+        choice, doc = self._chosen(frame, key)
+        self.fit, self.compact, self.elide = choice
+        self.browser.show_laid_out(doc)
+        self._shown = (key, doc)
+
+    def _chosen(self, frame: Frame, key: tuple) -> tuple[tuple[float, bool, bool], QTextDocument]:
+        """The choice for ``frame`` (remembered by its :meth:`_key`) and its document."""
         choice = self._choices.get(key)
         if choice is not None:
-            self.fit, self.compact, self.elide = choice
-            self._show(key[0] if choice == (1.0, False, False) else self.html(self.fit))
-        else:
-            if len(self._choices) >= CHOICES_KEPT:
-                self._choices.clear()
-            self._choices[key] = self._choose(key[0])
-        self._shown = (key, self.browser.document())
+            return choice, self._laid_out(self._html(frame, *choice))
+        if len(self._choices) >= CHOICES_KEPT:
+            self._choices.clear()
+        choice, doc = self._choose(frame)
+        self._choices[key] = choice
+        return choice, doc
 
-    def _choose(self, html: str) -> tuple[float, bool, bool]:
-        """Lay the step out (``html``: as written, at full size) and choose (fit, compact,
-        elide); what is chosen is shown.
+    def _key(self, frame: Frame, width: int, height: int) -> tuple:
+        """What a choice (fit, compact, elide) and its document depend on: the step's
+        write-up as first tried, the viewport's size and the text settings."""
+        doc = self.browser.text_settings()
+        return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
+                self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
+
+    def _choose(self, frame: Frame) -> tuple[tuple[float, bool, bool], QTextDocument]:
+        """Lay the step out and choose (fit, compact, elide): the choice and its document,
+        laid out, not shown yet.
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
@@ -226,102 +252,62 @@ class ChainRulePanel(QWidget):
             best: tuple[float, bool, bool] = (0.0, False, False)
             kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
-                self.compact, self.elide = compact, elide
-                doc = self._document(self.html() if compact or elide else html)
+                doc = self._laid_out(self._html(frame, 1.0, compact, elide))
                 overflow = self._overflow(doc)
                 if overflow >= 1.0:
                     _drop(kept)
-                    self.browser.setDocument(doc)
-                    return 1.0, compact, elide
+                    return (1.0, compact, elide), doc
                 if (overflow, compact, elide) > best:
                     best = (overflow, compact, elide)
                     _drop(kept)
                     kept = doc
                 else:
                     _drop(doc)
-            _, self.compact, self.elide = best
             assert kept is not None
-            self.browser.setDocument(kept)
-            return 1.0, self.compact, self.elide
-        doc = self._show(html)  # measured as shown: laid out once (most steps fit)
+            return (1.0, best[1], best[2]), kept
+        fit = 1.0
+        doc = self._laid_out(self._html(frame, fit, False, False))
         for _ in range(2):
             shrink = self._overflow(doc)
-            if shrink >= 1.0 or self.fit <= MIN_FIT:
+            if shrink >= 1.0 or fit <= MIN_FIT:
                 break
-            self.fit = max(MIN_FIT, self.fit * shrink * 0.98)
-            doc = self._show(self.html(self.fit))
-        return self.fit, False, False
-
-    def _show(self, html: str) -> QTextDocument:
-        """Show ``html``: the document laid out ahead for it, else a new, empty one
-        filled once the browser shows it. A document laid out first and then shown was
-        laid out twice (the browser lays out again whatever it is given); filling the
-        one it shows costs more only when it first empties it."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead[:2] == self._ahead_key(html):
-            self.browser.setDocument(ahead[2])
-            return ahead[2]
-        _drop(ahead[2] if ahead is not None else None)  # another step or size
-        doc = self._new_document()
-        self.browser.setDocument(doc)
-        doc.setHtml(html)
-        return doc
-
-    def _document(self, html: str) -> QTextDocument:
-        """A document holding ``html``, laid out, not shown yet: the one laid out ahead
-        for it (:meth:`_lay_out_ahead`), else one laid out now. Each is the browser's
-        child: the browser deletes the one it shows when it takes the next."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead[:2] == self._ahead_key(html):
-            return ahead[2]
-        _drop(ahead[2] if ahead is not None else None)  # another step or size
-        return self._laid_out(html)
-
-    def _ahead_key(self, html: str) -> tuple[str, tuple]:
-        """What a document laid out ahead must match to be shown: its HTML, and the
-        browser's width and text settings."""
-        doc, viewport = self.browser.document(), self.browser.viewport()
-        return html, (viewport.width(), doc.defaultFont().key(), doc.documentMargin())
+            fit = max(MIN_FIT, fit * shrink * 0.98)
+            _drop(doc)
+            doc = self._laid_out(self._html(frame, fit, False, False))
+        return (fit, False, False), doc
 
     def _laid_out(self, html: str) -> QTextDocument:
-        """A new document holding ``html``, laid out at the viewport's width, not shown:
-        to measure before choosing (presentation mode tries several), or ahead of a step.
+        """A new document holding ``html``, laid out at the viewport's width, its
+        settings those of the document shown; the browser's child (it deletes the one
+        it shows when it takes the next).
 
-        Setting the HTML of a document the browser shows with text in it
-        (``QTextEdit.setHtml``) costs more: the browser's text control follows every block
-        as it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
-        doc = self._new_document()
-        doc.setHtml(html)
-        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
-        doc.size()
-        return doc
-
-    def _new_document(self) -> QTextDocument:
-        """An empty document with the settings of the one shown, the browser's child:
-        the browser deletes the one it shows when it takes the next."""
-        shown = self.browser.document()
+        Setting the HTML of the document the browser shows (``QTextEdit.setHtml``, or
+        its document's) costs more: the browser's text control follows every block as
+        it is emptied and filled (its cursor, the scroll bars, the layout in pieces)."""
+        shown = self.browser.text_settings()
         doc = QTextDocument(self.browser)
         doc.setUndoRedoEnabled(False)
         doc.setDefaultFont(shown.defaultFont())
         doc.setDefaultStyleSheet(shown.defaultStyleSheet())
         doc.setDefaultTextOption(shown.defaultTextOption())
         doc.setDocumentMargin(shown.documentMargin())
+        doc.setHtml(html)
+        doc.setTextWidth(self.browser.viewport().width())  # as the browser will
+        doc.size()
         return doc
 
     def _lay_out_ahead(self) -> None:
-        """In idle time after a step is shown: lay out the next step's write-up as it
-        is first tried (full size, as written), so that stepping on shows it without
-        parsing and laying out the tables while the user waits."""
+        """In idle time after a step is shown: choose, lay out and draw the next step's
+        write-up, so that stepping on shows its drawing instead of parsing, measuring,
+        laying out and drawing its tables while the user waits."""
         p = self.player
         if not self.isVisible() or p.position >= p.timeline.end:
             return
-        shown = self.compact, self.elide
-        self.compact = self.elide = False  # the first shortening tried
-        html = self.html(frame=p.frame_at(p.position + 1))
-        self.compact, self.elide = shown
+        frame, viewport = p.frame_at(p.position + 1), self.browser.viewport()
+        key = self._key(frame, viewport.width(), viewport.height())
+        choice, doc = self._chosen(frame, key)
         _drop(self._ahead[2] if self._ahead is not None else None)
-        key = self._ahead_key(html)
-        self._ahead = (*key, self._laid_out(html))
+        self._ahead = (key, choice, doc, self.browser.drawing(doc))
 
     def _overflow(self, doc: QTextDocument) -> float:
         """The share of its size the text of ``doc`` (laid out at the viewport's width)

@@ -286,3 +286,32 @@ def test_nested_modules_frame_each_other_without_overlaps(qtbot, tmp_path: Path)
     frames = w.teaching.group_frames.frames
     outer = frames["0"].sceneBoundingRect()
     assert all(outer.contains(frames[g].sceneBoundingRect()) for g in ("0.0", "0.1"))
+
+
+def test_a_module_step_outlines_its_frame_without_working_the_nesting_out_again(
+    window, monkeypatch  # noqa: ANN001
+) -> None:
+    """Each step outlines the module it plays (and the one before goes back to plain)
+    from the nesting the last full refresh worked out: none is worked out per step."""
+    from PySide6.QtGui import QColor
+
+    from gui.canvas import group_frames
+    from gui.theme import THEME
+
+    frames = window.teaching.group_frames.frames
+    worked_out: list[int] = []
+    real = group_frames.holders
+    monkeypatch.setattr(group_frames, "holders",
+                        lambda groups: worked_out.append(1) or real(groups))
+    player = window.player
+    player.seek(player.timeline.forward_length)
+    played = set()
+    for _ in range(len(player.timeline.steps)):
+        player.step_forward()
+        active = player.frame.active_group
+        gid = active.group.id if active is not None else None
+        for fid, frame in frames.items():
+            colour = THEME.edge_active if fid == gid else THEME.group_border
+            assert frame.pen().color() == QColor(colour), (fid, gid)
+        played.add(gid)
+    assert played - {None} and not worked_out

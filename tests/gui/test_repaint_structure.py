@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
 from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.canvas.scene import RectGrid
 from gui.paint_cache import PaintCache
-from gui.panels.text_cache import CachedTextBrowser
+from gui.panels.chain_rule import AHEAD_MS
+from gui.panels.text_cache import ADOPT_MS, CachedTextBrowser
 from gui.theme import THEME
 
 
@@ -91,6 +93,58 @@ def test_the_chain_rule_text_looks_as_qt_draws_it(make_window) -> None:  # noqa:
     QApplication.processEvents()
     shown = _pixels(browser.viewport())
     assert shown == _as_qt_draws(browser)
+
+
+def _bar(browser: CachedTextBrowser) -> tuple[int, int, int, int]:
+    bar = browser.verticalScrollBar()
+    return bar.minimum(), bar.maximum(), bar.pageStep(), bar.value()
+
+
+def test_a_step_laid_out_ahead_shows_its_drawing_and_the_browser_takes_it_soon(
+    make_window, qtbot,  # noqa: ANN001
+) -> None:
+    """In idle time the next step is laid out and drawn; the step shows that drawing at
+    once, with the scroll bar as the new document will have it, and the browser takes
+    the document a moment later: then nothing on screen changes, and it is what a plain
+    QTextBrowser shows for it."""
+    win = _stepped(make_window)
+    browser = win.chain_rule.browser
+    for _ in range(3):
+        qtbot.wait(AHEAD_MS + 40)
+        draws = browser.draws
+        win.player.step_forward()
+        QApplication.processEvents()
+        win.repaint()
+        assert browser.draws == draws  # drawn ahead, not while the user waits
+        assert browser._pending is not None  # shown from its drawing
+        shown, bar = _pixels(browser.viewport()), _bar(browser)
+        qtbot.waitUntil(lambda: browser._pending is None, timeout=ADOPT_MS + 1000)
+        QApplication.processEvents()
+        assert _bar(browser) == bar
+        assert _pixels(browser.viewport()) == shown == _as_qt_draws(browser)
+
+
+def test_a_drawing_shown_is_taken_before_the_user_or_a_caller_touches_the_text(
+    make_window, qtbot,  # noqa: ANN001
+) -> None:
+    win = _stepped(make_window)
+    panel, browser = win.chain_rule, win.chain_rule.browser
+    def keys() -> None:
+        QTest.keyClick(browser.viewport(), Qt.Key.Key_Down)
+
+    for touch in (keys, browser.selectAll, lambda: browser.find("flows")):
+        qtbot.wait(AHEAD_MS + 40)
+        win.player.step_forward()
+        QApplication.processEvents()
+        assert browser._pending is not None
+        touch()
+        assert browser._pending is None
+        assert QTextBrowser.document(browser).toPlainText() == panel.text()
+        assert f"Step {win.player.frame.k}" in panel.text()
+        cursor = browser.textCursor()
+        assert cursor.hasSelection() == (touch is not keys)  # in the step's own text
+        cursor.clearSelection()  # (a selection shows the usual way: no drawing ahead)
+        browser.setTextCursor(cursor)
 
 
 def test_a_selection_in_the_chain_rule_text_is_drawn(make_window) -> None:  # noqa: ANN001
