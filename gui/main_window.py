@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         self.player_bar.setMovable(False)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.player_bar)
         # The player's shortcuts must work with the toolbar hidden (presentation mode).
-        self.addActions(list(self.player_bar.actions.values()))
+        self.addActions(list(self.player_bar.named_actions.values()))
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -324,7 +324,7 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         SK = QKeySequence.StandardKey
         a = self._action
-        self.actions: dict[str, QAction] = {  # type: ignore[assignment]
+        self.named_actions: dict[str, QAction] = {
             "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
             "open": a("&Open…", self.open_dialog, SK.Open, "Open a .bpgraph file"),
             "save": a("&Save", self.files.save, SK.Save, "Save the graph"),
@@ -372,18 +372,18 @@ class MainWindow(QMainWindow):
         redo = self.doc.undo_stack.createRedoAction(self, "&Redo")
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.addActions([undo, redo])
-        self.actions["undo"], self.actions["redo"] = undo, redo
-        self.actions["present"].setCheckable(True)
-        self.actions["follow"].setCheckable(True)
-        self.actions["follow"].setChecked(self.canvas.follow_step)
-        self.canvas.followChanged.connect(self.actions["follow"].setChecked)
-        act = self.actions
+        self.named_actions["undo"], self.named_actions["redo"] = undo, redo
+        self.named_actions["present"].setCheckable(True)
+        self.named_actions["follow"].setCheckable(True)
+        self.named_actions["follow"].setChecked(self.canvas.follow_step)
+        self.canvas.followChanged.connect(self.named_actions["follow"].setChecked)
+        act = self.named_actions
         self.canvas.node_actions = [act[n] for n in ("cut", "copy", "duplicate", "delete")]
         self.canvas.canvas_actions = [act[n] for n in ("paste", "select_all", "fit", "layout")]
-        self.actions["leave"].setEnabled(False)
+        self.named_actions["leave"].setEnabled(False)
 
     def _build_menus(self) -> None:
-        act = self.actions
+        act = self.named_actions
         bar = self.menuBar()
         PaintCache(bar, state=lambda: _menu_state(bar), backdrop=True)  # as the tab bar
         file = bar.addMenu("&File")
@@ -420,7 +420,7 @@ class MainWindow(QMainWindow):
 
         play = bar.addMenu("&Playback")
         for name in ("play", "step_forward", "step_back", "start", "end", "play_forward"):
-            play.addAction(self.player_bar.actions[name])
+            play.addAction(self.player_bar.named_actions[name])
 
         self.pytorch = install_pytorch_code(self, {"File": file, "Edit": edit, "View": view})
 
@@ -527,7 +527,7 @@ class MainWindow(QMainWindow):
         ro = self.doc.read_only
         self.read_only_banner.setVisible(ro)
         for name in ("save", "save_as", "cut", "paste", "duplicate", "delete"):
-            self.actions[name].setEnabled(not ro)
+            self.named_actions[name].setEnabled(not ro)
         self.palette_dock.setEnabled(not ro)
         self.inspector_dock.widget().setEnabled(not ro)
 
@@ -897,8 +897,8 @@ class MainWindow(QMainWindow):
         THEME.high_contrast = True
         self.chain_rule.fit_height = True  # the step in view without scrolling
         self._apply_theme()
-        self.actions["present"].setChecked(True)
-        self.actions["leave"].setEnabled(True)
+        self.named_actions["present"].setChecked(True)
+        self.named_actions["leave"].setEnabled(True)
         self.showFullScreen()
         # Without a window manager (a kiosk, a projector's Linux box) nothing makes the
         # window full screen: it then covers the screen frameless instead.
@@ -944,8 +944,8 @@ class MainWindow(QMainWindow):
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
         self._apply_theme()
-        self.actions["present"].setChecked(False)
-        self.actions["leave"].setEnabled(False)
+        self.named_actions["present"].setChecked(False)
+        self.named_actions["leave"].setEnabled(False)
         self._pending_view = self._saved_view
         QTimer.singleShot(0, self._apply_pending_view)
 

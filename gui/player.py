@@ -394,7 +394,7 @@ def connect_canvas(player: Player, canvas: Any) -> None:
 class PlayerToolbar(QToolBar):
     """Play/Pause, step, start/end, play forward, a scrubber, speed and the status.
 
-    ``actions`` maps ``play``, ``step_forward``, ``step_back``, ``start``, ``end``,
+    ``named_actions`` maps ``play``, ``step_forward``, ``step_back``, ``start``, ``end``,
     ``play_forward`` to QActions (window shortcuts, see the module docstring) so
     the window can put the same actions in its menus.
     """
@@ -403,7 +403,7 @@ class PlayerToolbar(QToolBar):
         super().__init__("Player", parent)
         self.setObjectName("PlayerToolbar")
         self.player = player
-        self.actions: dict[str, QAction] = {}  # type: ignore[assignment]
+        self.named_actions: dict[str, QAction] = {}
         style = self.style()
         SP = QStyle.StandardPixmap
 
@@ -415,7 +415,7 @@ class PlayerToolbar(QToolBar):
             shown = " / ".join(keys)
             act.setToolTip(f"{tip} ({shown})" if keys else tip)
             act.triggered.connect(slot)
-            self.actions[name] = act
+            self.named_actions[name] = act
             return act
 
         make("play_forward", "Play forward", SP.SP_MediaSeekForward, [],
@@ -430,7 +430,7 @@ class PlayerToolbar(QToolBar):
         make("end", "End", SP.SP_MediaSkipForward, ["End"], player.to_end,
              "Backward done")
         for name in ("play_forward", "start", "step_back", "play", "step_forward", "end"):
-            self.addAction(self.actions[name])
+            self.addAction(self.named_actions[name])
         self.addSeparator()
 
         self.direction_box = QComboBox(self)
@@ -518,7 +518,7 @@ class PlayerToolbar(QToolBar):
         self.scrubber.setRange(0, tl.end)
         self.scrubber.setValue(p.position)
         self.scrubber.blockSignals(False)
-        play = self.actions["play"]
+        play = self.named_actions["play"]
         SP = QStyle.StandardPixmap
         if p.playing and play.text() != "Pause":  # a new icon only when the state changes
             play.setIcon(self.style().standardIcon(SP.SP_MediaPause))
@@ -526,9 +526,9 @@ class PlayerToolbar(QToolBar):
         elif not p.playing and play.text() != "Play":
             play.setIcon(self.style().standardIcon(SP.SP_MediaPlay))
             play.setText("Play")
-        self.actions["step_back"].setEnabled(p.position > 0)
-        self.actions["step_forward"].setEnabled(p.position < tl.end)
-        self.actions["end"].setEnabled(p.position < tl.end)
-        self.actions["start"].setEnabled(p.position != p.forward_done_position)
-        self.actions["play"].setEnabled(tl.end > 0)
+        self.named_actions["step_back"].setEnabled(p.position > 0)
+        self.named_actions["step_forward"].setEnabled(p.position < tl.end)
+        self.named_actions["end"].setEnabled(p.position < tl.end)
+        self.named_actions["start"].setEnabled(p.position != p.forward_done_position)
+        self.named_actions["play"].setEnabled(tl.end > 0)
         self.status_label.setText(p.status_text())

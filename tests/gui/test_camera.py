@@ -224,7 +224,7 @@ def _visible(win: MainWindow) -> QRectF:
 
 def test_presentation_camera_frames_every_step_of_every_example_readably(presenting) -> None:  # noqa: ANN001
     win = presenting
-    assert win.canvas.follow_step and win.actions["follow"].isChecked()
+    assert win.canvas.follow_step and win.named_actions["follow"].isChecked()
     assert THEME.scale == PRESENTATION_SCALE
     panel_pt = CHAIN_RULE_PT * THEME.scale
     checked = 0
@@ -339,8 +339,8 @@ def test_follow_step_toggle_and_window_default(qtbot, settings_sandbox, no_dialo
     qtbot.waitExposed(win)
     try:
         assert not win.canvas.follow_step  # the window's free view by default
-        win.actions["follow"].trigger()
-        assert win.canvas.follow_step and win.actions["follow"].isChecked()
+        win.named_actions["follow"].trigger()
+        assert win.canvas.follow_step and win.named_actions["follow"].isChecked()
         win.canvas.animations_enabled = False
         tl = win.player.timeline
         win.player.seek(tl.position_of_step(2))
@@ -352,8 +352,8 @@ def test_follow_step_toggle_and_window_default(qtbot, settings_sandbox, no_dialo
         qtbot.mouseMove(win.canvas.viewport(), pos)
         win.canvas.wheelEvent(_wheel(win.canvas, pos))
         assert not win.canvas.following
-        win.actions["follow"].trigger()
-        assert not win.canvas.follow_step and not win.actions["follow"].isChecked()
+        win.named_actions["follow"].trigger()
+        assert not win.canvas.follow_step and not win.named_actions["follow"].isChecked()
     finally:
         win.close()
 

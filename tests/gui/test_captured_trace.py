@@ -91,7 +91,7 @@ def test_edits_are_refused_in_one_line(window) -> None:  # noqa: ANN001
     nid = next(iter(doc.graph.nodes))
     error = push(doc, Rename(doc, nid, "renamed"))
     assert error is not None and str(error) == READ_ONLY and nid in doc.graph.nodes
-    assert not window.actions["save"].isEnabled() and not window.palette_dock.isEnabled()
+    assert not window.named_actions["save"].isEnabled() and not window.palette_dock.isEnabled()
     x, y = doc.positions[nid]
     assert push(doc, MoveNodes(doc, {nid: (x, y)}, {nid: (x + 10, y)})) is None  # a view change
 
@@ -104,7 +104,7 @@ def test_quit_closes_every_window_and_ends_the_app(qtbot, monkeypatch, window) -
     other.show()
     quits = []
     monkeypatch.setattr(QApplication, "quit", lambda: quits.append(True))
-    window.actions["quit"].trigger()
+    window.named_actions["quit"].trigger()
     assert quits == [True] and not window.isVisible() and not other.isVisible()
 
 

@@ -107,7 +107,7 @@ def test_file_menu_opens_the_dialog_on_the_open_document(
 
     window = create_window(SEED2)
     qtbot.addWidget(window)
-    window.actions["export_animation"].trigger()
+    window.named_actions["export_animation"].trigger()
     dialog = window.findChild(ExportAnimationDialog)
     assert dialog is not None and dialog.isVisible() and not dialog.isModal()
     assert dialog.doc is window.doc

@@ -58,7 +58,7 @@ def test_the_panel_fills_as_the_player_steps(window) -> None:  # noqa: ANN001
     assert "0 of 20 parameters reached" in panel.text()
     seen = []
     for _ in range(len(tl.steps)):
-        window.player_bar.actions["step_forward"].trigger()
+        window.player_bar.named_actions["step_forward"].trigger()
         seen.append(panel.view.reached)
         for i, bar in enumerate(panel.view.bars):  # hollow until reached
             assert (_brush(panel, i) is not None) == bar.reached
@@ -75,7 +75,7 @@ def test_the_panel_fills_as_the_player_steps(window) -> None:  # noqa: ANN001
 
 def test_the_flagged_bar_and_its_reason(window) -> None:  # noqa: ANN001
     panel = window.gradient_flow
-    window.player_bar.actions["end"].trigger()
+    window.player_bar.named_actions["end"].trigger()
     first = panel.view.bars[0]
     assert first.row.name == "0.weight" and first.flag == "vanishing"
     assert _brush(panel, 0) == QColor(colours.ERROR)
@@ -91,7 +91,7 @@ def test_the_flagged_bar_and_its_reason(window) -> None:  # noqa: ANN001
 
 def test_hover_shows_the_numbers(window, qtbot) -> None:  # noqa: ANN001
     panel = window.gradient_flow
-    window.player_bar.actions["end"].trigger()
+    window.player_bar.named_actions["end"].trigger()
     qtbot.wait(20)
     panel.plot.scene().sigMouseMoved.emit(panel.bar_centre(0))
     tip = panel.plot.toolTip()
@@ -117,7 +117,7 @@ def test_a_graph_document_shows_its_leaves(qtbot, settings_sandbox) -> None:  # 
     assert "No gradient flow: the graph has no output" in panel.text()
     assert not panel.bars.isVisible()
     assert w.files.load_path(ROOT / "assets/examples/classifier_head.bpgraph")
-    w.player_bar.actions["end"].trigger()
+    w.player_bar.named_actions["end"].trigger()
     leaves = list(w.doc.results.trace.leaves)
     assert sorted(b.row.name for b in panel.view.bars) == sorted(leaves)
     assert panel.view.reached == len(leaves)

@@ -2,16 +2,17 @@
 
 Follow step's camera reads boxes from a table kept by the boxes that changed; a zoom
 gesture reuses the boxes' pictures until it ends; removing boxes far away tells the
-far painter once. Each test drives the real canvas and compares against the
-long way (a fresh reading, the cache mode boxes normally have).
+far painter once; a repaint asks only the items in view. Each test drives the real
+canvas and compares against the long way (a fresh reading, the cache mode boxes
+normally have).
 """
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QGraphicsItem
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
+from PySide6.QtGui import QPainter, QWheelEvent
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
@@ -123,3 +124,44 @@ def test_deleting_every_box_while_far_looks_for_selection_changes_once(
     far_view.delete_selected()
     assert not scene.nodes
     assert len(calls) <= 2  # the removal's batch, and the view's own deselect
+
+
+class Probe(QGraphicsItem):
+    """An item that counts how often a repaint asks for its extent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        self.asked += 1
+        return QRectF(0, 0, 20, 20)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        pass
+
+
+def test_a_repaint_asks_nothing_of_the_items_out_of_view(followed: CanvasView) -> None:
+    # Without a scene index every repaint visited every item: half a pan step at
+    # 5,000 nodes. An item far off screen (past the index's cells, which are coarse
+    # for a small graph) is not asked; one in view is.
+    view = followed
+    view.look_at((view.canvas.nodes_rect().center().x(), view.canvas.nodes_rect().center().y()),
+                 1.0)
+    shown = view.visible_scene_rect()
+    away, near = Probe(), Probe()
+    away.setPos(shown.right() + 30_000.0, shown.bottom() + 30_000.0)
+    near.setPos(shown.center())
+    for probe in (away, near):
+        view.canvas.addItem(probe)
+    for trip in range(2):  # as opened, then after a trip far out (no index there) and back
+        if trip:
+            view.canvas.set_far(True)
+            view.canvas.set_far(False)
+        view.viewport().repaint()  # the index files the items
+        away.asked = near.asked = 0
+        for _ in range(3):
+            view.viewport().repaint()
+        assert away.asked == 0
+        assert near.asked > 0

@@ -112,7 +112,7 @@ def test_presentation_reaches_every_panel_and_chain_rule_fits_its_width(
         assert browser.verticalScrollBar().value() == 0  # the step is in view
         seen = []
         for _ in range(win.tabs.count()):
-            win.actions["next_panel"].trigger()
+            win.named_actions["next_panel"].trigger()
             seen.append(win.tabs.tabText(win.tabs.currentIndex()))
             assert win.tabs.currentWidget().isVisible()
         assert "End-to-end" in seen and "Jacobian heatmap" in seen
@@ -126,13 +126,13 @@ def test_export_image_size_and_copy_frame(win: MainWindow, monkeypatch, tmp_path
     from PySide6.QtWidgets import QFileDialog, QInputDialog
 
     monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("800x450", True)))
-    win.actions["export_size"].trigger()
+    win.named_actions["export_size"].trigger()
     target = tmp_path / "frame.png"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(target), "")))
-    win.actions["export"].trigger()
+    win.named_actions["export"].trigger()
     assert QImage(str(target)).size().toTuple() == (800, 450)
-    win.actions["copy_frame"].trigger()
+    win.named_actions["copy_frame"].trigger()
     copied = QGuiApplication.clipboard().image()
     assert copied.size().toTuple() == (800, 450)
     assert "Copied" in win.statusBar().currentMessage()

@@ -96,7 +96,7 @@ def test_close_with_unsaved_changes_asks(make_window, no_dialogs) -> None:  # no
     no_dialogs["discard"] = "cancel"
     assert not win.close()
     assert win.isVisible() and no_dialogs["asked"] == ["discard"]
-    win.actions["new"].trigger()
+    win.named_actions["new"].trigger()
     assert SEED2_NODES <= set(win.doc.graph.nodes)  # New was cancelled too
     no_dialogs["discard"] = "discard"
     assert win.close()
@@ -141,7 +141,7 @@ def test_copy_paste_duplicate_keep_inner_edges(make_window) -> None:  # noqa: AN
     doc, canvas = win.doc, win.canvas
     before = set(doc.graph.nodes)
     canvas.select_ids(["x1", "x2", "x1x2"])
-    win.actions["duplicate"].trigger()
+    win.named_actions["duplicate"].trigger()
     new = set(doc.graph.nodes) - before
     assert len(new) == 3 and set(canvas.selected_ids()) == new
     product = next(n for n in new if doc.graph.nodes[n].op == "mul")
@@ -151,8 +151,8 @@ def test_copy_paste_duplicate_keep_inner_edges(make_window) -> None:  # noqa: AN
     assert set(doc.graph.nodes) == before
 
     canvas.select_ids(["x3", "x2x3"])  # x2x3 = x2 * x3: the x2 link is outside
-    win.actions["copy"].trigger()
-    win.actions["paste"].trigger()
+    win.named_actions["copy"].trigger()
+    win.named_actions["paste"].trigger()
     pasted = set(doc.graph.nodes) - before
     prod = next(n for n in pasted if doc.graph.nodes[n].op == "mul")
     x3_copy = next(n for n in pasted if doc.graph.nodes[n].op == "input")
@@ -160,9 +160,9 @@ def test_copy_paste_duplicate_keep_inner_edges(make_window) -> None:  # noqa: AN
     doc.undo_stack.undo()
 
     canvas.select_ids(["y"])
-    win.actions["cut"].trigger()
+    win.named_actions["cut"].trigger()
     assert "y" not in doc.graph and doc.output is None
-    win.actions["paste"].trigger()
+    win.named_actions["paste"].trigger()
     assert "y" in doc.graph  # a cut name is free again: pasted under its own name
     assert doc.graph.nodes["y"].inputs == []  # its operands were outside the cut
 
@@ -170,14 +170,14 @@ def test_copy_paste_duplicate_keep_inner_edges(make_window) -> None:  # noqa: AN
 def test_select_all_delete_undo(make_window) -> None:  # noqa: ANN001
     win = make_window()
     doc = win.doc
-    win.actions["select_all"].trigger()
+    win.named_actions["select_all"].trigger()
     assert set(win.canvas.selected_ids()) == set(doc.graph.nodes)
     n = len(doc.graph)
-    win.actions["delete"].trigger()
+    win.named_actions["delete"].trigger()
     assert len(doc.graph) == 0
-    win.actions["undo"].trigger()
+    win.named_actions["undo"].trigger()
     assert len(doc.graph) == n and doc.output == "y"
-    win.actions["redo"].trigger()
+    win.named_actions["redo"].trigger()
     assert len(doc.graph) == 0
 
 
@@ -205,7 +205,7 @@ def test_presentation_mode(qtbot, make_window) -> None:  # noqa: ANN001
     win = make_window()
     win.set_font_scale(2.0)
     assert presentation_scale() == 2.0
-    win.actions["present"].trigger()
+    win.named_actions["present"].trigger()
     settle(qtbot)
     assert win.presenting and win.isFullScreen()
     assert THEME.scale == 2.0 and THEME.high_contrast
@@ -213,13 +213,13 @@ def test_presentation_mode(qtbot, make_window) -> None:  # noqa: ANN001
     assert not win.menuBar().isVisible() and not win.player_bar.isVisible()
     assert win.chain_rule.isVisible() and win.tabs.currentWidget() is win.chain_rule
     # Arrow keys and PageUp/PageDown step the player.
-    keys = {k.toString() for k in win.player_bar.actions["step_back"].shortcuts()}
+    keys = {k.toString() for k in win.player_bar.named_actions["step_back"].shortcuts()}
     assert {"Left", "PgUp"} <= keys
     end = win.player.position
-    win.player_bar.actions["step_back"].trigger()
+    win.player_bar.named_actions["step_back"].trigger()
     assert win.player.position == end - 1
     assert win.view_state() is None  # the projector's zoom never goes into the file
-    win.actions["leave"].trigger()  # Esc
+    win.named_actions["leave"].trigger()  # Esc
     settle(qtbot)
     assert not win.presenting and not win.isFullScreen()
     assert THEME.scale == 1.0 and not THEME.high_contrast
@@ -242,9 +242,9 @@ def test_a_panel_added_as_a_tab_follows_presentation_mode(qtbot, make_window) ->
     probe = Probe()
     win.tabs.addTab(probe, "Probe")
     win.set_font_scale(2.0)
-    win.actions["present"].trigger()
+    win.named_actions["present"].trigger()
     settle(qtbot)
-    win.actions["leave"].trigger()
+    win.named_actions["leave"].trigger()
     settle(qtbot)
     assert probe.scales == [2.0, 1.0]
     win.set_font_scale(PRESENTATION_SCALE)
@@ -298,10 +298,10 @@ def test_inspector_follows_rename_and_undo(make_window) -> None:  # noqa: ANN001
     name.editingFinished.emit()
     assert "a" in win.doc.graph and win.inspector.node_id == "a"
     assert win.canvas.selected_ids() == ["a"]
-    win.actions["undo"].trigger()
+    win.named_actions["undo"].trigger()
     assert "x1" in win.doc.graph
     assert win.inspector.node_id in (None, "x1")
-    win.actions["redo"].trigger()
+    win.named_actions["redo"].trigger()
     assert "a" in win.doc.graph
 
 
@@ -312,7 +312,7 @@ def test_export_image(monkeypatch, make_window, tmp_path: Path) -> None:  # noqa
     target = tmp_path / "frame.png"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(target), "")))
-    win.actions["export"].trigger()
+    win.named_actions["export"].trigger()
     assert target.exists() and target.stat().st_size > 1000
 
 

@@ -193,14 +193,15 @@ def test_keyboard_drives_player_but_text_field_keeps_keys(setup, qtbot) -> None:
 
 def test_toolbar_actions_and_scrubber(setup) -> None:  # noqa: ANN001
     doc, player, bar, *_ = setup
-    assert set(bar.actions) == {"play", "step_forward", "step_back", "start", "end",
-                                "play_forward"}
-    assert bar.actions["play"].shortcut().toString() == "Space"
-    assert [k.toString() for k in bar.actions["step_forward"].shortcuts()] == ["Right", "PgDown"]
-    assert bar.actions["step_forward"].shortcutContext() == Qt.ShortcutContext.WindowShortcut
-    bar.actions["start"].trigger()
+    assert set(bar.named_actions) == {"play", "step_forward", "step_back", "start", "end",
+                                      "play_forward"}
+    assert bar.named_actions["play"].shortcut().toString() == "Space"
+    keys = [k.toString() for k in bar.named_actions["step_forward"].shortcuts()]
+    assert keys == ["Right", "PgDown"]
+    assert bar.named_actions["step_forward"].shortcutContext() == Qt.ShortcutContext.WindowShortcut
+    bar.named_actions["start"].trigger()
     assert player.frame.k == 0
-    bar.actions["step_forward"].trigger()
+    bar.named_actions["step_forward"].trigger()
     assert player.frame.k == 1
     assert bar.scrubber.value() == player.position
     assert bar.scrubber.maximum() == player.timeline.end
@@ -219,7 +220,7 @@ def test_timer_playback_runs_to_the_end(setup, qtbot) -> None:  # noqa: ANN001
     player.set_speed(200.0)
     player.play()  # from the end: restarts at forward done
     assert player.playing and player.frame.k == 0
-    assert bar.actions["play"].text() == "Pause"
+    assert bar.named_actions["play"].text() == "Pause"
     assert canvas.resumed == 1  # a play resumes Follow step after the user's own pan
     qtbot.waitUntil(lambda: not player.playing, timeout=5000)
     assert player.frame.phase is Phase.BACKWARD_DONE

@@ -77,7 +77,7 @@ def test_view_theme_restyles_live_and_is_remembered(
     # File > Export Image is light though the window is dark, which stays dark.
     target = tmp_path / "frame.png"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    win.actions["export"].trigger()
+    win.named_actions["export"].trigger()
     image = QImage(str(target))
     light = colours.THEMES["light"]
     assert _dominant(image, image.rect()) in (light["BACKGROUND"], light["PAPER"])
