@@ -12,7 +12,6 @@ The questions (save changes? recover? which file?) are asked through a *host*
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import time
@@ -50,14 +49,14 @@ AUTOSAVE_DEBOUNCE_MS = 3_000
 @contextmanager
 def arriving() -> Iterator[None]:
     """Read or show a file: its objects arrive and stay until another file replaces
-    them. No collection while they arrive, and none rescanning them after: they are
-    frozen (``gc.freeze``), as each one found nothing to free but cost 5-10 % of
-    opening a 5,000-node file. The objects frozen by the file before may be collected
-    again (their document is being replaced)."""
-    gc.unfreeze()
+    them, so no collection while they arrive (each one found nothing to free but cost
+    5-10 % of opening a 5,000-node file).
+
+    Not frozen after (``gc.freeze``): that also froze the garbage of the windows and
+    documents closed before, and freed it at some later collection, when Qt had
+    already deleted what their wrappers pointed at (a segfault in the test suite)."""
     with collector_paused():
         yield
-        gc.freeze()
 
 
 def is_trace_path(path: str | os.PathLike[str]) -> bool:
