@@ -14,10 +14,12 @@ from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
 
 from engine.graph import CAPTURED_OP
-from engine.group_layout import holders
+from engine.group_layout import clear_of_collapsed, holders
 from engine.groups import Group, inputs_of, local_jacobian, outputs_of
+from engine.layout import NODE_GAP
 
-from ..document import GraphDocument
+from ..document import GraphDocument, Point
+from ..group_commands import Place
 from ..model.labels import matrix_text
 from ..model.timeline import Frame
 from ..theme import THEME
@@ -37,6 +39,20 @@ def caption_room(text: str) -> tuple[float, float]:
     lines = text.split("\n")
     w = max(metrics.horizontalAdvance(line) for line in lines) + 12 * UNIT
     return min(w, ROOM_MAX_WIDTH), metrics.lineSpacing() * len(lines) + 8 * UNIT
+
+
+def make_room(doc: GraphDocument, sizes: dict[str, tuple[float, float]]) -> Place:
+    """How a user's group collapsing makes room (``place`` of gui.group_commands): the
+    boxes its frame would cover move out of its way (engine.group_layout, with this
+    module's frame geometry). A captured trace lays its modules out itself."""
+
+    def place(groups: list[Group], collapsed: str) -> dict[str, Point]:
+        if doc.read_only:
+            return {}
+        return clear_of_collapsed(doc.positions, sizes, groups, margin=MARGIN, caption=CAPTION,
+                                  gap=NODE_GAP * UNIT, first=collapsed)
+
+    return place
 
 
 def group_caption(doc: GraphDocument, group: Group) -> str:

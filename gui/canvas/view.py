@@ -77,7 +77,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME, style
 from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
-from .group_frames import GroupFrame
+from .group_frames import GroupFrame, make_room
 from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
 from .quick_search import QuickSearch
@@ -924,7 +924,8 @@ class CanvasView(QGraphicsView):
                 group = next((g for g in self.doc.groups if g.id == frame.group_id), None)
                 if group is None:
                     return False
-                error = push(self.doc, set_collapsed(self.doc, group.id, not group.collapsed))
+                room = make_room(self.doc, self.canvas.node_sizes())
+                error = push(self.doc, set_collapsed(self.doc, group.id, not group.collapsed, room))
                 if error is not None:
                     self.statusMessage.emit(str(error))
                 return True
