@@ -64,10 +64,12 @@ from ..commands import (
 from ..document import GraphDocument, Point
 from ..group_commands import set_collapsed
 from ..model.camera import (
+    SMALL_GRAPH_NODES,
     CameraTarget,
     Rect,
     camera_target,
     interpolate,
+    least_legible,
     opening_view,
     readable_zoom,
 )
@@ -434,7 +436,11 @@ class CanvasView(QGraphicsView):
         # a captured model (read-only) can be too big to read whole; a hand-built graph
         # opens whole, as its teacher laid it out
         readable = readable and self.doc.read_only
-        legible = readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT) if readable else MIN_ZOOM
+        legible = MIN_ZOOM
+        if readable:  # its boxes' full text, or their compact forms, as the camera reads them
+            known = self.canvas.camera_boxes.refresh()
+            zooms = known.names if len(known.rects) <= SMALL_GRAPH_NODES else known.numbers
+            legible = least_legible(readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT), zooms)
         size = self.viewport().size()
         last = self._last_node()
         assert last is not None  # the graph has nodes: its rect is not empty

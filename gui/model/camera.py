@@ -94,6 +94,19 @@ def fit_zoom(rect: Rect, viewport: tuple[float, float], margin_px: float = MARGI
     return min(vw / max(rect[2], 1e-9), vh / max(rect[3], 1e-9))
 
 
+def least_legible(
+    readable: float, zooms: Mapping[str, float] | None, nodes: Iterable[str] | None = None
+) -> float:
+    """The zoom at which every box (of ``nodes``; None: all of ``zooms``) is legible:
+    ``readable``, or less when each has a compact form legible from its zoom in
+    ``zooms`` (:mod:`gui.model.semantic_zoom`)."""
+    if zooms is None:
+        return readable
+    if nodes is None:
+        return min(readable, max(zooms.values(), default=readable))
+    return min(readable, max((zooms.get(n, inf) for n in nodes), default=readable))
+
+
 def camera_target(
     boxes: Mapping[str, Rect],
     edges: Iterable[tuple[str, str]],
@@ -124,7 +137,8 @@ def camera_target(
     alone make legible); ``bounds``: the union of ``boxes``, when the caller keeps it
     (at 10,000 boxes, computing it was most of a call); ``anchor``: the rectangle to look at
     when no edge is active and the whole graph is not legible (the output's box, or a
-    collapsed module's playing as one step), as :func:`opening_view` opens a view.
+    collapsed module's playing as one step), as :func:`opening_view` opens a view,
+    looked at from at least ``readable`` when it fits.
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
@@ -152,13 +166,9 @@ def camera_target(
     assert world is not None
 
     def floor(nodes: list[str], zooms: Mapping[str, float] | None) -> float:
-        """The zoom at which every box of ``nodes`` is legible: ``readable``, or less
-        when each has a compact form legible from its zoom in ``zooms``."""
-        if zooms is None:
-            return readable
-        if nodes is everything and zooms.keys() == boxes.keys():  # every box: in C
-            return min(readable, max(zooms.values()))
-        return min(readable, max(zooms.get(n, inf) for n in nodes))
+        if nodes is everything and zooms is not None and zooms.keys() == boxes.keys():
+            return least_legible(readable, zooms)  # every box: in C
+        return least_legible(readable, zooms, nodes)
 
     numbers = compact_zoom if number_zoom is None else number_zoom
     small = len(everything) <= SMALL_GRAPH_NODES
@@ -168,8 +178,10 @@ def camera_target(
     if active is None or not (active[0] in boxes and active[1] in boxes):
         if legible_whole or anchor is None:
             return whole_view
-        # the zoom steps follow at, the anchor whole in view
-        zoom = min(COMFORT * floor(everything, numbers), cap, fit_zoom(anchor, viewport))
+        # the zoom steps follow at, or closer if the anchor's own text needs it (a
+        # module's caption does not grow as compact boxes do), the anchor whole in view
+        zoom = min(max(COMFORT * floor(everything, numbers), readable), cap,
+                   fit_zoom(anchor, viewport))
         return CameraTarget(_clamped(anchor, world, viewport, zoom), zoom, ())
     if legible_whole:
         return whole_view
