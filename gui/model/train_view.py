@@ -158,14 +158,15 @@ def update_lines(up: Update, spec: TrainSpec) -> list[str]:
 
 
 def update_html(spec: TrainSpec, state: TrainState) -> str:
-    """The last step's update for the chain-rule panel, after the backward's summary:
-    the rule, then every parameter's update with the numbers (ids escaped here)."""
+    """The last step's update for the chain-rule panel, at the end of the backward:
+    every parameter's result line first (``w ← old − step = new``: what its box then
+    shows, and what the presentation panel must show without scrolling), then the rule
+    and the optimizer's working (ids escaped here)."""
     if state.last is None:
         return ""
-    lines = [f"Then the update, step {state.t} ({spec.optimizer})", *rule(spec)]
-    for up in state.last.updates.values():
-        lines += update_lines(up, spec)
-    head, *rest = lines
+    head = f"Then the update, step {state.t} ({spec.optimizer})"
+    worked = [update_lines(up, spec) for up in state.last.updates.values()]
+    rest = [w[-1] for w in worked] + rule(spec) + [x for w in worked for x in w[:-1]]
     return labels.h_para(labels.esc(head), bold=True, size="115%") + mono_lines(rest)
 
 
