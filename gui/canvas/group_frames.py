@@ -119,7 +119,8 @@ class _Full(QGraphicsSimpleTextItem):
               widget: QWidget | None = None) -> None:
         frame = self.parentItem()
         if not (isinstance(frame, GroupFrame) and frame.compact_at(painter, option)):
-            super().paint(painter, option, widget)
+            # (its stub wants a widget; rendered into an image, Qt passes None)
+            super().paint(painter, option, widget)  # type: ignore[arg-type]
 
 
 class _FullPlate(QGraphicsRectItem):
