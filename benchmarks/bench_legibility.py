@@ -54,7 +54,8 @@ every example and random graph) whose shown edge label intersects either of the 
 two boxes, target 0 (``label_frames``: how many frames were looked at).
 
 Then the collapsed modules of three captured PyTorch models (a two-layer MLP with
-cross-entropy, a small CNN, a transformer-style block; needs torch): each module's one
+cross-entropy, a small CNN, a transformer-style block: the tests' ``support.captured_*``;
+needs torch): each module's one
 step exported as above, ``module_caption_read_pct``: the share of the active module's
 caption lines shown (its path · class, edge count, inputs, outputs; zoomed out, the
 title alone) that the engine reads whole, somewhere in one of its lines (normalised as
@@ -358,48 +359,16 @@ def presentation_figures() -> None:
 
 
 def captured_models(folder: Path) -> dict[str, Path]:
-    """Three small PyTorch models captured with their modules tracked, saved in
-    ``folder`` (empty when torch is not installed)."""
-    try:
-        import torch
-    except ImportError:
+    """The three captured models the tests play (tests/support.py), saved in ``folder``
+    (empty when torch is not installed)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import support
+
+    if support.torch is None:
         return {}
-    from engine.capture import capture, tracking
-
-    nn = torch.nn
-
-    class Block(nn.Module):
-        """Pre-norm attention and a GELU MLP, each with a residual (nested modules)."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.norm = nn.LayerNorm(4)
-            self.attn = nn.MultiheadAttention(4, 2, batch_first=True)
-            self.mlp = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 4))
-
-        def forward(self, x: Any) -> Any:
-            h = self.norm(x)
-            x = x + self.attn(h, h, h, need_weights=False)[0]
-            return x + self.mlp(x)
-
-    torch.manual_seed(5)
-    models = {
-        "mlp": (nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 2)), (2, 4)),
-        "cnn": (nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.MaxPool2d(2),
-                              nn.Flatten(), nn.Linear(2, 2)), (1, 1, 4, 4)),
-        "block": (nn.Sequential(Block()), (1, 3, 4)),
-    }
-    out = {}
-    for name, (model, shape) in models.items():
-        model = model.double()
-        x = torch.randn(*shape, dtype=torch.float64)
-        with tracking(model):
-            y = model(x)
-            loss = (nn.functional.cross_entropy(y, torch.tensor([0, 1])) if name == "mlp"
-                    else y.pow(2).sum())
-        out[name] = folder / f"{name}.bptrace"
-        capture(loss, names=model).save(out[name])
-    return out
+    return {"mlp": support.captured_mlp(folder / "mlp.bptrace"),
+            "cnn": support.captured_cnn(folder / "cnn.bptrace"),
+            "block": support.captured_block(folder / "block.bptrace")}
 
 
 def module_captions_read(path: Path, folder: Path, rule: Rule = PREPARED) -> tuple[int, int]:

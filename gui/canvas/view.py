@@ -319,10 +319,13 @@ class CanvasView(QGraphicsView):
             return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
 
         pairs = known.pairs if active is None else known.pairs_at(*active[:2])
+        def label_scale(zoom: float) -> float:
+            return self.canvas.label.scale_for(zoom, self.canvas.label_pt)
+
         return camera_target(known.rects, pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
                              known.numbers, known.whole, label_fits, known.bounds,
-                             self._anchor(frame, known.rects))
+                             self._anchor(frame, known.rects), label_scale)
 
     def _anchor(self, frame: Frame | None, boxes: Mapping[str, Rect]) -> Rect | None:
         """What to look at when no edge is active and a captured model's graph cannot be
