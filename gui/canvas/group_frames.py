@@ -2,9 +2,11 @@
 
 Expanded, a group is an outline behind its members with its title, inputs and
 outputs. Collapsed, a box covers the members (their edges still show where its
-inputs enter and its outputs leave) and shows the group's local Jacobian, the one
-its single step in a grouped playback (engine.groups.playback_steps) multiplies
-by. Frames never take clicks: the boxes under them do.
+inputs enter and its outputs leave), and only them (a user's boxes in its way are
+pushed aside: :func:`make_room`), and shows the group's local Jacobian, the one its
+single step in a grouped playback (engine.groups.playback_steps) multiplies by; a
+captured module's box, its path · class, edge count, inputs and outputs. Frames never
+take clicks: the boxes under them do.
 """
 
 from __future__ import annotations
