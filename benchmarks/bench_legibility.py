@@ -52,9 +52,18 @@ step, targets 22 and 15 (``writeup_body_px_min`` and ``writeup_sub_px_min``: the
 smallest); and ``label_covers_step_boxes``, the number of frames (every backward step of
 every example and random graph) whose shown edge label intersects either of the step's
 two boxes, target 0 (``label_frames``: how many frames were looked at).
+
+Then the collapsed modules of three captured PyTorch models (a two-layer MLP with
+cross-entropy, a small CNN, a transformer-style block: the tests' ``support.captured_*``;
+needs torch): each module's one
+step exported as above, ``module_caption_read_pct``: the share of the active module's
+caption lines shown (its path · class, edge count, inputs, outputs; zoomed out, the
+title alone) that the engine reads whole, somewhere in one of its lines (normalised as
+names are); one
+``module_caption_read_pct[<model>]`` per model. ``--modules`` prints these alone.
 Deterministic: the same code gives the same figures. A figure, not a test.
 
-    python benchmarks/bench_legibility.py [--unprocessed] [--frames DIR] [--no-ocr]
+    python benchmarks/bench_legibility.py [--unprocessed] [--frames DIR] [--no-ocr] [--modules]
 """
 
 from __future__ import annotations
@@ -174,21 +183,42 @@ def line_starts(tsv: str, box_gap: float | None) -> set[str]:
     return starts
 
 
-def ocr_line_starts(png: Path, rule: Rule = PREPARED) -> set[str]:
-    """The line starts tesseract finds in the frame ``png``, pooled over the rule's
-    readings and their page layouts."""
-    starts: set[str] = set()
+def ocr_tsvs(png: Path, rule: Rule = PREPARED) -> list[str]:
+    """tesseract's tsv output for the frame ``png``, one per reading and page layout."""
+    out = []
     for reading in rule.readings:
         image = prepare(png, reading)
         for psm in reading.page_modes:
-            out = subprocess.run(
+            out.append(subprocess.run(
                 ["tesseract", str(image), "-", "--psm", psm, "tsv"],
                 capture_output=True,
                 text=True,
                 check=True,
-            ).stdout
-            starts |= line_starts(out, rule.box_gap)
+            ).stdout)
+    return out
+
+
+def ocr_line_starts(png: Path, rule: Rule = PREPARED) -> set[str]:
+    """The line starts tesseract finds in the frame ``png``, pooled over the rule's
+    readings and their page layouts."""
+    starts: set[str] = set()
+    for tsv in ocr_tsvs(png, rule):
+        starts |= line_starts(tsv, rule.box_gap)
     return starts
+
+
+def ocr_lines(png: Path, rule: Rule = PREPARED) -> list[str]:
+    """Every line tesseract finds in the frame ``png`` (its words joined, normalised),
+    pooled over the rule's readings and their page layouts."""
+    lines: list[str] = []
+    for tsv in ocr_tsvs(png, rule):
+        words: dict[tuple[str, ...], list[tuple[int, str]]] = {}
+        for row in tsv.splitlines()[1:]:
+            cols = row.split("\t")
+            if len(cols) >= 12 and cols[11].strip():
+                words.setdefault(tuple(cols[2:5]), []).append((int(cols[6]), cols[11]))
+        lines += [_norm("".join(w for _x, w in sorted(line))) for line in words.values()]
+    return lines
 
 
 def frames_of(timeline: Timeline) -> list[int]:
@@ -328,6 +358,60 @@ def presentation_figures() -> None:
     win.close()
 
 
+def captured_models(folder: Path) -> dict[str, Path]:
+    """The three captured models the tests play (tests/support.py), saved in ``folder``
+    (empty when torch is not installed)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import support
+
+    if support.torch is None:
+        return {}
+    return {"mlp": support.captured_mlp(folder / "mlp.bptrace"),
+            "cnn": support.captured_cnn(folder / "cnn.bptrace"),
+            "block": support.captured_block(folder / "block.bptrace")}
+
+
+def module_captions_read(path: Path, folder: Path, rule: Rule = PREPARED) -> tuple[int, int]:
+    """(caption lines read, caption lines shown) over every collapsed module's step of
+    the captured trace at ``path``, exported as ``main.py export --view canvas`` does."""
+    from engine import tracefile
+    from gui.canvas.group_frames import BODY_PT
+    from gui.export.frame_sheet import frame_sheet
+    from gui.model.semantic_zoom import is_compact
+
+    doc = GraphDocument()
+    doc.load_trace(tracefile.load(path), path)
+    read = total = 0
+    with frame_sheet(doc, SIZE, "canvas") as sheet:
+        timeline = sheet.player.timeline
+        for k in range(1, len(timeline.steps) + 1):
+            position = timeline.position_of_step(k)
+            sheet.show_position(position)
+            group = sheet.player.frame.active_group
+            if group is None:
+                continue
+            frame = sheet.group_frames.frames[group.group.id]
+            shown = [frame.title.text()]  # zoomed out, the title alone (compact)
+            if not is_compact(sheet.canvas.zoom(), BODY_PT, frame.least_pt()):
+                shown += frame.caption.text().split("\n")
+            png = folder / f"{path.stem}-module-{k}.png"
+            sheet.image().save(str(png), "PNG")
+            lines = ocr_lines(png, rule)
+            read += sum(1 for ln in shown if any(_norm(ln) in got for got in lines))
+            total += len(shown)
+    return read, total
+
+
+def module_figures(folder: Path, rule: Rule = PREPARED) -> None:
+    """Print how much of the collapsed modules' captions tesseract reads."""
+    traces = captured_models(folder)
+    if not traces:
+        print("module_caption_read_pct: skipped (torch is not installed)")
+        return
+    report("module_caption_read_pct",
+           {name: module_captions_read(p, folder, rule) for name, p in traces.items()})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Read exported canvas frames with tesseract.")
     parser.add_argument(
@@ -337,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--frames", type=Path, help="keep the exported frames in this folder")
     parser.add_argument("--no-ocr", action="store_true", help="only the presentation figures")
+    parser.add_argument("--modules", action="store_true", help="only the module caption figures")
     args = parser.parse_args(argv)
     if args.no_ocr:
         ensure_app()
@@ -353,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.frames or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
+        if args.modules:
+            module_figures(folder, rule)
+            return 0
         examples = {
             path.stem: measure(example_document(path), path.stem, folder, rule)
             for path, _title in list_examples()
@@ -364,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
             key = f"{len(doc.graph.nodes)}_nodes"
             randoms[key] = measure(doc, f"random-{n}", folder, rule)
         report("canvas_names_read_pct_random", randoms)
+        module_figures(folder, rule)
     presentation_figures()
     return 0
 

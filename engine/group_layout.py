@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping, Sequence
 
 from .graph import Graph, Links
-from .groups import Group
+from .groups import Group, collapsed_roots
 from .layout import DEFAULT_SIZE, LAYER_GAP, NODE_GAP, Point, Size, layered_layout
 
 #: Expanded groups' own layouts (positions inside the frame, and its content's size).
@@ -158,3 +158,103 @@ def _quotient(graph: Graph, nodes: Sequence[str], unit_of: Mapping[str, str]) ->
         else:
             out.add_captured(u, "group", inputs[u])
     return out
+
+
+#: A box as its corners: x0, y0, x1, y1.
+Box = tuple[float, float, float, float]
+
+
+def collapsed_box(
+    positions: Mapping[str, Point], sizes: Mapping[str, Size], members: Sequence[str],
+    *, margin: float, caption: float,
+) -> Box | None:
+    """A collapsed group's box where its members are, as ``gui.canvas.group_frames``
+    draws it: their bounding box, ``margin`` around and ``caption`` more on top (None
+    when no member has a position)."""
+    placed = [m for m in members if m in positions]
+    if not placed:
+        return None
+    x0 = min(positions[m][0] for m in placed)
+    y0 = min(positions[m][1] for m in placed)
+    x1 = max(positions[m][0] + sizes.get(m, DEFAULT_SIZE)[0] for m in placed)
+    y1 = max(positions[m][1] + sizes.get(m, DEFAULT_SIZE)[1] for m in placed)
+    return (x0 - margin, y0 - margin - caption, x1 + margin, y1 + margin)
+
+
+def clear_of_collapsed(
+    positions: Mapping[str, Point],
+    sizes: Mapping[str, Size],
+    groups: Sequence[Group],
+    *,
+    margin: float,
+    caption: float,
+    gap: float = NODE_GAP,
+    first: str | None = None,
+) -> dict[str, Point]:
+    """New top-left positions for the boxes to move so that no collapsed group's box
+    covers a box that is not its own: a user's boxes stay where they were laid out,
+    except the few a collapsed box would hide, pushed the least distance out of its way.
+
+    The outermost collapsed groups are settled one by one (``first``, the one the user
+    just collapsed, first: it stays where its members are); a later one whose box meets
+    an earlier one's moves, members and all, to the nearest clear spot. Then each box
+    outside them that a collapsed box covers moves to the nearest spot ``gap`` clear of
+    every collapsed box and every other box. Returns only the boxes that move."""
+    roots = sorted(collapsed_roots(groups), key=lambda g: g.id != first)
+    pos = dict(positions)
+    settled: list[Box] = []
+    inside: set[str] = set()
+    for g in roots:
+        box = collapsed_box(pos, sizes, g.members, margin=margin, caption=caption)
+        if box is None:
+            continue
+        dx, dy = _nearest_clear(box, settled, gap)
+        for m in g.members:
+            if m in pos:
+                pos[m] = (pos[m][0] + dx, pos[m][1] + dy)
+        settled.append((box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy))
+        inside.update(g.members)
+    free = [n for n in pos if n not in inside]
+
+    def box_of(n: str) -> Box:
+        w, h = sizes.get(n, DEFAULT_SIZE)
+        return (pos[n][0], pos[n][1], pos[n][0] + w, pos[n][1] + h)
+
+    for n in free:
+        mine = box_of(n)
+        if not any(_meet(mine, s) for s in settled):
+            continue
+        others = [box_of(o) for o in free if o != n]
+        dx, dy = _nearest_clear(mine, settled + others, gap)
+        pos[n] = (pos[n][0] + dx, pos[n][1] + dy)
+    return {n: p for n, p in pos.items() if p != positions.get(n)}
+
+
+def _meet(a: Box, b: Box) -> bool:
+    """Whether two boxes share an area (touching sides do not count)."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _nearest_clear(box: Box, obstacles: Sequence[Box], gap: float) -> tuple[float, float]:
+    """A short shift (dx, dy) after which ``box`` meets none of ``obstacles``, with
+    ``gap`` between it and those it is pushed past: the shortest of the shifts that put
+    it ``gap`` beyond a side of one of the :data:`_NEAR` nearest obstacles on each axis
+    (or leave that axis be), else just past the rightmost obstacle, which is clear."""
+    if not any(_meet(box, o) for o in obstacles):
+        return (0.0, 0.0)
+    cx, cy = box[0] + box[2], box[1] + box[3]  # twice the centre, as in the key
+    near = sorted(obstacles, key=lambda o: abs(o[0] + o[2] - cx) + abs(o[1] + o[3] - cy))
+    xs = {0.0}
+    ys = {0.0}
+    for o in near[:_NEAR]:
+        xs.update((o[0] - gap - box[2], o[2] + gap - box[0]))
+        ys.update((o[1] - gap - box[3], o[3] + gap - box[1]))
+    for dx, dy in sorted(((x, y) for x in xs for y in ys), key=lambda d: d[0] ** 2 + d[1] ** 2):
+        moved = (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+        if not any(_meet(moved, o) for o in obstacles):
+            return (dx, dy)
+    return (max(o[2] for o in obstacles) + gap - box[0], 0.0)
+
+
+#: How many obstacles nearest a box give the shifts tried (the rest are only checked).
+_NEAR = 12

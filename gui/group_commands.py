@@ -1,40 +1,56 @@
 """Undoable group edits: group a selection (Ctrl+G), ungroup, collapse or expand.
 
 Each command swaps the document's list of groups for another and back, so undo
-restores exactly the groups (and their collapsed state) that were there.
+restores exactly the groups (and their collapsed state) that were there. A group
+collapsed by the command covers its members' place: the boxes there that are not
+its own are pushed out of its way (``place``: the canvas's rule for it, given the new
+groups and the group just collapsed), in the same command, so undo puts them back.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from engine.errors import GraphError
 from engine.graph import fresh_id
 from engine.groups import Group, check_group
 
 from .commands import EditCommand
-from .document import GraphDocument
+from .document import GraphDocument, Point
+
+#: New positions for the boxes a collapsed group would cover (groups, the one collapsed).
+Place = Callable[[list[Group], str], dict[str, Point]]
 
 
 class SetGroups(EditCommand):
-    """Replace the document's groups (the base of every group edit)."""
+    """Replace the document's groups (the base of every group edit), and move the boxes
+    ``place`` says a group collapsed here would cover."""
 
     view_only = True
 
-    def __init__(self, doc: GraphDocument, groups: list[Group], text: str) -> None:
+    def __init__(self, doc: GraphDocument, groups: list[Group], text: str,
+                 place: Place | None = None, collapsed: str | None = None) -> None:
         super().__init__(doc, text)
         self.before = copy.deepcopy(doc.groups)
         self.after = groups
+        moves = place(groups, collapsed) if place is not None and collapsed is not None else {}
+        self.moves = (moves, {n: doc.positions[n] for n in moves if n in doc.positions})
 
     def redo(self) -> None:
+        if self.moves[0]:
+            self.doc.move_nodes(self.moves[0])
         self.doc.set_groups(copy.deepcopy(self.after))
 
     def undo(self) -> None:
+        if self.moves[1]:
+            self.doc.move_nodes(self.moves[1])
         self.doc.set_groups(copy.deepcopy(self.before))
 
 
-def group_nodes(doc: GraphDocument, selection: list[str]) -> SetGroups:
-    """The command grouping the selected op nodes (leaves in the selection stay outside).
+def group_nodes(doc: GraphDocument, selection: list[str], place: Place | None = None) -> SetGroups:
+    """The command grouping the selected op nodes (leaves in the selection stay outside),
+    collapsed.
 
     Raises GraphError when the selection cannot be a group (see engine.groups).
     """
@@ -42,7 +58,8 @@ def group_nodes(doc: GraphDocument, selection: list[str]) -> SetGroups:
     check_group(doc.graph, members, doc.groups)
     taken = {g.id for g in doc.groups} | set(doc.graph.nodes)
     gid = fresh_id("group", taken)
-    return SetGroups(doc, [*doc.groups, Group(gid, members)], f"Group {len(members)} nodes")
+    return SetGroups(doc, [*doc.groups, Group(gid, members)], f"Group {len(members)} nodes",
+                     place, gid)
 
 
 def ungroup(doc: GraphDocument, gid: str) -> SetGroups:
@@ -51,10 +68,13 @@ def ungroup(doc: GraphDocument, gid: str) -> SetGroups:
     return SetGroups(doc, [g for g in doc.groups if g.id != gid], f"Ungroup {gid}")
 
 
-def set_collapsed(doc: GraphDocument, gid: str, collapsed: bool) -> SetGroups:
+def set_collapsed(
+    doc: GraphDocument, gid: str, collapsed: bool, place: Place | None = None
+) -> SetGroups:
     groups = copy.deepcopy(doc.groups)
     for g in groups:
         if g.id == gid:
             g.collapsed = collapsed
-            return SetGroups(doc, groups, f"{'Collapse' if collapsed else 'Expand'} {gid}")
+            return SetGroups(doc, groups, f"{'Collapse' if collapsed else 'Expand'} {gid}",
+                             place, gid if collapsed else None)
     raise GraphError(f"no group named {gid!r}")

@@ -19,11 +19,11 @@ from engine.errors import GraphError
 from engine.examples import EXAMPLE_LESSONS
 from engine.groups import playback_steps
 
-from .canvas.group_frames import GroupFrames
+from .canvas.group_frames import GroupFrames, make_room
 from .canvas.train_marks import TrainMarks
 from .commands import push
 from .document import GraphDocument
-from .group_commands import group_nodes, set_collapsed, ungroup
+from .group_commands import Place, group_nodes, set_collapsed, ungroup
 from .model import labels
 from .panels.lazy_tab import LazyTab
 
@@ -202,11 +202,15 @@ class Teaching(QObject):
 
     def group_selection(self) -> None:
         """Ctrl+G: the selected op nodes become one group (leaves stay its inputs)."""
-        if self._push(group_nodes, self.window.canvas.selected_ids()):
+        if self._push(group_nodes, self.window.canvas.selected_ids(), self._room()):
             collapsed, expanded = self.playback_counts()
             self.window.show_status(
                 f"Grouped: playback has {collapsed} steps collapsed, {expanded} expanded"
             )
+
+    def _room(self) -> Place:
+        """Where boxes a group collapsing would cover go (see gui.canvas.group_frames)."""
+        return make_room(self.window.doc, self.window.canvas.canvas.node_sizes())
 
     def _group_at_selection(self) -> str | None:
         """The innermost group holding a selected node."""
@@ -226,7 +230,7 @@ class Teaching(QObject):
         gid = self._group_at_selection()
         if gid is not None:
             group = next(g for g in self.window.doc.groups if g.id == gid)
-            self._push(set_collapsed, gid, not group.collapsed)
+            self._push(set_collapsed, gid, not group.collapsed, self._room())
 
     def playback_counts(self) -> tuple[int, int]:
         """Backward steps with the groups as they are, and with every group expanded."""

@@ -183,6 +183,34 @@ def captured_cnn(path: Path) -> Path:
     return path
 
 
+def captured_block(path: Path) -> Path:
+    """A transformer-style block (nested modules: a layer norm, multi-head attention and
+    a GELU MLP, each with a residual), captured and saved."""
+    from engine.capture import capture, tracking
+
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+            self.attn = nn.MultiheadAttention(4, 2, batch_first=True)
+            self.mlp = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 4))
+
+        def forward(self, x: Any) -> Any:
+            h = self.norm(x)
+            x = x + self.attn(h, h, h, need_weights=False)[0]
+            return x + self.mlp(x)
+
+    torch.manual_seed(7)
+    model = nn.Sequential(Block()).double()
+    x = torch.randn(1, 3, 4, dtype=torch.float64)
+    with tracking(model):
+        loss = model(x).pow(2).sum()
+    capture(loss, names=model).save(path)
+    return path
+
+
 def assert_edges_compose(trace: Any, limit: int = JACOBIAN_LIMIT) -> int:
     """upstream · J == vjp on every edge with at most ``limit`` Jacobian entries."""
     checked = 0

@@ -2,25 +2,36 @@
 
 Expanded, a group is an outline behind its members with its title, inputs and
 outputs. Collapsed, a box covers the members (their edges still show where its
-inputs enter and its outputs leave) and shows the group's local Jacobian, the one
-its single step in a grouped playback (engine.groups.playback_steps) multiplies
-by. Frames never take clicks: the boxes under them do.
+inputs enter and its outputs leave), and only them (a user's boxes in its way are
+pushed aside: :func:`make_room`), and shows the group's local Jacobian, the one its
+single step in a grouped playback (engine.groups.playback_steps) multiplies by; a
+captured module's box, its path · class, edge count, inputs and outputs. Frames never
+take clicks: the boxes under them do.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSizeF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPen
-from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import (
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from engine.graph import CAPTURED_OP
-from engine.group_layout import holders
+from engine.group_layout import clear_of_collapsed, holders
 from engine.groups import Group, inputs_of, local_jacobian, outputs_of
+from engine.layout import NODE_GAP
 
-from ..document import GraphDocument
+from ..document import GraphDocument, Point
+from ..group_commands import Place
 from ..model.labels import matrix_text
+from ..model.semantic_zoom import MIN_SCREEN_PT, NAME_GROW, is_compact
 from ..model.timeline import Frame
-from ..theme import THEME
+from ..theme import THEME, name_font
 from .port_item import UNIT, cfont, cline
 
 MARGIN = 14.0 * UNIT
@@ -28,40 +39,108 @@ MARGIN = 14.0 * UNIT
 CAPTION = 18.0 * UNIT
 #: A collapsed box grows to fit its caption up to this wide (longer lines are cut short).
 ROOM_MAX_WIDTH = 520.0 * UNIT
+#: A collapsed box's title and the lines under it (points at zoom 1): as large as a
+#: node box's title and main text, so that an exported frame or the projector reads
+#: them as it reads the boxes (at 12-point mono they were about 13 px high at 1280x720).
+TITLE_PT, BODY_PT = 13.0, 11.0
+
+
+def caption_fonts() -> tuple[QFont, QFont]:
+    """A collapsed box's title font and body font: the title in the node names' face,
+    the body in the canvas's sans (its 1 and l differ: in mono, tesseract read
+    ``View1`` as ``Viewl``)."""
+    return name_font(TITLE_PT * UNIT), cfont(BODY_PT)
 
 
 def caption_room(text: str) -> tuple[float, float]:
-    """The room a collapsed box's caption takes (its content's least width and height):
-    engine.group_layout reserves it for a captured module, the frame grows to it."""
-    metrics = QFontMetricsF(cfont(12, mono=True))
-    lines = text.split("\n")
-    w = max(metrics.horizontalAdvance(line) for line in lines) + 12 * UNIT
-    return min(w, ROOM_MAX_WIDTH), metrics.lineSpacing() * len(lines) + 8 * UNIT
+    """The room a collapsed box's caption (its title line, then its body) takes: its
+    content's least width and height; engine.group_layout reserves it for a captured
+    module, the frame grows to it."""
+    title, body = (QFontMetricsF(f) for f in caption_fonts())
+    head, *lines = text.split("\n")
+    w = max([title.horizontalAdvance(head)] + [body.horizontalAdvance(ln) for ln in lines])
+    h = title.lineSpacing() + body.lineSpacing() * len(lines)
+    return min(w + 12 * UNIT, ROOM_MAX_WIDTH), h + 8 * UNIT
+
+
+def make_room(doc: GraphDocument, sizes: dict[str, tuple[float, float]]) -> Place:
+    """How a user's group collapsing makes room (``place`` of gui.group_commands): the
+    boxes its frame would cover move out of its way (engine.group_layout, with this
+    module's frame geometry). A captured trace lays its modules out itself."""
+
+    def place(groups: list[Group], collapsed: str) -> dict[str, Point]:
+        if doc.read_only:
+            return {}
+        return clear_of_collapsed(doc.positions, sizes, groups, margin=MARGIN, caption=CAPTION,
+                                  gap=NODE_GAP * UNIT, first=collapsed)
+
+    return place
 
 
 def group_caption(doc: GraphDocument, group: Group) -> str:
-    """The frame's text: name, inputs → outputs; collapsed, also the local Jacobian."""
+    """The frame's text: name, inputs → outputs; collapsed, the name on a line of its
+    own (the box's title), then a captured module's edge count or a user group's local
+    Jacobian. Short lines: the box is only as wide as its longest."""
     members = [m for m in group.members if m in doc.graph.nodes]
     ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
     name = group.title or group.id
-    head = f"{name}: {', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
+    flow = f"{', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
     if not group.collapsed:
-        return head
+        return f"{name}: {flow}"
     try:
         jac = local_jacobian(doc.graph, doc.results.forward, group, limit=64)
     except Exception:  # a member without a value: say so instead of a matrix
         jac = None
     if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
-        return f"{head}\n{len(members)} PyTorch nodes as one step (double-click: expand)"
+        edges = sum(1 for m in members for x in doc.graph.nodes[m].inputs if x is not None)
+        return (f"{name}\n{edges} edge{'s' if edges != 1 else ''} as one step"
+                f"\nin: {_first(ins)}\nout: {_first(outs)}\n(double-click: expand)")
     jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
-    text = f"{head}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
+    text = f"{name}\n{flow}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
     carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
     frozen = [x for x in ins if x not in carrying]
     return text + (f"\n(no gradient flows into {', '.join(frozen)})" if frozen else "")
 
 
+#: A module's caption names this many of its inputs (or outputs), then says how many more.
+NAMED = 3
+
+
+def _first(names: list[str]) -> str:
+    """``a, b, c + 6 more``: a module's parameters can be dozens (an attention block's
+    line had run past the box's edge, cut off mid-name)."""
+    more = len(names) - NAMED
+    return ", ".join(names[:NAMED]) + (f" + {more} more" if more > 0 else "") or "—"
+
+
+class _Full(QGraphicsSimpleTextItem):
+    """A collapsed box's caption text, drawn only at zooms where it can be read (below,
+    the frame draws its compact title instead)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        frame = self.parentItem()
+        if not (isinstance(frame, GroupFrame) and frame.compact_at(painter, option)):
+            # (its stub wants a widget; rendered into an image, Qt passes None)
+            super().paint(painter, option, widget)  # type: ignore[arg-type]
+
+
+class _FullPlate(QGraphicsRectItem):
+    """The opaque plate under :class:`_Full` text, drawn when the text is."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        frame = self.parentItem()
+        if not (isinstance(frame, GroupFrame) and frame.compact_at(painter, option)):
+            super().paint(painter, option, widget)
+
+
 class GroupFrame(QGraphicsRectItem):
-    """One group's frame and caption."""
+    """One group's frame and caption. Collapsed and zoomed out until the caption's lines
+    would show smaller than the canvas's least text size, the box shows its title alone,
+    as large as the box and that size allow (gui.model.semantic_zoom's rule for node
+    boxes: the whole view of a small captured model chose a zoom at which the boxes'
+    compact names were legible and the module captions 5 px high)."""
 
     def __init__(self, group_id: str) -> None:
         super().__init__()
@@ -70,12 +149,49 @@ class GroupFrame(QGraphicsRectItem):
         self.setAcceptHoverEvents(False)
         # collapsed, the caption sits on an opaque plate: the faded members under the
         # box would otherwise show through between its letters
-        self.plate = QGraphicsRectItem(self)
+        self.plate = _FullPlate(self)
         self.plate.setPen(QPen(Qt.PenStyle.NoPen))
         self.plate.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.caption = QGraphicsSimpleTextItem(self)
-        self.caption.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.title = _Full(self)  # collapsed: the name, over the caption
+        self.caption = _Full(self)
+        for item in (self.title, self.caption):
+            item.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self._title = ""  # collapsed: the title the compact form shows
         self._shown: tuple | None = None  # what show_group drew last, and in which look
+
+    def least_pt(self) -> float:
+        """The canvas's least text size on screen (points; the scene's, as node boxes')."""
+        return getattr(self.scene(), "min_text_pt", MIN_SCREEN_PT)
+
+    def compact_at(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> bool:
+        """Collapsed, and drawn so small that its caption's lines are not legible."""
+        zoom = option.levelOfDetailFromTransform(painter.worldTransform())
+        return bool(self._title) and is_compact(zoom, BODY_PT, self.least_pt())
+
+    def compact_title_pt(self, zoom: float) -> float:
+        """The title's size (points at zoom 1) in the compact form at ``zoom``: the names'
+        size on screen, grown as node names grow, as far as the box has room."""
+        inner = self._inner()
+        metrics = QFontMetricsF(caption_fonts()[0])
+        wide, high = metrics.horizontalAdvance(self._title), metrics.height()
+        return min(self.least_pt() * NAME_GROW / zoom,
+                   TITLE_PT * inner.width() / max(wide, 1e-9),
+                   TITLE_PT * inner.height() / max(high, 1e-9))
+
+    def _inner(self) -> QRectF:
+        return self.rect().adjusted(6 * UNIT, 6 * UNIT, -6 * UNIT, -6 * UNIT)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        super().paint(painter, option, widget)
+        if not self.compact_at(painter, option):
+            return
+        font = caption_fonts()[0]
+        zoom = option.levelOfDetailFromTransform(painter.worldTransform())
+        font.setPointSizeF(max(self.compact_title_pt(zoom), 1e-3))
+        painter.setFont(font)
+        painter.setPen(QColor(THEME.text))
+        painter.drawText(self._inner(), Qt.AlignmentFlag.AlignCenter, self._title)
 
     def show_group(
         self,
@@ -109,28 +225,34 @@ class GroupFrame(QGraphicsRectItem):
         fill.setAlpha((255 if any(room) else 235) if collapsed else 40)
         self.setBrush(QBrush(fill))
         self.setZValue(6 if collapsed else 0.1 - 0.01 * depth)  # collapsed: over the members
-        self.caption.setFont(cfont(12, mono=True) if collapsed else cfont(9.5, bold=True))
-        self.caption.setBrush(QBrush(THEME.text))
-        if collapsed:  # the box is as wide as the layout made it: long lines are cut short
-            metrics, width = QFontMetricsF(self.caption.font()), outer.width() - 12 * UNIT
-            text = "\n".join(
-                metrics.elidedText(line, Qt.TextElideMode.ElideRight, width)
-                for line in text.split("\n")
-            )
-        self.caption.setText(text)
-        box = self.caption.boundingRect()
-        if collapsed:  # the Jacobian in the middle of the box, where the members were
-            self.caption.setPos(
-                outer.center().x() - box.width() / 2, outer.center().y() - box.height() / 2
-            )
-            self.plate.setBrush(QBrush(THEME.group_fill))
-            pad = 4 * UNIT
-            self.plate.setRect(
-                box.translated(self.caption.pos()).adjusted(-pad, -pad, pad, pad) & outer
-            )
-        else:
-            self.caption.setPos(outer.left() + 6 * UNIT, outer.top() + 3 * UNIT)
+        for item in (self.title, self.caption):
+            item.setBrush(QBrush(THEME.text))
+        self.title.setVisible(collapsed)
         self.plate.setVisible(collapsed)
+        self._title = text.partition("\n")[0] if collapsed else ""
+        if not collapsed:
+            self.caption.setFont(cfont(9.5, bold=True))
+            self.caption.setText(text)
+            self.caption.setPos(outer.left() + 6 * UNIT, outer.top() + 3 * UNIT)
+            return
+        # the box is as wide as the layout made it: long lines are cut short
+        width = outer.width() - 12 * UNIT
+        head, _, body = text.partition("\n")
+        for item, font, line in zip((self.title, self.caption), caption_fonts(), (head, body),
+                                    strict=True):
+            item.setFont(font)
+            metrics = QFontMetricsF(font)
+            item.setText("\n".join(metrics.elidedText(ln, Qt.TextElideMode.ElideRight, width)
+                                   for ln in line.split("\n")))
+        # title over body, as one block in the middle of the box, where the members were
+        top, low = self.title.boundingRect(), self.caption.boundingRect()
+        w, h = max(top.width(), low.width()), top.height() + low.height()
+        x, y = outer.center().x() - w / 2, outer.center().y() - h / 2
+        self.title.setPos(x, y)
+        self.caption.setPos(x, y + top.height())
+        pad = 4 * UNIT
+        self.plate.setBrush(QBrush(THEME.group_fill))
+        self.plate.setRect(QRectF(x, y, w, h).adjusted(-pad, -pad, pad, pad) & outer)
 
 
 class GroupFrames:

@@ -65,10 +65,12 @@ from ..commands import (
 from ..document import GraphDocument, Point
 from ..group_commands import set_collapsed
 from ..model.camera import (
+    SMALL_GRAPH_NODES,
     CameraTarget,
     Rect,
     camera_target,
     interpolate,
+    least_legible,
     opening_view,
     readable_zoom,
 )
@@ -78,7 +80,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME, style
 from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
-from .group_frames import GroupFrame
+from .group_frames import GroupFrame, make_room
 from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
 from .scene import CanvasScene
@@ -320,10 +322,13 @@ class CanvasView(QGraphicsView):
             return not extra or self.canvas.label_clear_at(QRectF(*rect), zoom)
 
         pairs = known.pairs if active is None else known.pairs_at(*active[:2])
+        def label_scale(zoom: float) -> float:
+            return self.canvas.label.scale_for(zoom, self.canvas.label_pt)
+
         return camera_target(known.rects, pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
                              known.numbers, known.whole, label_fits, known.bounds,
-                             self._anchor(frame, known.rects))
+                             self._anchor(frame, known.rects), label_scale)
 
     def _anchor(self, frame: Frame | None, boxes: Mapping[str, Rect]) -> Rect | None:
         """What to look at when no edge is active and a captured model's graph cannot be
@@ -437,7 +442,11 @@ class CanvasView(QGraphicsView):
         # a captured model (read-only) can be too big to read whole; a hand-built graph
         # opens whole, as its teacher laid it out
         readable = readable and self.doc.read_only
-        legible = readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT) if readable else MIN_ZOOM
+        legible = MIN_ZOOM
+        if readable:  # its boxes' full text, or their compact forms, as the camera reads them
+            known = self.canvas.camera_boxes.refresh()
+            zooms = known.names if len(known.rects) <= SMALL_GRAPH_NODES else known.numbers
+            legible = least_legible(readable_zoom(MIN_SCREEN_PT * THEME.scale, BOX_PT), zooms)
         size = self.viewport().size()
         last = self._last_node()
         assert last is not None  # the graph has nodes: its rect is not empty
@@ -929,7 +938,8 @@ class CanvasView(QGraphicsView):
                 group = next((g for g in self.doc.groups if g.id == frame.group_id), None)
                 if group is None:
                     return False
-                error = push(self.doc, set_collapsed(self.doc, group.id, not group.collapsed))
+                room = make_room(self.doc, self.canvas.node_sizes())
+                error = push(self.doc, set_collapsed(self.doc, group.id, not group.collapsed, room))
                 if error is not None:
                     self.statusMessage.emit(str(error))
                 return True

@@ -94,6 +94,19 @@ def fit_zoom(rect: Rect, viewport: tuple[float, float], margin_px: float = MARGI
     return min(vw / max(rect[2], 1e-9), vh / max(rect[3], 1e-9))
 
 
+def least_legible(
+    readable: float, zooms: Mapping[str, float] | None, nodes: Iterable[str] | None = None
+) -> float:
+    """The zoom at which every box (of ``nodes``; None: all of ``zooms``) is legible:
+    ``readable``, or less when each has a compact form legible from its zoom in
+    ``zooms`` (:mod:`gui.model.semantic_zoom`)."""
+    if zooms is None:
+        return readable
+    if nodes is None:
+        return min(readable, max(zooms.values(), default=readable))
+    return min(readable, max((zooms.get(n, inf) for n in nodes), default=readable))
+
+
 def camera_target(
     boxes: Mapping[str, Rect],
     edges: Iterable[tuple[str, str]],
@@ -107,6 +120,7 @@ def camera_target(
     label_fits: Callable[[Rect, float], bool] | None = None,
     bounds: Rect | None = None,
     anchor: Rect | None = None,
+    extra_scale: Callable[[float], float] | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
@@ -124,7 +138,11 @@ def camera_target(
     alone make legible); ``bounds``: the union of ``boxes``, when the caller keeps it
     (at 10,000 boxes, computing it was most of a call); ``anchor``: the rectangle to look at
     when no edge is active and the whole graph is not legible (the output's box, or a
-    collapsed module's playing as one step), as :func:`opening_view` opens a view.
+    collapsed module's playing as one step), as :func:`opening_view` opens a view,
+    looked at from at least ``readable`` when it fits; ``extra_scale``: how much larger
+    than given ``extra`` is at a zoom (the label keeps its size on screen, so it grows in
+    scene units as the camera moves out: framed at its size at zoom 1, a big label had
+    no room beside the step's boxes in presentation mode).
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
@@ -152,13 +170,9 @@ def camera_target(
     assert world is not None
 
     def floor(nodes: list[str], zooms: Mapping[str, float] | None) -> float:
-        """The zoom at which every box of ``nodes`` is legible: ``readable``, or less
-        when each has a compact form legible from its zoom in ``zooms``."""
-        if zooms is None:
-            return readable
-        if nodes is everything and zooms.keys() == boxes.keys():  # every box: in C
-            return min(readable, max(zooms.values()))
-        return min(readable, max(zooms.get(n, inf) for n in nodes))
+        if nodes is everything and zooms is not None and zooms.keys() == boxes.keys():
+            return least_legible(readable, zooms)  # every box: in C
+        return least_legible(readable, zooms, nodes)
 
     numbers = compact_zoom if number_zoom is None else number_zoom
     small = len(everything) <= SMALL_GRAPH_NODES
@@ -168,8 +182,10 @@ def camera_target(
     if active is None or not (active[0] in boxes and active[1] in boxes):
         if legible_whole or anchor is None:
             return whole_view
-        # the zoom steps follow at, the anchor whole in view
-        zoom = min(COMFORT * floor(everything, numbers), cap, fit_zoom(anchor, viewport))
+        # the zoom steps follow at, or closer if the anchor's own text needs it (a
+        # module's caption does not grow as compact boxes do), the anchor whole in view
+        zoom = min(max(COMFORT * floor(everything, numbers), readable), cap,
+                   fit_zoom(anchor, viewport))
         return CameraTarget(_clamped(anchor, world, viewport, zoom), zoom, ())
     if legible_whole:
         return whole_view
@@ -182,15 +198,42 @@ def camera_target(
     steady = min(COMFORT * floor(everything, numbers), cap)
     fits = []
     for nodes, extras in ((near, list(extra)), (pair, list(extra)), (pair, [])):
-        rect = union([boxes[n] for n in nodes] + extras)
-        assert rect is not None
-        fits.append((nodes, rect, fit_zoom(rect, viewport)))
-    for nodes, rect, z in fits:
-        if z >= floor(nodes, compact_zoom):
+        fits.append((nodes, *_fitted([boxes[n] for n in nodes], extras, viewport, extra_scale)))
+    # the two boxes with the label, their gradient lines shortened to the box if need
+    # be, before the two boxes alone: with no room beside them, a big label had nowhere
+    # whole in view off the boxes
+    shortened = compact_zoom if whole_zoom is None else whole_zoom
+    tries = [(fits[0], compact_zoom), (fits[1], compact_zoom), (fits[1], shortened),
+             (fits[2], compact_zoom)]
+    for (nodes, rect, z), zooms in tries:
+        if z >= floor(nodes, zooms):
             zoom = min(z, steady)
             return CameraTarget(_clamped(rect, world, viewport, zoom), zoom, tuple(nodes))
     nodes, rect, zoom = fits[-1]
     return CameraTarget(_centre(rect), zoom, tuple(nodes))
+
+
+def _fitted(
+    rects: list[Rect], extras: list[Rect], viewport: tuple[float, float],
+    scale_at: Callable[[float], float] | None,
+) -> tuple[Rect, float]:
+    """The union of ``rects`` and ``extras`` and the zoom it fits at, each extra grown
+    about its centre by ``scale_at`` the zoom (found by a few rounds: a smaller zoom, a
+    larger extra)."""
+    rect = union(rects + extras)
+    assert rect is not None
+    zoom = fit_zoom(rect, viewport)
+    if scale_at is None or not extras:
+        return rect, zoom
+    for _ in range(8):
+        k = scale_at(zoom)
+        grown = [(x + w * (1 - k) / 2, y + h * (1 - k) / 2, w * k, h * k) for x, y, w, h in extras]
+        rect = union(rects + grown)
+        assert rect is not None
+        before, zoom = zoom, fit_zoom(rect, viewport)
+        if abs(zoom - before) <= 1e-3 * before:
+            break
+    return rect, zoom
 
 
 def opening_view(

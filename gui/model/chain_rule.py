@@ -27,6 +27,7 @@ def chain_rule_html(
     compact: bool = False,
     elide: bool = False,
     sub_pt: float | None = None,
+    update: str = "",
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
@@ -34,10 +35,13 @@ def chain_rule_html(
     it, and the page says so). ``compact``: a step's symbolic line
     and its numbers share one line; ``elide``: its matrices are written as their shapes
     (:func:`labels.step_html`); ``sub_pt``: sub- and superscripts at that size
-    (:func:`labels.h_document`)."""
+    (:func:`labels.h_document`); ``update``: the training step's update that follows
+    the pass (HTML, at its end), written first: it is what the canvas then shows (each
+    parameter's new value), and after the last step and the summary it sat below the
+    fold of the presentation panel at 1280x720."""
     results = tl.results
     trace = results.trace
-    body: list[str] = []
+    body: list[str] = [update] if update else []
     if frame.phase in (Phase.NO_FORWARD, Phase.FORWARD):
         body.append(
             labels.forward_html(frame.position, tl.forward_order, results.forward.values, graph)

@@ -165,12 +165,16 @@ def step_lines(result: StepResult, spec: TrainSpec) -> list[str]:
 
 
 def update_html(spec: TrainSpec, state: TrainState) -> str:
-    """The last step's update for the chain-rule panel, after the backward's summary:
-    the rule, then every parameter's update with the numbers (ids escaped here)."""
+    """The last step's update for the chain-rule panel, at the end of the backward:
+    every parameter's result line first (``w ← old − step = new``: what its box then
+    shows, and what the presentation panel must show without scrolling), then the rule
+    and the optimizer's working (ids escaped here)."""
     if state.last is None:
         return ""
     head = labels.h_heading(labels.esc(f"Then the update, step {state.t} ({spec.optimizer})"))
-    return head + mono_lines(rule(spec) + step_lines(state.last, spec))
+    worked = [update_lines(up, spec) for up in state.last.updates.values()]
+    rest = [w[-1] for w in worked] + rule(spec) + [x for w in worked for x in w[:-1]]
+    return head + mono_lines(rest)
 
 
 def mono_lines(lines: Iterable[str]) -> str:

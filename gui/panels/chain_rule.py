@@ -142,10 +142,10 @@ class ChainRulePanel(QWidget):
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
-        html = chain_rule_html(
-            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide, sub,
+        return chain_rule_html(
+            p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide,
+            sub, _update(p, frame),
         )
-        return _with_update(html, p, frame)
 
     def text(self) -> str:
         """What the panel says, as plain text (for tests and accessibility)."""
@@ -379,9 +379,9 @@ def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
     return body, subs
 
 
-def _with_update(html: str, p: Player, frame: Frame) -> str:
+def _update(p: Player, frame: Frame) -> str:
     """Train mode (issue 30): at the end of backward, the last training step's update."""
     spec, state = p.doc.train, p.doc.train_state
     if spec is None or state is None or frame.position != p.timeline.end:
-        return html
-    return html.replace("</body>", update_html(spec, state) + "</body>", 1)
+        return ""
+    return update_html(spec, state)

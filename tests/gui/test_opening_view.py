@@ -44,3 +44,34 @@ def test_no_step_active_on_a_graph_unreadable_whole_the_camera_looks_at_the_outp
     small = {k: boxes[k] for k in ("n0", "n1")}  # legible whole: still shown whole
     shown = camera_target(small, edges[:1], None, VIEW, 1.0, anchor=boxes["n1"])
     assert shown is not None and shown.nodes == ("n0", "n1")
+
+
+def _shown_whole(win, ids) -> list[str]:  # noqa: ANN001
+    """The boxes of ``ids`` not wholly in the canvas's view."""
+    seen = win.canvas.visible_scene_rect()
+    return [n for n in ids if not seen.contains(win.canvas.canvas.nodes[n].scene_rect())]
+
+
+def test_a_small_captured_model_opens_whole_a_big_one_on_a_readable_part(
+    make_window, tmp_path  # noqa: ANN001
+) -> None:
+    """The two-layer MLP fits the window with every box's compact name legible: it opens
+    whole (it opened on its output, zoomed to full-box text); a ten-layer one does not
+    fit readably and opens on a part around its output, its names legible there."""
+    import pytest
+
+    from support import captured_mlp, deep_mlp_trace, torch
+
+    if torch is None:
+        pytest.skip("torch is not installed")
+    win = make_window(captured_mlp(tmp_path / "mlp.bptrace"), size=(1280, 720))
+    view, known = win.canvas, win.canvas.canvas.camera_boxes.refresh()
+    assert not _shown_whole(win, win.doc.graph.nodes)
+    assert all(view.zoom() >= z - 1e-9 for z in known.names.values())
+    deep = tmp_path / "deep.bptrace"
+    deep_mlp_trace("Tanh").save(deep)
+    assert win.files.load_path(deep)
+    known = win.canvas.canvas.camera_boxes.refresh()
+    hidden = _shown_whole(win, win.doc.graph.nodes)
+    assert hidden and not _shown_whole(win, [win.canvas._last_node()])
+    assert all(view.zoom() >= z - 1e-9 for z in known.numbers.values())
