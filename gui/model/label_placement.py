@@ -114,7 +114,12 @@ def _candidates(
         sweep = np.column_stack((fx.ravel(), fy.ravel()))
         tiers = [np.vstack((t, np.clip(t, lo, hi))) for t in tiers]
         tiers[2] = np.vstack((tiers[2], sweep))
-    return np.vstack(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
+    spots, tier = np.vstack(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
+    # Each spot once, where it first comes (a spot slid into the view is often where it
+    # was): a later copy ranks no better, and measuring copies against every box was
+    # most of placing a label in a view.
+    first = np.sort(np.unique(spots[:, 0] + 1j * spots[:, 1], return_index=True)[1])
+    return spots[first], tier[first]
 
 
 def place_label(
