@@ -26,6 +26,10 @@ from .node_item import FAR_LOD, NodeItem
 _Look = tuple[QRectF, QRectF, QColor, bool]
 #: Room around the boxes (scene units) for the one-pixel border seen from far away.
 MARGIN = 40.0
+#: Up to this many boxes changed (an edit, a click), their rows are updated in the
+#: painter's table; more (a duplicate, select all), it is made again in one go (a row
+#: added at a time copies the table each time).
+ROWS_IN_PLACE = 16
 
 
 class _Table:
@@ -98,8 +102,9 @@ class FarBoxes(QGraphicsItem):
             self._cover(self._gather().values(), QRectF())
             self.update()
             return
+        ids = list(ids)
         area = QRectF()
-        table = self._table
+        table = self._table if len(ids) <= ROWS_IN_PLACE else None
         for nid in ids:
             old = looks.get(nid)
             if old is not None:
