@@ -471,8 +471,9 @@ class PlayerToolbar(QToolBar):
         self.status_label.setContentsMargins(8, 0, 8, 0)
         self.addWidget(self.status_label)
 
+        # (a new timeline's first frame follows it at once: every edit showed the
+        # range, the actions and the status twice)
         player.frameChanged.connect(self._refresh)
-        player.timelineChanged.connect(self._refresh)
         player.playingChanged.connect(self._refresh)
         player.speedChanged.connect(self._speed_changed)
         player.directionChanged.connect(self._show_direction)

@@ -26,6 +26,10 @@ from .node_item import FAR_LOD, NodeItem
 _Look = tuple[QRectF, QRectF, QColor, bool]
 #: Room around the boxes (scene units) for the one-pixel border seen from far away.
 MARGIN = 40.0
+#: Up to this many boxes changed (an edit, a click), their rows are updated in the
+#: painter's table; more (a duplicate, select all), it is made again in one go (a row
+#: added at a time copies the table each time).
+ROWS_IN_PLACE = 16
 
 
 class _Table:
@@ -33,18 +37,42 @@ class _Table:
     selected, and which band colour each has, as arrays (a paint picks the boxes in
     view and groups them with numpy, not one Python step per box)."""
 
-    def __init__(self, looks: list[_Look]) -> None:
-        self.boxes = [look[0] for look in looks]
-        self.bands = [look[1] for look in looks]
-        bounds = [(b.left(), b.top(), b.right(), b.bottom()) for b in self.boxes]
+    def __init__(self, looks: dict[str, _Look]) -> None:
+        self.rows = {nid: i for i, nid in enumerate(looks)}
+        self.boxes = [look[0] for look in looks.values()]
+        self.bands = [look[1] for look in looks.values()]
+        bounds = [_bounds(b) for b in self.boxes]
         self.bounds = np.array(bounds, dtype=float).reshape(-1, 4)
-        self.chosen = np.array([look[3] for look in looks], dtype=bool)
-        ids: dict[int, int] = {}
+        self.chosen = np.array([look[3] for look in looks.values()], dtype=bool)
+        self._ids: dict[int, int] = {}  # a band colour's rgba -> its index in colours
         self.colours: list[QColor] = []
-        for look in looks:
-            if ids.setdefault(look[2].rgba(), len(ids)) == len(self.colours):
-                self.colours.append(look[2])
-        self.colour_ids = np.array([ids[look[2].rgba()] for look in looks], dtype=np.int64)
+        self.colour_ids = np.array([self._colour_id(look[2]) for look in looks.values()],
+                                   dtype=np.int64)
+
+    def _colour_id(self, colour: QColor) -> int:
+        if self._ids.setdefault(colour.rgba(), len(self._ids)) == len(self.colours):
+            self.colours.append(colour)
+        return self._ids[colour.rgba()]
+
+    def set_row(self, nid: str, look: _Look) -> None:
+        """Box ``nid`` looks like this now (a new box: a new row). An edit or a select
+        changes a box or two: making the table again for those was most of its paint."""
+        row = self.rows.setdefault(nid, len(self.boxes))
+        if row == len(self.boxes):
+            self.boxes.append(look[0])
+            self.bands.append(look[1])
+            self.bounds = np.vstack((self.bounds, _bounds(look[0])))
+            self.chosen = np.append(self.chosen, look[3])
+            self.colour_ids = np.append(self.colour_ids, self._colour_id(look[2]))
+            return
+        self.boxes[row], self.bands[row] = look[0], look[1]
+        self.bounds[row] = _bounds(look[0])
+        self.chosen[row] = look[3]
+        self.colour_ids[row] = self._colour_id(look[2])
+
+
+def _bounds(box: QRectF) -> tuple[float, float, float, float]:
+    return (box.left(), box.top(), box.right(), box.bottom())
 
 
 class FarBoxes(QGraphicsItem):
@@ -74,16 +102,23 @@ class FarBoxes(QGraphicsItem):
             self._cover(self._gather().values(), QRectF())
             self.update()
             return
+        ids = list(ids)
         area = QRectF()
+        table = self._table if len(ids) <= ROWS_IN_PLACE else None
         for nid in ids:
-            old = looks.pop(nid, None)
+            old = looks.get(nid)
             if old is not None:
                 area = area.united(old[0])
             item = self._nodes.get(nid)
             if item is not None and item.content is not None and item.isVisible():
-                looks[nid] = new = (*item.far_look(), item.isSelected())
+                looks[nid] = new = (*item.far_look(), item.isSelected())  # (in its place)
                 area = area.united(new[0])
-        self._table = None
+                if table is not None:
+                    table.set_row(nid, new)
+            elif old is not None:
+                del looks[nid]
+                table = None  # a box gone: its row goes with a table made afresh
+        self._table = table
         if not area.isEmpty():
             self._cover([], self._area.united(area))
             self.update(area)
@@ -125,7 +160,7 @@ class FarBoxes(QGraphicsItem):
             self._paint_each(painter, self._boxes(), widget)  # a closer render of this scene
             return
         if self._table is None:
-            self._table = _Table(list(self._gather().values()))
+            self._table = _Table(self._gather())
         table = self._table
         bounds = table.bounds
         e = option.exposedRect

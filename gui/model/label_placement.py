@@ -114,7 +114,12 @@ def _candidates(
         sweep = np.column_stack((fx.ravel(), fy.ravel()))
         tiers = [np.vstack((t, np.clip(t, lo, hi))) for t in tiers]
         tiers[2] = np.vstack((tiers[2], sweep))
-    return np.vstack(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
+    spots, tier = np.vstack(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
+    # Each spot once, where it first comes (a spot slid into the view is often where it
+    # was): a later copy ranks no better, and measuring copies against every box was
+    # most of placing a label in a view.
+    first = np.sort(np.unique(spots[:, 0] + 1j * spots[:, 1], return_index=True)[1])
+    return spots[first], tier[first]
 
 
 def place_label(
@@ -158,7 +163,6 @@ def place_label(
         lo, hi = spots.min(0), spots.max(0)
         other = other[(other[:, 0] < hi[0] + w / 2 + m) & (other[:, 2] > lo[0] - w / 2 - m)
                       & (other[:, 1] < hi[1] + h / 2 + m) & (other[:, 3] > lo[1] - h / 2 - m)]
-    covered = _covered(spots, size[0], size[1], other, BOX_MARGIN)
     # sitting on the curve hides the edge it describes
     on_curve = np.zeros(len(spots), dtype=bool)
     for px, py in pts.tolist():
@@ -168,13 +172,20 @@ def place_label(
     penalty = np.where(on_curve, area * 0.05, 0.0)
     # rule 2, then near the edge if anywhere there is whole in view
     group = np.where(inside, 0, 3) + tier
-    for i in np.flatnonzero((group == group.min()) & (covered == 0)).tolist():
+    best_group = group == group.min()
+    # The best group's spots are measured first: one of them free of boxes and edges
+    # is the answer, and the others' boxes need not be (most of an edit's placing).
+    covered = np.zeros(len(spots))
+    covered[best_group] = _covered(spots[best_group], size[0], size[1], other, BOX_MARGIN)
+    for i in np.flatnonzero(best_group & (covered == 0)).tolist():
         x, y = spots[i].tolist()
         if edges_under is not None and not on_curve[i]:
             rect = (x - size[0] / 2, y - size[1] / 2, *size)
             penalty[i] += edges_under(rect) * area * 0.02
         if penalty[i] == 0:
             return LabelSpot((x, y), _nearest(pts, x, y), bool(inside[i]), bool(inside[i]))
+    rest = ~best_group
+    covered[rest] = _covered(spots[rest], size[0], size[1], other, BOX_MARGIN)
     ax, ay = anchors[0]
     dist = np.abs(spots[:, 0] - ax) + np.abs(spots[:, 1] - ay)
     best = int(np.lexsort((dist, covered + penalty, group))[0])

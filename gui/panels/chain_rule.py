@@ -225,10 +225,11 @@ class ChainRulePanel(QWidget):
         """The choice for ``frame`` (remembered by its :meth:`_key`) and its document."""
         choice = self._choices.get(key)
         if choice is not None:
-            return choice, self._laid_out(self._html(frame, *choice))
+            first = choice == (1.0, False, False)
+            return choice, self._laid_out(key[0] if first else self._html(frame, *choice))
         if len(self._choices) >= CHOICES_KEPT:
             self._choices.clear()
-        choice, doc = self._choose(frame)
+        choice, doc = self._choose(frame, key[0])
         self._choices[key] = choice
         return choice, doc
 
@@ -239,9 +240,10 @@ class ChainRulePanel(QWidget):
         return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
                 self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
 
-    def _choose(self, frame: Frame) -> tuple[tuple[float, bool, bool], QTextDocument]:
+    def _choose(self, frame: Frame, first: str) -> tuple[tuple[float, bool, bool], QTextDocument]:
         """Lay the step out and choose (fit, compact, elide): the choice and its document,
-        laid out, not shown yet.
+        laid out, not shown yet. ``first``: the write-up at full size, as written (the
+        key's: writing it again was a fifth of an edit's render).
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
@@ -252,7 +254,8 @@ class ChainRulePanel(QWidget):
             best: tuple[float, bool, bool] = (0.0, False, False)
             kept: QTextDocument | None = None
             for compact, elide in SHORTENINGS:
-                doc = self._laid_out(self._html(frame, 1.0, compact, elide))
+                html = self._html(frame, 1.0, compact, elide) if compact or elide else first
+                doc = self._laid_out(html)
                 overflow = self._overflow(doc)
                 if overflow >= 1.0:
                     _drop(kept)
@@ -266,7 +269,7 @@ class ChainRulePanel(QWidget):
             assert kept is not None
             return (1.0, best[1], best[2]), kept
         fit = 1.0
-        doc = self._laid_out(self._html(frame, fit, False, False))
+        doc = self._laid_out(first)
         for _ in range(2):
             shrink = self._overflow(doc)
             if shrink >= 1.0 or fit <= MIN_FIT:

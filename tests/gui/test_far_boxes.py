@@ -163,3 +163,22 @@ def test_selecting_many_boxes_while_far_looks_for_changes_once(view, monkeypatch
     view.select_ids([])
     assert len(calls) == 2
     assert differing(before, pixels(view)) == 0
+
+
+def test_a_table_updated_row_by_row_paints_as_one_made_afresh(view: CanvasView) -> None:
+    # A select, a move and an add update the rows of the boxes they change (making the
+    # whole table again was most of an edit's far paint): the pixels must be those of a
+    # table made from every box.
+    scene = view.canvas
+    pixels(view)  # the table is made
+    view.select_ids(["y"])
+    item = scene.nodes["y"]
+    old = (item.x(), item.y())
+    assert push(view.doc, MoveNodes(view.doc, {"y": old}, {"y": (old[0], old[1] + 400.0)})) is None
+    added = view.add_node_at("input", scene.nodes_rect().center())
+    assert added is not None and scene.nodes[added].isSelected()
+    updated = scene.far_boxes._table
+    assert updated is not None and added in updated.rows  # rows updated, not made again
+    kept = pixels(view)
+    scene.far_boxes.changed()  # forget everything: a table made afresh
+    assert differing(kept, pixels(view)) == 0

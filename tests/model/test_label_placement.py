@@ -7,7 +7,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gui.model.label_placement import BOX_MARGIN, WHOLE_TABLE, _covered, _hits, place_label
+from gui.model.label_placement import (
+    BOX_MARGIN,
+    WHOLE_TABLE,
+    _candidates,
+    _covered,
+    _hits,
+    place_label,
+)
 
 coord = st.floats(-2000, 2000, allow_nan=False)
 extent = st.floats(20, 600, allow_nan=False)
@@ -102,3 +109,15 @@ def test_spots_measured_in_groups_cover_what_the_whole_table_says() -> None:
     for w, h in ((160.0, 60.0), (2500.0, 900.0)):  # a label seen from near, and from far
         whole = _hits(spots, w, h, boxes, BOX_MARGIN).sum(axis=1)
         assert np.allclose(_covered(spots, w, h, boxes, BOX_MARGIN), whole, rtol=0, atol=1e-5)
+
+
+def test_each_candidate_spot_is_tried_once_in_its_best_tier() -> None:
+    """A spot slid into the view is often where it was: it is measured once, as the
+    first (best-tier) spot it came as, and the spots keep their order."""
+    step = np.array([[0.0, 0.0, 160.0, 60.0], [300.0, 200.0, 460.0, 260.0]])
+    anchors = [(230.0, 130.0), (200.0, 110.0), (260.0, 150.0), (170.0, 90.0), (290.0, 170.0)]
+    spots, tier = _candidates((160.0, 60.0), step, anchors, (-500.0, -400.0, 1500.0, 1000.0),
+                              BOX_MARGIN, 4.0)
+    assert len({tuple(p) for p in spots.tolist()}) == len(spots)
+    assert (np.diff(tier) >= 0).all()  # best first
+    assert (tier == 0).any() and (tier == 2).any()
