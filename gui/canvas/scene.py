@@ -45,6 +45,7 @@ from .edge_item import (
     DONE,
     LANE_SEP,
     NORMAL,
+    ArcLength,
     EdgeItem,
     EdgeLabelItem,
     Lane,
@@ -734,11 +735,7 @@ class CanvasScene(QGraphicsScene):
         kept = self._sampled.get(key)
         if kept is not None and kept[0] == path:
             return kept[1]
-        length = path.length()
-        points = [
-            (p.x(), p.y())
-            for p in (path.pointAtPercent(path.percentAtLength(length * t)) for t in LABEL_SAMPLES)
-        ]
+        points = ArcLength(path).points(LABEL_SAMPLES)
         if len(self._sampled) >= len(self.edges):  # edges came and went: start afresh
             self._sampled.clear()
         self._sampled[key] = (path, points)
