@@ -1,7 +1,7 @@
 """Capture benchmark: recording a real PyTorch backward pass, and replaying a trace.
 
-Run ``python benchmarks/bench_capture.py``; it prints one ``name: value`` line per
-figure. Targets:
+Run ``python benchmarks/bench_capture.py [--only capture|window|resnet18|notebook]``;
+it prints one ``name: value`` line per figure. Targets:
 
 - ``capture_mlp1000_ratio`` <= 15: the median time of :func:`engine.capture.capture`
   over the median time of a plain ``backward()`` on the same 1,000-node MLP (200
@@ -281,14 +281,23 @@ def resnet18_window_figures(path: Path, tracked: Path) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parts = ("capture", "window", "resnet18", "notebook")
+    parser.add_argument("--only", choices=parts, action="append",
+                        help="run only these groups of figures (repeatable; default: all)")
     args = parser.parse_args(argv)
-    figures = capture_figures(args.repeats)
-    figures.update(window_figures(args.repeats))
-    with tempfile.TemporaryDirectory() as folder:
-        resnet, plain, tracked = resnet18_figures(args.repeats, Path(folder))
-        figures.update(resnet)
-        figures.update(resnet18_window_figures(plain, tracked))
-    figures.update(notebook_figure())
+    only = set(args.only or parts)
+    figures: dict[str, float] = {}
+    if "capture" in only:
+        figures.update(capture_figures(args.repeats))
+    if "window" in only:
+        figures.update(window_figures(args.repeats))
+    if "resnet18" in only:
+        with tempfile.TemporaryDirectory() as folder:
+            resnet, plain, tracked = resnet18_figures(args.repeats, Path(folder))
+            figures.update(resnet)
+            figures.update(resnet18_window_figures(plain, tracked))
+    if "notebook" in only:
+        figures.update(notebook_figure())
     for name, value in figures.items():
         print(f"{name}: {value:.3g}")
     return 0
