@@ -11,6 +11,7 @@ take clicks: the boxes under them do.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QRectF, QSizeF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import (
@@ -23,11 +24,13 @@ from PySide6.QtWidgets import (
 
 from engine.graph import CAPTURED_OP
 from engine.group_layout import clear_of_collapsed, holders
-from engine.groups import Group, inputs_of, local_jacobian, outputs_of
+from engine.groups import Group, GroupStep, inputs_of, local_jacobian, outputs_of
 from engine.layout import NODE_GAP
 
 from ..document import GraphDocument, Point
 from ..group_commands import Place
+from ..model.formatting import format_tensor
+from ..model.group_view import group_vectors
 from ..model.labels import matrix_text
 from ..model.semantic_zoom import MIN_SCREEN_PT, NAME_GROW, is_compact
 from ..model.timeline import Frame
@@ -77,10 +80,14 @@ def make_room(doc: GraphDocument, sizes: dict[str, tuple[float, float]]) -> Plac
     return place
 
 
-def group_caption(doc: GraphDocument, group: Group) -> str:
+def group_caption(doc: GraphDocument, group: Group, step: GroupStep | None = None) -> str:
     """The frame's text: name, inputs → outputs; collapsed, the name on a line of its
     own (the box's title), then a captured module's edge count or a user group's local
-    Jacobian. Short lines: the box is only as wide as its longest."""
+    Jacobian. Short lines: the box is only as wide as its longest.
+
+    While a captured module's own ``step`` plays, its box says the gradient arriving at
+    its outputs and the one it sends to its inputs, where it named them (as many lines:
+    the box keeps the size laid out for it; the names are in the step's heading)."""
     members = [m for m in group.members if m in doc.graph.nodes]
     ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
     name = group.title or group.id
@@ -93,8 +100,12 @@ def group_caption(doc: GraphDocument, group: Group) -> str:
         jac = None
     if jac is None and any(doc.graph.nodes[m].op == CAPTURED_OP for m in members):
         edges = sum(1 for m in members for x in doc.graph.nodes[m].inputs if x is not None)
+        flows = f"in: {_first(ins)}\nout: {_first(outs)}"
+        if step is not None:
+            row, vjps = group_vectors(step)
+            flows = f"grad out: {_summary(row)}\ngrad in: {_summary(vjps)}"
         return (f"{name}\n{edges} edge{'s' if edges != 1 else ''} as one step"
-                f"\nin: {_first(ins)}\nout: {_first(outs)}\n(double-click: expand)")
+                f"\n{flows}\n(double-click: expand)")
     jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
     text = f"{name}\n{flow}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
     carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
@@ -104,6 +115,11 @@ def group_caption(doc: GraphDocument, group: Group) -> str:
 
 #: A module's caption names this many of its inputs (or outputs), then says how many more.
 NAMED = 3
+
+
+def _summary(v: np.ndarray) -> str:
+    """A module's gradient on one short line: a few numbers, or the count and range."""
+    return format_tensor(v, max_shown=NAMED).replace("  ", " ")
 
 
 def _first(names: list[str]) -> str:
@@ -263,6 +279,7 @@ class GroupFrames:
         self.scene, self.doc, self.boxes = scene, doc, boxes
         self.frames: dict[str, GroupFrame] = {}
         self.active: str | None = None  # the group whose step the player shows
+        self.active_step: GroupStep | None = None  # ... and that step
         # The groups' nesting, worked out on each full refresh (the document's signals)
         # and read by the player's per-step ones: (groups, holders, inner groups, order).
         self._nesting: tuple[list[Group], dict[str, list[Group]], dict[str, list[str]],
@@ -275,10 +292,11 @@ class GroupFrames:
     def show_frame(self, frame: Frame) -> None:
         """Follow the player: outline the group whose one step is shown (only the frames
         whose outline changes are redrawn: a captured model has a thousand groups)."""
-        gid = frame.active_group.group.id if frame.active_group is not None else None
-        if gid != self.active:
+        step = frame.active_group
+        gid = step.group.id if step is not None else None
+        if gid != self.active or step is not self.active_step:
             changed = {self.active, gid}
-            self.active = gid
+            self.active, self.active_step = gid, step
             self.refresh(only=changed)
 
     def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
@@ -316,6 +334,8 @@ class GroupFrames:
             text = group_caption(self.doc, group)
             # a captured module's box was laid out with room for its caption
             room = caption_room(text) if group.collapsed and self.doc.read_only else (0.0, 0.0)
+            if group.id == self.active and group.collapsed:
+                text = group_caption(self.doc, group, self.active_step)
             frame.show_group(
                 rect, text, group.collapsed, len(around[group.id]), group.id == self.active, room
             )

@@ -89,3 +89,38 @@ def test_a_module_caption_names_its_edges_inputs_and_outputs(make_window, tmp_pa
     lines = frame.caption.text().split("\n")
     assert lines[0] == "4 edges as one step"  # as the chain-rule heading counts them
     assert lines[1] == "in: Tanh1, 2.weight, 2.bias" and lines[2] == "out: Addmm2"
+
+
+def test_a_module_box_says_its_gradients_while_its_step_plays(make_window, tmp_path: Path) -> None:  # noqa: ANN001
+    """Issue 24: a collapsed module shows its incoming and outgoing gradients: while its
+    one step plays, the gradient at its outputs and the vjp it sends to its inputs (the
+    numbers the chain-rule panel multiplies out); before and after, their names."""
+    import numpy as np
+
+    from gui.model.group_view import group_vectors
+
+    win = make_window(captured_mlp(tmp_path / "mlp.bptrace"), size=(1280, 720))
+    player, frames = win.player, win.teaching.group_frames.frames
+    played = 0
+    for k in range(1, len(player.timeline.steps) + 1):
+        player.seek(player.timeline.position_of_step(k))
+        QApplication.processEvents()
+        step = player.frame.active_group
+        if step is None:
+            continue
+        played += 1
+        row, vjps = group_vectors(step)
+        lines = frames[step.group.id].caption.text().split("\n")
+        said_out = lines[1].removeprefix("grad out: ")
+        said_in = lines[2].removeprefix("grad in: ")
+        assert lines[1].startswith("grad out: ") and lines[2].startswith("grad in: ")
+        # the numbers said are the step's: its count and its range
+        for said, v in ((said_out, row), (said_in, vjps)):
+            assert said.split()[0] == str(v.size)
+            assert f"max {float(np.max(v)):.4g}" in said, (said, v)
+        others = [f for gid, f in frames.items() if gid != step.group.id]
+        assert all("grad out" not in f.caption.text() for f in others)
+    assert played
+    player.to_start()
+    QApplication.processEvents()
+    assert all(f.caption.text().split("\n")[1].startswith("in: ") for f in frames.values())
