@@ -129,3 +129,26 @@ def test_status_messages_show_beside_problems_and_refusals_on_the_canvas(
         assert canvas.viewport().rect().contains(canvas.note.geometry().center())
     finally:
         win.close()
+
+
+def test_the_chain_rule_text_is_laid_out_only_at_its_real_size_at_the_first_show(
+        qtbot, settings_sandbox, no_dialogs, monkeypatch) -> None:  # noqa: ANN001
+    """A tab page is shown before the tab widget gives it its size: the panel waits for
+    that size (it laid the write-up out six times at a 256x192 stand-in, then once)."""
+    from gui.panels.chain_rule import ChainRulePanel
+
+    widths: list[int] = []
+    laid_out = ChainRulePanel._laid_out  # noqa: SLF001
+
+    def spy(self: ChainRulePanel, html: str):  # noqa: ANN202
+        widths.append(self.browser.viewport().width())
+        return laid_out(self, html)
+
+    monkeypatch.setattr(ChainRulePanel, "_laid_out", spy)
+    win = _window(qtbot)
+    try:
+        assert widths and set(widths) == {win.chain_rule.browser.viewport().width()}
+        assert "Backward starts at the output" in win.chain_rule.browser.toPlainText()
+    finally:
+        win.doc.undo_stack.clear()
+        win.close()
