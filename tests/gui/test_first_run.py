@@ -152,3 +152,21 @@ def test_the_chain_rule_text_is_laid_out_only_at_its_real_size_at_the_first_show
     finally:
         win.doc.undo_stack.clear()
         win.close()
+
+
+def test_the_app_loads_numpy_with_one_blas_thread_unless_the_user_chose() -> None:
+    """main.py sets OPENBLAS_NUM_THREADS before anything loads numpy (it reads it once)."""
+    code = (
+        "import os, sys, main, gui.app\n"
+        "gui.app.main = lambda args: print(os.environ.get('OPENBLAS_NUM_THREADS'),"
+        " 'numpy' in sys.modules) or 0\n"
+        "main.main([])\n"
+    )
+    for chosen, expected in ((None, "1 False"), ("2", "2 False")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if chosen is not None:
+            env["OPENBLAS_NUM_THREADS"] = chosen
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected
