@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import NamedTuple
 
@@ -84,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         from gui.desktop import main as desktop_main
 
         return desktop_main(first)
+    # One BLAS thread unless the user chose: the app's arrays are small, and OpenBLAS
+    # starting a thread per core (each with its buffers) was ~45 ms of start-up, CPU
+    # and wall alike, before numpy had loaded (it reads this once, as it loads).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from gui.app import main as gui_main
 
     return gui_main(args)

@@ -12,7 +12,6 @@ The questions (save changes? recover? which file?) are asked through a *host*
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Iterator
@@ -88,6 +87,8 @@ Stamp = tuple[int, int, str]
 def disk_stamp(path: Path) -> Stamp | None:
     """What :meth:`FileController.save_to` compares to see another program's save."""
     try:
+        import hashlib  # lazy: OpenSSL loads on the first save or reopen, not at start-up
+
         info = path.stat()
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
@@ -352,6 +353,8 @@ class FileController(QObject):
     def autosave_path(self) -> Path:
         """Where this document's autosave goes: keyed by its file and this session."""
         if self.doc.path is not None:
+            import hashlib  # lazy, as in disk_stamp
+
             digest = hashlib.sha1(str(self.doc.path).encode("utf-8")).hexdigest()[:10]
             name = f"{self.doc.path.stem}-{digest}-{self._session}"
         else:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from PySide6.QtCore import (
     QObject,
-    QProcess,
     QSettings,
     QSize,
     Qt,
@@ -69,6 +68,8 @@ from .document import GraphDocument, Point
 from .theme import THEME, error_sheet, style
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QProcess
+
     from engine.pytorch_import import Imported
 
 
@@ -481,6 +482,8 @@ class PytorchCode(QObject):
             return
         if self.check_process is not None:
             return  # one check at a time
+        from PySide6.QtCore import QProcess  # lazy: PySide6 builds the type at first use
+
         graph, output, gradient = doc.graph, doc.output, doc.gradient
         process = QProcess(self.window)  # type: ignore[arg-type]  # a CodeHost is the main window
         folder = QTemporaryDir()  # an empty working folder, kept until the run ends

@@ -5,13 +5,18 @@ and ``timelineChanged``), and while nobody could see it (a tab behind another on
 rebuilt itself on every edit). :class:`WhenVisible` renders on a change while its
 widget is visible, and once when a widget that missed changes is shown again;
 :class:`FollowPlayer` does that for every frame the player shows.
+
+A widget shown before its parent was laid out (a tab page: a tab widget sizes its pages
+only after their Show event) has a size that is about to change; it renders at the
+resize that gives it its real size. At the window's first show the chain-rule panel
+laid its write-up out six times at a 256x192 stand-in size, then once at its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from ..player import Player
@@ -47,10 +52,24 @@ class WhenVisible(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         # Qt may deliver events while Python is still (or no longer) building this object.
-        widget = getattr(self, "_widget", None)
-        if watched is widget and event.type() == QEvent.Type.Show and self.dirty:
-            self.render_now()
+        if watched is not getattr(self, "_widget", None) or not self.dirty:
+            return False
+        widget, kind = self._widget, event.type()
+        if kind == QEvent.Type.Show:
+            if _sized(widget):
+                self.render_now()
+            else:  # the resize comes before the first paint; if none does (same size):
+                QTimer.singleShot(0, self.flush)
+        elif kind == QEvent.Type.Resize and widget.isVisible():
+            self.render_now()  # shown unsized: this is its real size
         return False
+
+
+def _sized(widget: QWidget) -> bool:
+    """Whether ``widget``'s size is its own: its parent (whose layout gives it its
+    geometry) has been given a size (see the module)."""
+    parent = widget.parentWidget()
+    return parent is None or parent.testAttribute(Qt.WidgetAttribute.WA_Resized)
 
 
 class FollowPlayer(WhenVisible):

@@ -74,6 +74,9 @@ class OpTree(QTreeWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setRootIsDecorated(True)
         self.setIndentation(14)
+        # Every row is one line of the same font size (the bold category rows too):
+        # the view measures one row, not each of them at every layout (start-up).
+        self.setUniformRowHeights(True)
 
     def event(self, event: QEvent) -> bool:
         if claims_navigation_key(event):  # arrows browse the tree, not the player

@@ -129,3 +129,44 @@ def test_status_messages_show_beside_problems_and_refusals_on_the_canvas(
         assert canvas.viewport().rect().contains(canvas.note.geometry().center())
     finally:
         win.close()
+
+
+def test_the_chain_rule_text_is_laid_out_only_at_its_real_size_at_the_first_show(
+        qtbot, settings_sandbox, no_dialogs, monkeypatch) -> None:  # noqa: ANN001
+    """A tab page is shown before the tab widget gives it its size: the panel waits for
+    that size (it laid the write-up out six times at a 256x192 stand-in, then once)."""
+    from gui.panels.chain_rule import ChainRulePanel
+
+    widths: list[int] = []
+    laid_out = ChainRulePanel._laid_out  # noqa: SLF001
+
+    def spy(self: ChainRulePanel, html: str):  # noqa: ANN202
+        widths.append(self.browser.viewport().width())
+        return laid_out(self, html)
+
+    monkeypatch.setattr(ChainRulePanel, "_laid_out", spy)
+    win = _window(qtbot)
+    try:
+        assert widths and set(widths) == {win.chain_rule.browser.viewport().width()}
+        assert "Backward starts at the output" in win.chain_rule.browser.toPlainText()
+    finally:
+        win.doc.undo_stack.clear()
+        win.close()
+
+
+def test_the_app_loads_numpy_with_one_blas_thread_unless_the_user_chose() -> None:
+    """main.py sets OPENBLAS_NUM_THREADS before anything loads numpy (it reads it once)."""
+    code = (
+        "import os, sys, main, gui.app\n"
+        "gui.app.main = lambda args: print(os.environ.get('OPENBLAS_NUM_THREADS'),"
+        " 'numpy' in sys.modules) or 0\n"
+        "main.main([])\n"
+    )
+    for chosen, expected in ((None, "1 False"), ("2", "2 False")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if chosen is not None:
+            env["OPENBLAS_NUM_THREADS"] = chosen
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected
