@@ -525,7 +525,9 @@ class CanvasScene(QGraphicsScene):
         # duplicate lands over its original: re-routing every edge bought nothing there).
         over = moved - arrived if len(arrived) > REROUTE_ALL else moved
         new = [self.grid.rects[n] for n in over if n in self.grid.rects]
-        if len(arrived) > REROUTE_ALL and len(arrived) == len(self.nodes):
+        # (A captured trace opens readable, zoomed in where detours show: not deferred.)
+        opening = len(arrived) == len(self.nodes) and not self.doc.read_only
+        if opening and len(arrived) > REROUTE_ALL:
             self._defer_routing()
         else:
             self._reroute(moved, old + new)
@@ -543,8 +545,9 @@ class CanvasScene(QGraphicsScene):
     def _defer_routing(self) -> None:
         """Every box of a new graph was just placed: draw each edge as its plain curve
         now and route the ones that may pass behind a box after the first paint, a
-        slice per idle moment (routing was a third of opening 5,000 nodes). Anything
-        that reads a route first routes them all (:meth:`route_pending`)."""
+        slice per idle moment (routing was a third of opening 5,000 nodes, which opens
+        zoomed out past FAR_LOD: boxes of a few pixels). Anything that reads a route
+        first routes them all (:meth:`route_pending`)."""
         self._unrouted = []
         for key in sorted(self.edges):
             if self._update_edge(key, plain=True):
