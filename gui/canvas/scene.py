@@ -12,13 +12,14 @@ laid out again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Generic, TypeVar
 
 import numpy as np
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
@@ -72,6 +73,8 @@ ROUTE_MAX_SPAN = 3000.0
 #: Above this many boxes moved, every edge is re-routed (cheaper than asking the grid
 #: about each box); boxes arriving in such numbers leave the edges already there alone.
 REROUTE_ALL = 64
+#: Routing deferred edges in idle time goes on for about this long before it yields.
+ROUTE_CHUNK_S = 0.025
 #: A background repaint showing more edges than this (and most of them) strokes
 #: them all as one path.
 BATCH_EDGES = 64
@@ -299,6 +302,12 @@ class CanvasScene(QGraphicsScene):
         # edges' extents: a long edge's is big, so bigger cells (fewer per edge)
         self.edge_grid: RectGrid[EdgeKey] = RectGrid(cell=768.0)
         self._lanes = LaneIndex()  # routed edges' lanes
+        #: A new graph's edges drawn as plain curves, to route around boxes later (in
+        #: order: the lanes come out as one pass would lay them); see route_pending.
+        self._unrouted: list[EdgeKey] = []
+        self._route_timer = QTimer(self)
+        self._route_timer.setSingleShot(True)
+        self._route_timer.timeout.connect(self._route_some)
         self._boxes_for: object = None  # the results self.boxes was built for
         self._seen: Results | None = None  # the latest results the items were synced to
         self._batch: set[str] | None = None  # while moving many boxes: who moved
@@ -517,7 +526,12 @@ class CanvasScene(QGraphicsScene):
         # duplicate lands over its original: re-routing every edge bought nothing there).
         over = moved - arrived if len(arrived) > REROUTE_ALL else moved
         new = [self.grid.rects[n] for n in over if n in self.grid.rects]
-        self._reroute(moved, old + new)
+        # (A captured trace opens readable, zoomed in where detours show: not deferred.)
+        opening = len(arrived) == len(self.nodes) and not self.doc.read_only
+        if opening and len(arrived) > REROUTE_ALL:
+            self._defer_routing()
+        else:
+            self._reroute(moved, old + new)
 
     def _room_for(self, rect: QRectF) -> None:
         """Grow the scene rectangle (never shrink it) to hold ``rect`` with room to pan
@@ -529,8 +543,48 @@ class CanvasScene(QGraphicsScene):
         if not self.sceneRect().contains(room):
             self.setSceneRect(self.sceneRect().united(room))
 
+    def _defer_routing(self) -> None:
+        """Every box of a new graph was just placed: draw each edge as its plain curve
+        now and route the ones that may pass behind a box after the first paint, a
+        slice per idle moment (routing was a third of opening 5,000 nodes, which opens
+        zoomed out past FAR_LOD: boxes of a few pixels). Anything that reads a route
+        first routes them all (:meth:`route_pending`)."""
+        self._unrouted = []
+        for key in sorted(self.edges):
+            if self._update_edge(key, plain=True):
+                self._unrouted.append(key)
+        self._unrouted.reverse()  # popped from the end: in sorted order
+        if self._unrouted:
+            self._route_timer.start(0)
+
+    def _route_some(self) -> None:
+        """Route deferred edges for about :data:`ROUTE_CHUNK_S`, then let the app breathe."""
+        end = time.perf_counter() + ROUTE_CHUNK_S
+        with self.background_batch():
+            while self._unrouted and time.perf_counter() < end:
+                self._route_one(self._unrouted.pop())
+        if self._unrouted:
+            self._route_timer.start(0)
+
+    def route_pending(self) -> None:
+        """Route every edge still drawn as a plain curve (an edit, zooming in to where
+        detours are legible, the active edge's pulse and label, or an export need them)."""
+        if not self._unrouted:
+            return
+        self._route_timer.stop()
+        keys, self._unrouted = self._unrouted, []
+        with self.background_batch():
+            for key in reversed(keys):
+                self._route_one(key)
+
+    def _route_one(self, key: EdgeKey) -> None:
+        self._update_edge(key)
+        if key == self._active_key:
+            self._update_overlay(replace_label=False)
+
     def _reroute(self, moved: set[str], rects: list[QRectF]) -> None:
         """Edges touching ``moved`` boxes, and edges passing over ``rects``, again."""
+        self.route_pending()  # first, as one pass would have: the lanes stay reproducible
         keys: set[EdgeKey] = set()
         for nid in moved:
             keys |= self._touching.get(nid, set())
@@ -553,6 +607,8 @@ class CanvasScene(QGraphicsScene):
     def set_far(self, far: bool) -> None:
         """The view zoomed past :data:`FAR_LOD`: draw the boxes batched (far) or each
         itself (a box's own paint and cache are worth it only when it is legible)."""
+        if not far:
+            self.route_pending()
         if far == self.far:
             return
         self.far = far
@@ -598,6 +654,7 @@ class CanvasScene(QGraphicsScene):
                 self._far_selection()
 
     def _node_moved(self, nid: str) -> None:
+        self.route_pending()
         self.camera_boxes.mark((nid,))
         if self._batch is not None:
             self._batch.add(nid)
@@ -610,16 +667,19 @@ class CanvasScene(QGraphicsScene):
             if key == self._active_key:
                 self._update_overlay(replace_label=False)
 
-    def _update_edge(self, key: EdgeKey) -> None:
+    def _update_edge(self, key: EdgeKey, plain: bool = False) -> bool:
+        """Lay edge ``key`` out between its ports, around the boxes in between (or,
+        ``plain``, as its plain curve); whether it spans a distance a detour may need."""
         src, dst = self.nodes.get(key[0]), self.nodes.get(key[1])
         edge = self.edges.get(key)
         if src is None or dst is None or edge is None:
-            return
+            return False
         x1, y1 = src.port_xy(True)
         x2, y2 = dst.port_xy(False, key[2])
         p1, p2 = QPointF(x1, y1), QPointF(x2, y2)
         obstacles = None
-        if ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT:
+        routable = ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT
+        if routable and not plain:
             lo, hi = min(y1, y2), max(y1, y2)
             ends, grid = key[:2], self.grid
             if grid.any_except(x1, lo, x2, hi, ends):
@@ -635,6 +695,7 @@ class CanvasScene(QGraphicsScene):
             edge.set_ends(p1, p2, obstacles, lambda: self._lanes.near(lane_lo, lane_hi, key))
         self._lanes.put(key, edge.lane)
         self.edge_grid.put(key, edge.bounds)
+        return routable
 
     # ------------------------------------------------------------------ results and frames
 
@@ -711,6 +772,8 @@ class CanvasScene(QGraphicsScene):
             self.label.hide()
             self._label_step = None
             return
+        if self._active_key in self._unrouted:
+            self.route_pending()
         path = edge.path()
         self.pulse.set_path(path)
         self.pulse.show()

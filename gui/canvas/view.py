@@ -189,6 +189,7 @@ class CanvasView(QGraphicsView):
         self._hover_port: PortItem | None = None
         self._search_on_release: QPoint | None = None
         self._fitted = False
+        self._refitted: tuple[object, ...] = ()  # _fit_state() after the last refit
         self._moving_camera = False  # scrolls inside one camera move place no label
         self._selecting = False
         self._theme_scale = THEME.scale
@@ -460,11 +461,19 @@ class CanvasView(QGraphicsView):
         self.centerOn(QPointF(*centre))
 
     def refit(self) -> None:
-        """After a resize or a new document: frame the step when following, else fit all."""
+        """After a resize or a new document: frame the step when following, else fit all
+        (unless the view is still as the last refit left it: a file opening refits for
+        the new document and again when the window applies its saved view)."""
         if self.following:
             self.frame_step(animate=False)
-        else:
+        elif self._refitted != self._fit_state():
             self.fit_all()
+            self._refitted = self._fit_state()
+
+    def _fit_state(self) -> tuple[object, ...]:
+        """What fitting all reads and sets: the boxes, the viewport and the camera."""
+        centre = self.mapToScene(self.viewport().rect().center())
+        return (self.canvas.nodes_rect(), self.viewport().size(), self.transform(), centre)
 
     def user_fit_all(self) -> None:
         """Fit All chosen by the user: also pauses Follow step until the next play."""

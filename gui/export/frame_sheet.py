@@ -102,6 +102,7 @@ class FrameSheet(QWidget):
         scene = self.canvas.canvas  # groups (a captured model's modules) look as on screen
         self.group_frames = GroupFrames(scene, doc, scene.nodes)
         self.group_frames.refresh()
+        scene.route_pending()  # a picture shows every edge's detour (no idle time here)
         self.player.frameChanged.connect(self.group_frames.show_frame)
         self.panel = ChainRulePanel(self.player)
         self.panel.fit_whole = True  # a picture does not scroll: the write-up fits whole

@@ -315,3 +315,23 @@ def test_a_module_step_outlines_its_frame_without_working_the_nesting_out_again(
             assert frame.pen().color() == QColor(colour), (fid, gid)
         played.add(gid)
     assert played - {None} and not worked_out
+
+
+def test_opening_places_the_module_frames_once_and_a_collapse_places_them_again(
+    window, trace_path, monkeypatch  # noqa: ANN001
+) -> None:
+    """Positions, results and groups are announced one after another as a trace opens:
+    the frames are placed on the first only; a collapse (new groups) places them again."""
+    from gui.canvas import group_frames
+
+    placed: list[str] = []
+    real = group_frames.GroupFrame.show_group
+    monkeypatch.setattr(group_frames.GroupFrame, "show_group",
+                        lambda self, *a: placed.append(self.group_id) or real(self, *a))
+    assert window.files.load_path(trace_path)
+    frames = window.teaching.group_frames.frames
+    assert frames and sorted(placed) == sorted(frames)  # each frame once
+    group = window.doc.groups[0]
+    placed.clear()
+    set_collapsed(window.doc, group.id, not group.collapsed).redo()
+    assert group.id in placed

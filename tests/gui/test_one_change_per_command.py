@@ -322,6 +322,7 @@ def test_a_bulk_duplicate_routes_only_the_new_edges(qtbot, monkeypatch) -> None:
         routed.append(key)
         return original(self, key)
 
+    scene.route_pending()  # the opening's own routing, deferred to idle time, done
     monkeypatch.setattr(scene_module.CanvasScene, "_update_edge", counting)
     before = set(scene.edges)
     Clipboard().duplicate(doc, list(doc.graph.nodes))

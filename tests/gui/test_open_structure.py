@@ -131,6 +131,53 @@ def test_opening_routes_each_edge_once_and_repaints_the_background_in_bulk(
     assert 1 <= len(repaints) <= 3
 
 
+def test_a_big_file_opens_with_plain_curves_and_routes_them_as_one_pass_would(
+    make_window, tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    """Routing around boxes waits for idle time after the first paint; routed (by the
+    idle slices, or at once by whatever needs a route), every edge takes the path, and
+    lane, that routing every edge as the file opened gave."""
+    from PySide6.QtWidgets import QApplication
+
+    from gui.canvas import scene as scene_module
+
+    path = _chain_file(tmp_path, n=3 * scene_module.REROUTE_ALL)
+    window = make_window()
+    assert window.files.load_path(path)
+    scene = window.canvas.canvas
+    plain = {k: e.path() for k, e in scene.edges.items()}
+    while scene._unrouted:  # the idle slices, as the event loop runs them
+        QApplication.processEvents()
+    routed = {k: e.path() for k, e in scene.edges.items()}
+    monkeypatch.setattr(scene_module, "REROUTE_ALL", 10**9)  # route all as the file opens
+    assert window.files.load_path(path)
+    at_once = {k: e.path() for k, e in window.canvas.canvas.edges.items()}
+    assert routed == at_once
+    assert any(plain[k] != routed[k] for k in routed)  # some edge detours: a real test
+
+
+def test_whatever_reads_a_route_routes_every_deferred_edge_first(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    from gui.canvas import scene as scene_module
+
+    window = make_window()
+    assert window.files.load_path(_chain_file(tmp_path, n=3 * scene_module.REROUTE_ALL))
+    scene = window.canvas.canvas
+    assert scene._unrouted  # not yet: no idle time has passed
+    scene.set_far(False)  # zoomed in to where a detour is legible
+    assert not scene._unrouted
+    assert window.files.load_path(_chain_file(tmp_path, n=3 * scene_module.REROUTE_ALL))
+    scene, player = window.canvas.canvas, window.player
+    deferred = set(scene._unrouted)
+    for k in range(len(player.timeline.steps)):
+        player.seek(player.timeline.position_of_step(k))
+        if player.frame.active_edge in deferred:
+            break  # the pulse and the label run along a deferred edge
+        assert scene._unrouted  # another edge's step routes none of them
+    assert player.frame.active_edge in deferred and not scene._unrouted
+
+
 def test_opening_strokes_no_click_bands_until_a_click_needs_one(
     make_window, tmp_path: Path
 ) -> None:  # noqa: ANN001
