@@ -301,9 +301,12 @@ class GroupFrames:
         whose outline changes are redrawn: a captured model has a thousand groups)."""
         step = frame.active_group
         gid = step.group.id if step is not None else None
-        if gid != self.active or step is not self.active_step:
+        # (A module's step is one per pass, and a captured pass never changes: a new
+        # step object for the same group says nothing new.)
+        self.active_step = step
+        if gid != self.active:
             changed = {self.active, gid}
-            self.active, self.active_step = gid, step
+            self.active = gid
             self.refresh(only=changed)
 
     def refresh(self, *_args: object, only: set[str | None] | None = None) -> None:
