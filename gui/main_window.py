@@ -956,7 +956,7 @@ class MainWindow(QMainWindow):
     def _apply_theme(self) -> None:
         """Tell every view the theme changed (they read THEME when they paint)."""
         tabs = [self.tabs.widget(i) for i in range(self.tabs.count())]  # every panel, once
-        panels: list[Any] = [self.canvas, self.player_bar]
+        panels: list[Any] = [self.canvas, self.player_bar, self.teaching.group_frames]
         panels += [t.panel if isinstance(t, LazyTab) else t for t in tabs]
         for panel in panels:
             apply = getattr(panel, "apply_theme", None) or getattr(panel, "refresh_theme", None)

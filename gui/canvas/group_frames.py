@@ -292,6 +292,12 @@ class GroupFrames:
         doc.positionsChanged.connect(self._moved)
         doc.structureChanged.connect(self.refresh)
 
+    def apply_theme(self) -> None:
+        """The theme changed (a colour theme, presentation mode's contrast and scale):
+        every frame is drawn again in it, though nothing it frames changed."""
+        self._placed_for = ()
+        self.refresh()
+
     def _moved(self, _ids: object) -> None:
         self._moves += 1
         self.refresh()

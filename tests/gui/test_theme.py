@@ -90,6 +90,22 @@ def test_view_theme_restyles_live_and_is_remembered(
     assert THEME.name == "projector" and second.theme_actions["projector"].isChecked()
 
 
+def test_a_theme_change_recolours_the_module_frames(make_window, tmp_path: Path) -> None:  # noqa: ANN001
+    """A captured model's module boxes take the new theme's fill, as the node boxes do
+    (their frames were left in the old one: nothing they frame changes)."""
+    from support import captured_mlp, torch
+
+    if torch is None:
+        pytest.skip("torch is not installed")
+    win = make_window(captured_mlp(tmp_path / "mlp.bptrace"), size=(1280, 720))
+    frames = win.teaching.group_frames.frames
+    assert frames
+    for name in ("dark", "light"):
+        win.theme_actions[name].trigger()
+        fill = colours.THEMES[name]["GROUP_FILL"].lower()
+        assert {f.brush().color().name() for f in frames.values()} == {fill}, name
+
+
 @pytest.mark.parametrize("theme", sorted(colours.THEMES))
 def test_each_theme_screenshots(theme: str, make_window, artifacts_dir: str) -> None:  # noqa: ANN001
     """The window at seed 2's middle step; presentation mode on seed 2 and the classifier
