@@ -61,6 +61,9 @@ FAR_LOD = 0.15
 BOUNDS_MARGIN = 8.0
 #: Ports are drawn at least this wide on screen (pixels), within the bounds' margin.
 MIN_PORT_PX = 10.0
+#: A box's texts start this far in from its left side, and stop as far from its right
+#: (scene units at zoom 1, times UNIT).
+PAD = 11.0
 
 
 @dataclass
@@ -443,7 +446,7 @@ class NodeItem(QGraphicsRectItem):
         if c.grad is not None:
             grad_w = max(grad_w, _lines_width(f.fm_mono, c.grad))
             grad_lines = max(grad_lines, c.grad.count("\n") + 1)
-        width = max(fixed, label_w + grad_w if grad_lines else 0.0) + 22.0 * s
+        width = max(fixed, label_w + grad_w if grad_lines else 0.0) + 2 * PAD * s
         line, title_h = f.line, f.title_h
         value_lines = c.value.count("\n") + 1
         body = 16.0 * s + value_lines * line + (6.0 * s + grad_lines * line if grad_lines else 0)
@@ -493,7 +496,7 @@ class NodeItem(QGraphicsRectItem):
         assert c is not None
         self._placed = True
         f, s = fonts(), UNIT
-        pad, gap = 11.0 * s, 8.0 * s
+        pad, gap = PAD * s, 8.0 * s
         width, title_h = self._rect.width(), self._title_h
         self._band = _band(width, title_h, self._radius)
 
@@ -521,7 +524,7 @@ class NodeItem(QGraphicsRectItem):
 
     def _place_grad(self, c: NodeContent, y: float, width: float, label_w: float) -> None:
         """The "grad" row: red, highlighted while it receives ``grad += vjp``."""
-        f, s, pad = fonts(), UNIT, 11.0 * UNIT
+        f, s, pad = fonts(), UNIT, PAD * UNIT
         self._grad_rect = None
         self._fan_pill = None
         if c.grad is None:
