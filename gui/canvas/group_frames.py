@@ -29,7 +29,7 @@ from engine.layout import NODE_GAP
 
 from ..document import GraphDocument, Point
 from ..group_commands import Place
-from ..model.formatting import format_tensor
+from ..model.formatting import count, format_tensor
 from ..model.group_view import group_vectors
 from ..model.labels import matrix_text
 from ..model.semantic_zoom import MIN_SCREEN_PT, NAME_GROW, is_compact
@@ -104,7 +104,7 @@ def group_caption(doc: GraphDocument, group: Group, step: GroupStep | None = Non
         if step is not None:
             row, vjps = group_vectors(step)
             flows = f"grad out: {_summary(row)}\ngrad in: {_summary(vjps)}"
-        return (f"{name}\n{edges} edge{'s' if edges != 1 else ''} as one step"
+        return (f"{name}\n{count(edges, 'edge')} as one step"
                 f"\n{flows}\n(double-click: expand)")
     jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
     text = f"{name}\n{flow}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"

@@ -21,6 +21,11 @@ def fmt_num(x: float | np.ndarray) -> str:
     return text.replace("e-0", "e-").replace("e+0", "e")
 
 
+def count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: ``1 edge``, ``4 edges``, ``0 steps``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def fmt_shape(shape: tuple[int, ...]) -> str:
     return "scalar" if not shape else "×".join(str(n) for n in shape)
 

@@ -12,6 +12,7 @@ from engine.graph import Graph
 from engine.groups import GroupStep, no_grad_inputs, step_jacobian
 
 from . import colours, labels
+from .formatting import count
 
 
 def group_title(step: GroupStep) -> str:
@@ -47,9 +48,9 @@ def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
 
 def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
     """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
-    edges = f"{step.edges} edge{'s' if step.edges != 1 else ''}"
     body = [labels.h_heading(
-        f"Step {k} of {n}: {group_title(step)} as one step ({edges} inside; expand it to play them)"
+        f"Step {k} of {n}: {group_title(step)} as one step"
+        f" ({count(step.edges, 'edge')} inside; expand it to play them)"
     )]
     body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
     if frozen := no_grad_inputs(graph, fwd, step.group):

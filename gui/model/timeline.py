@@ -37,6 +37,7 @@ from engine.graph import Graph
 from engine.groups import Group, GroupStep, PlayStep, playback_steps
 from engine.trace import Step
 
+from .formatting import count
 from .results import Results
 
 EdgeKey = tuple[str, str, int]  # (operand, consumer, operand index)
@@ -162,7 +163,7 @@ def _step_words(step: AnyStep) -> str:
     more = len(step.inputs) - STATUS_INPUTS
     if more > 0:  # a resnet stage sends to 18 parameters: the status stays one line
         shown += f" and {more} more"
-    return f"{step.group.title or step.group.id} ({step.edges} edges) → {shown}"
+    return f"{step.group.title or step.group.id} ({count(step.edges, 'edge')}) → {shown}"
 
 
 def _receivers(step: AnyStep) -> list[str]:
@@ -299,7 +300,7 @@ class Timeline:
             status = f"{mode} step {k} of {n}: {_step_words(s)}"
         else:
             phase = Phase.BACKWARD_DONE if self.tangents is None else Phase.TANGENT_DONE
-            status = f"{mode} done ({n} step{'s' if n != 1 else ''})"
+            status = f"{mode} done ({count(n, 'step')})"
         step = self.steps[k - 1] if k else None
         return Frame(
             position=p,

@@ -147,3 +147,20 @@ def test_step_contributions_and_senders_are_indexed() -> None:
         earlier = [t for t in tl.steps[:k] if t.operand == s.operand]
         assert tl.contribution(k) == len(earlier)
         assert tl.senders(s.operand) == [t.consumer for t in tl.steps if t.operand == s.operand]
+
+
+def test_a_module_step_counts_its_edges_in_words(tmp_path: Path) -> None:
+    """The status line says how many edges a collapsed module holds, singular for one
+    (an activation module is one edge: "(1 edges)" read wrong on a projector)."""
+    if torch is None:
+        pytest.skip("torch is not installed")
+    trace = tracefile.load(captured_mlp(tmp_path / "mlp.bptrace"))
+    shown = as_graph(trace)
+    steps = playback_steps(shown.graph, trace, shown.groups)
+    tl = Timeline(Results(shown.forward, trace), steps)
+    # (after the last step the status says the pass is done)
+    said = [(s, tl.frame(tl.position_of_step(k + 1)).status)
+            for k, s in enumerate(tl.steps[:-1]) if isinstance(s, GroupStep)]
+    assert any(s.edges == 1 for s, _ in said) and any(s.edges > 1 for s, _ in said)
+    for s, status in said:
+        assert f"{s.group.title} ({s.edges} edge{'s' if s.edges > 1 else ''}) →" in status
