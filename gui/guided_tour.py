@@ -175,6 +175,16 @@ class GuidedTour:
         else:
             self._show()
 
+    def pause(self) -> None:
+        """Hide the callout, keeping its place (presentation mode: a projector shows
+        the lesson, not the tour's small print over the chain-rule text)."""
+        self.callout.hide()
+
+    def resume(self) -> None:
+        """Show the callout the tour was paused at again, if it had not ended."""
+        if self.active:
+            self._show()
+
     def dismiss(self) -> None:
         """End the tour; it is not shown again unless asked for."""
         self.index = -1

@@ -879,6 +879,7 @@ class MainWindow(QMainWindow):
         if self.presenting:
             return
         self.presenting = True
+        self.tour.pause()
         self._saved_state = self.saveState()
         self._was_maximized = self.isMaximized()
         self._saved_view = self.view_state_raw()
@@ -948,6 +949,7 @@ class MainWindow(QMainWindow):
         self.named_actions["leave"].setEnabled(False)
         self._pending_view = self._saved_view
         QTimer.singleShot(0, self._apply_pending_view)
+        QTimer.singleShot(0, self.tour.resume)  # beside its widget once they are back
 
     def view_state_raw(self) -> dict[str, Any]:
         centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())

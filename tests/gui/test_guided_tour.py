@@ -90,3 +90,24 @@ def test_dismiss_stops_the_tour_for_good(qtbot, settings_sandbox, no_dialogs) ->
         assert not later.tour.callout.isVisible()
     finally:
         _close(later)
+
+
+def test_presentation_mode_hides_the_tour_until_it_is_left(
+        qtbot, settings_sandbox, no_dialogs) -> None:  # noqa: ANN001
+    """F5 while a first launch's tour is up: the projector shows the lesson, not the
+    callout's small print over the chain-rule text; Esc brings the same callout back."""
+    QSettings().remove(TOUR_SEEN_KEY)
+    win = _launch(qtbot)
+    callout = win.tour.callout
+    try:
+        qtbot.waitUntil(callout.isVisible)
+        callout.next_button.click()
+        win.enter_presentation()
+        qtbot.wait(30)
+        assert not callout.isVisible() and win.tour.active
+        assert not QSettings().value(TOUR_SEEN_KEY, False, type=bool)  # paused, not ended
+        win.leave_presentation()
+        qtbot.waitUntil(callout.isVisible)
+        assert callout.count.text() == "2 of 6" and win.rect().contains(callout.geometry())
+    finally:
+        _close(win)
