@@ -14,7 +14,7 @@ the same two numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 
 from .graph import Graph, Links
 from .groups import Group, collapsed_roots
@@ -42,6 +42,21 @@ def holders(groups: Sequence[Group]) -> dict[str, list[Group]]:
         held = [h for h in holder.get(first, []) if mine < sets[h.id]] if first else []
         out[g.id] = sorted(held, key=lambda h: len(sets[h.id]))
     return out
+
+
+def inside_collapsed(
+    groups: Sequence[Group], edges: Iterable[tuple[str, str, int]]
+) -> set[tuple[str, str, int]]:
+    """The edges whose two ends lie in one collapsed group: drawn nowhere, the group's
+    box stands for them (drawn under it, a curve bowing out of the box poked out of
+    its sides). Groups nest or stay apart, so two ends share a collapsed group exactly
+    when the outermost collapsed groups holding them are the same."""
+    outermost: dict[str, str] = {}
+    for g in sorted((g for g in groups if g.collapsed), key=lambda g: len(g.members)):
+        for m in g.members:
+            outermost[m] = g.id  # a bigger (holding) group comes later and wins
+    return {e for e in edges
+            if (held := outermost.get(e[0])) is not None and outermost.get(e[1]) == held}
 
 
 def shown_groups(groups: Sequence[Group]) -> list[Group]:

@@ -233,6 +233,7 @@ class EdgeItem(QGraphicsPathItem):
         self._arrow: QGraphicsPolygonItem | None = None
         self.forward = False  # the arrow points at the consumer (forward mode's J·t)
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
+        self.inside = False  # both ends in one collapsed group: drawn nowhere (set_inside)
         self.bounds = QRectF()  # the curve's extent, pen included (scene coordinates)
         self.setPen(edge_pen(NORMAL))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
@@ -240,7 +241,7 @@ class EdgeItem(QGraphicsPathItem):
     @property
     def in_background(self) -> bool:
         """Drawn by the scene's background (True) or by the item itself."""
-        return self.state == NORMAL and not self.selected
+        return self.state == NORMAL and not self.selected and not self.inside
 
     def set_ends(self, p1: QPointF, p2: QPointF, obstacles: list[QRectF] | None = None,
                  taken: Callable[[], Iterable[Lane]] | None = None) -> None:
@@ -274,6 +275,14 @@ class EdgeItem(QGraphicsPathItem):
         """``forward``: the active step is forward mode's (its arrow points at the consumer)."""
         if state != self.state or forward != self.forward:
             self.state, self.forward = state, forward
+            self.restyle()
+
+    def set_inside(self, flag: bool) -> None:
+        """Inside a collapsed group (``engine.group_layout.inside_collapsed``): hidden,
+        and out of the background, until the group is expanded."""
+        if flag != self.inside:
+            self.inside = flag
+            self.setVisible(not flag)
             self.restyle()
 
     def set_selected(self, flag: bool) -> None:

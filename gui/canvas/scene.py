@@ -24,7 +24,7 @@ from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.forward_mode import ForwardStep
-from engine.group_layout import LayoutCache, grouped_layout
+from engine.group_layout import LayoutCache, grouped_layout, inside_collapsed
 from engine.layout import LAYER_GAP, NODE_GAP, layered_layout
 from engine.ops import OPS
 from engine.trace import Step
@@ -345,6 +345,8 @@ class CanvasScene(QGraphicsScene):
         doc.positionsChanged.connect(self.sync_positions)
         doc.resultsChanged.connect(self.sync_results)
         doc.groupsChanged.connect(self._relayout_groups)
+        doc.groupsChanged.connect(self._hide_inside_collapsed)
+        self._inside: set[EdgeKey] = set()  # edges hidden inside a collapsed group
         self._collapsed: dict[str, bool] = {}  # each group's state at the last layout
         # each expanded module's own layout, for one graph (engine.group_layout's cache)
         self._module_layouts: tuple[object, LayoutCache] = (None, {})
@@ -365,6 +367,7 @@ class CanvasScene(QGraphicsScene):
                 self._end_batch()
         self.camera_boxes.mark_all()
         self._far_changed(changed)  # one box added: the far painter redraws its area only
+        self._hide_inside_collapsed()
 
     @contextmanager
     def background_batch(self) -> Iterator[None]:
@@ -1030,6 +1033,20 @@ class CanvasScene(QGraphicsScene):
             layout = {n: (layout[n][0] - x0 + left, layout[n][1] - top + bottom + PLACE_GAP)
                       for n in missing}
         self.doc.move_nodes({n: layout[n] for n in missing})  # edges re-routed on the signal
+
+    def _hide_inside_collapsed(self) -> None:
+        """Hide the edges inside collapsed groups, show those of expanded ones (no work
+        for a graph without a collapsed group, as most edits are)."""
+        groups = self.doc.groups
+        if not self._inside and not any(g.collapsed for g in groups):
+            return
+        inside = inside_collapsed(groups, self.edges)
+        with self.background_batch():
+            for key in inside ^ self._inside:
+                edge = self.edges.get(key)
+                if edge is not None:
+                    edge.set_inside(key in inside)
+        self._inside = inside
 
     def _relayout_groups(self) -> None:
         """A captured trace's modules are laid out on demand: one expanded or collapsed,

@@ -104,3 +104,18 @@ def test_a_cached_module_layout_is_the_one_computed_afresh() -> None:
         assert cached == fresh, trial
     # one entry per (module, states of the modules inside it) met: far fewer than calls
     assert 0 < len(cache) <= 3 * 2 + 3 * 4
+
+
+def test_the_edges_inside_a_collapsed_group_are_those_between_its_members() -> None:
+    from engine.group_layout import inside_collapsed
+
+    edges = [("a", "b", 0), ("b", "c", 0), ("c", "d", 0), ("x", "y", 0), ("d", "x", 0)]
+    outer = Group("outer", ["a", "b", "c"], collapsed=True)
+    inner = Group("inner", ["a", "b"], collapsed=False)
+    other = Group("other", ["x", "y"], collapsed=False)
+    assert inside_collapsed([inner, outer, other], edges) == {("a", "b", 0), ("b", "c", 0)}
+    inner_only = [inner, Group("outer", ["a", "b", "c"], collapsed=False), other]
+    assert inside_collapsed(inner_only, edges) == set()
+    shut = Group("other", ["x", "y"], collapsed=True)
+    assert inside_collapsed([Group("inner", ["a", "b"]), shut], edges) == {
+        ("a", "b", 0), ("x", "y", 0)}

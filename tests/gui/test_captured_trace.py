@@ -335,3 +335,22 @@ def test_opening_places_the_module_frames_once_and_a_collapse_places_them_again(
     placed.clear()
     set_collapsed(window.doc, group.id, not group.collapsed).redo()
     assert group.id in placed
+
+
+def test_a_collapsed_module_hides_the_edges_inside_it(window) -> None:  # noqa: ANN001
+    """Its members sit stacked under its box, so an edge between two of them (Linear's
+    T → Addmm) curled out of the box's sides; it is drawn nowhere until expanded."""
+    doc, scene = window.doc, window.canvas.canvas
+    holder = {m: g.id for g in doc.groups for m in g.members}
+    inside = [k for k in scene.edges if holder.get(k[0]) is not None
+              and holder.get(k[0]) == holder.get(k[1])]
+    assert inside  # every captured Linear holds one
+    assert all(not scene.edges[k].isVisible() and not scene.edges[k].in_background
+               for k in inside)
+    assert all(scene.edges[k].isVisible() for k in scene.edges if k not in inside)
+    gid = holder[inside[0][0]]
+    mine = [k for k in inside if holder[k[0]] == gid]
+    assert push(doc, set_collapsed(doc, gid, False)) is None
+    assert all(scene.edges[k].isVisible() for k in mine)
+    assert push(doc, set_collapsed(doc, gid, True)) is None
+    assert all(not scene.edges[k].isVisible() for k in mine)
