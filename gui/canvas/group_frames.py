@@ -246,13 +246,17 @@ class GroupFrame(QGraphicsRectItem):
         self.title.setVisible(collapsed)
         self.plate.setVisible(collapsed)
         self._title = text.partition("\n")[0] if collapsed else ""
-        if not collapsed:
-            self.caption.setFont(cfont(9.5, bold=True))
-            self.caption.setText(text)
-            self.caption.setPos(outer.left() + 6 * UNIT, outer.top() + 3 * UNIT)
-            return
         # the box is as wide as the layout made it: long lines are cut short
         width = outer.width() - 12 * UNIT
+        if not collapsed:
+            # as large as a box's lines (at 9.5 points a projector showed it 10 px high),
+            # in the strip above the members that MARGIN and CAPTION leave
+            font = cfont(BODY_PT, bold=True)
+            self.caption.setFont(font)
+            self.caption.setText(
+                QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, width))
+            self.caption.setPos(outer.left() + 6 * UNIT, outer.top() + 3 * UNIT)
+            return
         head, _, body = text.partition("\n")
         for item, font, line in zip((self.title, self.caption), caption_fonts(), (head, body),
                                     strict=True):
