@@ -746,9 +746,15 @@ window.doc.undo_stack.clear()
 
 
 def _screen_env() -> dict[str, str]:
-    """The environment of a child app: on the offscreen platform, a screen just big
-    enough for the window's preferred size (title bar included), so it opens at it."""
+    """The environment of a child app: a first launch's (settings of its own: the
+    windows of the figures run before it in this process left their last file as the
+    session to resume, and the idle app measured auto-layout's 5,000 boxes), and on
+    the offscreen platform a screen just big enough for the window's preferred size
+    (title bar included), so it opens at it."""
     env = dict(os.environ)
+    home = tempfile.mkdtemp(dir=_SANDBOX, prefix="child-")
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        env[var] = os.path.join(home, var.lower())
     if env.get("QT_QPA_PLATFORM", "").startswith("offscreen"):
         w, h = PREFERRED_SIZE
         config = Path(_SANDBOX) / "screen.json"
