@@ -166,9 +166,9 @@ class CachedTextBrowser(QTextBrowser):
         again; the browser's own document is followed by the browser (bars, repaint)."""
         document, pending = self.shown_document(), self._pending
         cursor = QTextCursor(document)
+        cursor.beginEditBlock()  # (first: a cursor moved outside one measures the line)
         cursor.setPosition(position - 1)  # the end of the block before: no empty one left
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.beginEditBlock()
         cursor.removeSelectedText()
         cursor.insertHtml(html)
         cursor.endEditBlock()
