@@ -384,7 +384,7 @@ def _handle_rect(slider: QSlider) -> tuple[int, int, int, int]:
     rect = slider.style().subControlRect(
         QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, slider
     )
-    return rect.getRect()
+    return rect.x(), rect.y(), rect.width(), rect.height()
 
 
 def connect_canvas(player: Player, canvas: Any) -> None:
