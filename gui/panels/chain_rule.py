@@ -218,9 +218,9 @@ class ChainRulePanel(QWidget):
         the document shown is as written and still fits as written. Replacing lays out
         the summary's blocks only, and a drawing of the step above it stays.
 
-        False when not so (nothing replaced), or when the new summary does not fit as
-        written or brought or took the scroll bar (the caller then lays out a whole new
-        page, as for any other step)."""
+        False when not so (nothing replaced; nor while text is selected), or when the
+        new summary does not fit as written or brought or took the scroll bar (the
+        caller then lays out a whole new page, as for any other step)."""
         shown, browser = self._shown, self.browser
         if (shown is None or shown[0][1:] != key[1:] or shown[1] is not browser.shown_document()
                 or (self.fit, self.compact, self.elide) != AS_WRITTEN
@@ -238,7 +238,8 @@ class ChainRulePanel(QWidget):
         viewport = browser.viewport()
         size = viewport.size()
         head = new[: new.index(">", new.index("<body")) + 1]  # <html><body style=...>
-        browser.replace_end(position, head + new[cut_new:])
+        if not browser.replace_end(position, head + new[cut_new:]):
+            return False
         if viewport.size() != size or self._overflow(doc) < 1.0:
             return False  # the bar came or went, or the summary is wider than the panel
         if len(self._choices) >= CHOICES_KEPT:

@@ -157,14 +157,17 @@ class CachedTextBrowser(QTextBrowser):
         self._adopt_timer.start()
         viewport.update()
 
-    def replace_end(self, position: int, html: str) -> None:
+    def replace_end(self, position: int, html: str) -> bool:
         """Replace the shown document's text from ``position`` (the start of a block
         after the first) to its end with ``html``, in place: the blocks before keep their
         layout, and only the new ones are laid out (a whole document set again parses
         and lays out every block). One waiting to be taken keeps its drawing when the
         new text starts below the viewport (it shows what it showed), else is drawn
-        again; the browser's own document is followed by the browser (bars, repaint)."""
+        again; the browser's own document is followed by the browser (bars, repaint).
+        False, nothing replaced, while text is selected (a new page drops it)."""
         document, pending = self.shown_document(), self._pending
+        if pending is None and self._selecting():
+            return False
         cursor = QTextCursor(document)
         cursor.beginEditBlock()  # (first: a cursor moved outside one measures the line)
         cursor.setPosition(position - 1)  # the end of the block before: no empty one left
@@ -172,10 +175,10 @@ class CachedTextBrowser(QTextBrowser):
         cursor.removeSelectedText()
         cursor.insertHtml(html)
         cursor.endEditBlock()
-        if pending is None:
-            return
-        top = document.documentLayout().blockBoundingRect(document.findBlock(position)).top()
-        self.show_laid_out(document, pending[1] if top >= self.viewport().height() else None)
+        if pending is not None:
+            top = document.documentLayout().blockBoundingRect(document.findBlock(position)).top()
+            self.show_laid_out(document, pending[1] if top >= self.viewport().height() else None)
+        return True
 
     def shown_document(self) -> QTextDocument:
         """The document shown: one waiting to be taken, else the browser's (without

@@ -316,6 +316,10 @@ def test_an_edit_that_changes_only_the_summary_replaces_it_in_place(qtbot) -> No
             assert laid_out == [] and browser.shown_document() is shown
             assert shown.toHtml() == original(panel, panel.html(panel.fit)).toHtml()
             assert "x1.grad" not in panel.text()
+        browser.selectAll()  # text selected: a new page, as for any other change
+        shown = browser.shown_document()
+        push(doc, AddNode(doc, "input", (0.0, 0.0)))
+        assert browser.shown_document() is not shown and len(laid_out) == 1
     finally:
         chain_rule_module.ChainRulePanel._laid_out = original  # type: ignore[method-assign]
 
