@@ -26,6 +26,8 @@ from .trace import JACOBIAN_LIMIT, StepRecord, Trace, accumulate
 #: float64's dtype: numpy's own dtypes are singletons, so an identity test tells
 #: (comparing ``dtype != np.float64`` converts the scalar type on every call).
 F64 = np.dtype(np.float64)
+#: Values of at most this many elements are tested for NaN and inf together.
+SMALL_VALUE = 64
 
 
 @dataclass
@@ -47,8 +49,18 @@ class Forward:
     slot_requires_grad: list[bool] = field(default_factory=list, repr=False, compare=False)
 
     def nonfinite(self) -> list[str]:
-        """Nodes whose value holds NaN or inf (worth a warning, never a crash)."""
-        return [k for k, v in self.values.items() if not np.isfinite(v).all()]
+        """Nodes whose value holds NaN or inf (worth a warning, never a crash), in order.
+
+        The small values (most nodes) are tested together first, and are almost always
+        all finite: a test per node was most of the window's problem line on an edit.
+        Big ones are tested each, never copied together."""
+        values = self.values
+        small = [v.ravel() for v in values.values() if v.size <= SMALL_VALUE]
+        if small and not np.isfinite(np.concatenate(small)).all():
+            suspects = list(values.items())
+        else:
+            suspects = [(k, v) for k, v in values.items() if v.size > SMALL_VALUE]
+        return [k for k, v in suspects if not np.isfinite(v).all()]
 
 
 def forward(graph: Graph) -> Forward:
@@ -359,13 +371,20 @@ def end_to_end_jacobian(
     wrt: list[str],
     limit: int = JACOBIAN_LIMIT,
     work_limit: int = E2E_WORK_LIMIT,
+    seeded: dict[str, np.ndarray | None] | None = None,
 ) -> np.ndarray | None:
     """d(output)/d(wrt leaves): rows are output elements, columns the leaves' elements
     side by side (row-major). Built by pulling back each basis vector, so it is the
     composition of the edge Jacobians; None above ``limit`` entries, or when its
     backward passes (one per output element) would touch more than ``work_limit``
     elements in all: a 4,096-element output over 10^7-element intermediates is
-    small as a Jacobian but hours of work."""
+    small as a Jacobian but hours of work.
+
+    ``seeded``: the gradients a backward pass from ``output`` seeded with ones and
+    nothing earlier added left at the nodes (a trace's ``grads``, when its ``v`` is
+    ones and no ``.grad`` accumulated). A one-element output's only basis vector is
+    that seed: the pass is J's one row, not run again (the same numbers: the same
+    walk on the same seed)."""
     if output not in graph:
         raise GraphError(f"no node named {output!r} to differentiate")
     error = _first_error(graph, fwd, output)
@@ -385,15 +404,23 @@ def end_to_end_jacobian(
     if m * sum(int(v.size) for v in fwd.values.values() if v is not None) > work_limit:
         return None
     jac = np.zeros((m, sum(sizes)))
+    if m == 1 and seeded is not None:
+        _fill_row(jac[0], [seeded.get(w) for w in wrt], sizes)
+        return jac
     basis = np.zeros(m)
     for r in range(m):
         basis[r] = 1.0
         program, grads = _propagate(graph, fwd, output, basis.reshape(out_shape).copy(), None, None)
         basis[r] = 0.0
-        col = 0
-        for w, n in zip(wrt, sizes, strict=True):
-            g = grads[program.slot[w]]
-            if g is not None:
-                jac[r, col : col + n] = g.ravel()
-            col += n
+        _fill_row(jac[r], [grads[program.slot[w]] for w in wrt], sizes)
     return jac
+
+
+def _fill_row(row: np.ndarray, grads: list[np.ndarray | None], sizes: list[int]) -> None:
+    """One row of the end-to-end Jacobian: each leaf's gradient in its columns, side by
+    side (zeros where none flowed)."""
+    col = 0
+    for g, n in zip(grads, sizes, strict=True):
+        if g is not None:
+            row[col : col + n] = g.ravel()
+        col += n

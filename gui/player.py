@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSlider,
     QStyle,
+    QStyleOptionSlider,
     QToolBar,
     QWidget,
 )
@@ -376,6 +377,16 @@ class Player(QObject):
         self.frameChanged.emit(self._frame)
 
 
+def _handle_rect(slider: QSlider) -> tuple[int, int, int, int]:
+    """Where ``slider`` draws its handle (the groove is filled up to it)."""
+    option = QStyleOptionSlider()
+    slider.initStyleOption(option)
+    rect = slider.style().subControlRect(
+        QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, slider
+    )
+    return rect.x(), rect.y(), rect.width(), rect.height()
+
+
 def connect_canvas(player: Player, canvas: Any) -> None:
     """Wire a CanvasView to the player: every frame, and the edge-label text.
 
@@ -454,6 +465,9 @@ class PlayerToolbar(QToolBar):
         self.scrubber.valueChanged.connect(self._scrubbed)
         self.addWidget(self.scrubber)
         PaintCache(self)  # a whole-window repaint blits the toolbar's gradient
+        # An edit at the end of backward sets another range with the handle where it
+        # was (at the end): what the slider shows is where its handle is.
+        PaintCache(self.scrubber, state=lambda: _handle_rect(self.scrubber), backdrop=True)
 
         self.speed_box = QComboBox(self)
         self.speed_box.setToolTip("Playback speed (1× = one step per second)")

@@ -134,16 +134,20 @@ class FarBoxes(QGraphicsItem):
 
     def selection_changed(self) -> None:
         """Repaint the boxes whose selection changed, and forget deleted ones (a
-        deletion deselects its boxes before the scene hears of it)."""
-        if self._looks is not None:
-            nodes = self._nodes
-            self.changed(
-                [
-                    n
-                    for n, look in self._looks.items()
-                    if n not in nodes or nodes[n].isSelected() != look[3]
-                ]
-            )
+        deletion deselects its boxes before the scene hears of it). The boxes selected
+        now are the scene's few selected items: asking each of 200 boxes whether it is
+        selected was most of an add's two looks."""
+        looks, scene = self._looks, self.scene()
+        if looks is None:
+            return
+        nodes = self._nodes
+        if scene is None:
+            now = {n for n, item in nodes.items() if item.isSelected()}
+        else:
+            now = {nid for item in scene.selectedItems()
+                   if nodes.get(nid := getattr(item, "node_id", "")) is item}
+        was = {n for n, look in looks.items() if look[3]}
+        self.changed([n for n in looks if n not in nodes or (n in now) != (n in was)])
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         return self._area

@@ -16,6 +16,9 @@ from .timeline import Frame, Phase, Timeline
 #: The heading of the whole call's summary, written after the last step (a panel that
 #: must keep the step in view finds where the step's text ends by it).
 SUMMARY_HEADING = "Backward done"
+#: The rule the summary starts with; the summary is the write-up's last part (an edit off
+#: the output's path changes only the summary: the panel replaces that part alone).
+SUMMARY_RULE = "<hr/>"
 
 
 def chain_rule_html(
@@ -92,7 +95,7 @@ def chain_rule_html(
         body.append(group_step_html(graph, results.forward, frame.active_group, frame.k, frame.n))
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
-        body.append("<hr/>")
+        body.append(SUMMARY_RULE)
         body.append(labels.h_heading(SUMMARY_HEADING))
         if isinstance(e2e, Computing):
             body.append(labels.h_para(labels.COMPUTING_TEXT, colours.TEXT_MUTED))

@@ -68,8 +68,11 @@ def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | 
                 grads[s.operand] = s.vjp if held is None else held + s.vjp
     else:
         shapes = [fwd.values[x].shape for x in leaves]
+        # seeded with ones and nothing accumulated: the trace's own pass is a row of J
+        ones = not accumulated and bool(np.all(np.asarray(trace.gradient) == 1.0))
         try:
-            jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves))
+            jac = end_to_end_jacobian(graph, fwd, trace.output, list(leaves),
+                                      seeded=trace.grads if ones else None)
         except GraphError:
             jac = None
         grads = trace.leaf_grads

@@ -15,6 +15,7 @@ rows of ``left, top, right, bottom``), in this order of importance:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -122,6 +123,25 @@ def _candidates(
     return spots[first], tier[first]
 
 
+@lru_cache(maxsize=8)
+def _free_spots(
+    size: Point, step_boxes: tuple[Rect, ...], anchors: tuple[Point, ...], view: Rect | None,
+    shadow: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The spots to try and their tiers (:func:`_candidates`) off the step's boxes (rule
+    1: a spot over either, its shadow on their margin, is out; never none: beside both
+    boxes is free). They depend on neither the other boxes nor the edges: an edit that
+    redraws the same step's label in the same view (a box added elsewhere) tries the
+    same spots, worked out once (most of placing it). Read-only: they are shared."""
+    step = _bounds(step_boxes)
+    margin = max(BOX_MARGIN, shadow)
+    spots, tier = _candidates(size, step, list(anchors), view, margin, shadow)
+    free = ~(_hits(spots, size[0], size[1], step, margin) > 0).any(axis=1)
+    spots, tier = spots[free], tier[free]
+    spots.flags.writeable = tier.flags.writeable = False
+    return spots, tier
+
+
 def place_label(
     size: Point,
     step_boxes: Sequence[Rect],
@@ -140,16 +160,13 @@ def place_label(
     ``shadow``: how far the label's shadow reaches past ``size``, kept off the step's
     boxes and inside the view (another box may have a shadow on its margin)."""
     w, h = size[0] + 2 * shadow, size[1] + 2 * shadow
-    step = _bounds(step_boxes)
     pts = np.array(path, dtype=float).reshape(-1, 2)
     mid = len(pts) // 2
     order = sorted(range(len(pts)), key=lambda i: abs(i - mid))
-    anchors = [(float(pts[i, 0]), float(pts[i, 1])) for i in order[:5]]
-    # rule 1: a spot over either step box (its shadow on their margin) is out
-    margin = max(BOX_MARGIN, shadow)
-    spots, tier = _candidates(size, step, anchors, view, margin, shadow)
-    free = ~(_hits(spots, size[0], size[1], step, margin) > 0).any(axis=1)
-    spots, tier = spots[free], tier[free]  # never empty: beside both boxes is free
+    anchors = tuple((float(pts[i, 0]), float(pts[i, 1])) for i in order[:5])
+    spots, tier = _free_spots((float(size[0]), float(size[1])),
+                              tuple(tuple(r) for r in step_boxes), anchors,
+                              None if view is None else tuple(view), shadow)
     if view is not None:
         vx, vy, vw, vh = view
         eps = 1e-6

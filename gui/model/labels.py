@@ -18,6 +18,7 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -217,8 +218,11 @@ def esc(text: str) -> str:
 _NAME = re.compile(r"^([A-Za-z]+)_?(\d+)$")
 
 
+@lru_cache(maxsize=4096)
 def h_name(node: str, index: str | None = None) -> str:
-    """A node name with a real subscript (``x1`` → x<sub>1</sub>), optionally indexed."""
+    """A node name with a real subscript (``x1`` → x<sub>1</sub>), optionally indexed.
+    (Remembered: a write-up names its nodes dozens of times, each a regular expression
+    and an escape.)"""
     m = _NAME.match(node)
     if m:
         base = f"{esc(m.group(1))}<sub>{m.group(2)}</sub>"

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from ..model.chain_rule import SUMMARY_HEADING, chain_rule_html
+from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
 from ..model.labels import QT_SUB_SHARE
 from ..model.timeline import Frame
 from ..model.train_view import update_html
@@ -40,6 +40,8 @@ MARGIN, PRESENT_MARGIN = 10, 2
 #: keeping their numbers; the operation's line dropped), on separate lines (narrow)
 #: and then compact. Each is ``(compact, elide)``.
 SHORTENINGS = ((False, False), (True, False), (False, True), (True, True))
+#: The choice of a step shown as written: full size, neither compact nor elided.
+AS_WRITTEN = (1.0, False, False)
 #: How many layouts' choices the panel remembers (a step shown again is laid out once).
 CHOICES_KEPT = 512
 #: How long after a step is shown the next one's write-up is laid out (ms): well after
@@ -170,7 +172,7 @@ class ChainRulePanel(QWidget):
         key = self._key(self.player.frame, viewport.width(), viewport.height())
         if self._shown is not None and self._shown == (key, browser.shown_document()):
             return
-        if self._show_ahead(key):
+        if self._show_ahead(key) or self._replace_summary(key):
             self._ahead_timer.start()
             return
         as_needed = Qt.ScrollBarPolicy.ScrollBarAsNeeded
@@ -209,6 +211,44 @@ class ChainRulePanel(QWidget):
         self._shown = (key, ahead[2])
         return True
 
+    def _replace_summary(self, key: tuple) -> bool:
+        """Show the step of ``key`` by replacing the whole call's summary alone in the
+        document shown, when nothing else changed (an edit off the output's path: a
+        leaf added, another leaf's ``.grad`` line; the step above it reads the same),
+        the document shown is as written and still fits as written. Replacing lays out
+        the summary's blocks only, and a drawing of the step above it stays.
+
+        False when not so (nothing replaced; nor while text is selected), or when the
+        new summary does not fit as written or brought or took the scroll bar (the
+        caller then lays out a whole new page, as for any other step)."""
+        shown, browser = self._shown, self.browser
+        if (shown is None or shown[0][1:] != key[1:] or shown[1] is not browser.shown_document()
+                or (self.fit, self.compact, self.elide) != AS_WRITTEN
+                or self._choices.get(key, AS_WRITTEN) != AS_WRITTEN):
+            return False
+        old, new = shown[0][0], key[0]
+        cut_old, cut_new = old.rfind(SUMMARY_RULE), new.rfind(SUMMARY_RULE)
+        if cut_old < 0 or cut_new < 0 or old[:cut_old] != new[:cut_new]:
+            return False
+        doc = shown[1]
+        heading = doc.find(SUMMARY_HEADING)
+        position = heading.block().previous().position() if not heading.isNull() else 0
+        if position <= 0:
+            return False
+        viewport = browser.viewport()
+        size = viewport.size()
+        head = new[: new.index(">", new.index("<body")) + 1]  # <html><body style=...>
+        if not browser.replace_end(position, head + new[cut_new:]):
+            return False
+        if viewport.size() != size or self._overflow(doc) < 1.0:
+            return False  # the bar came or went, or the summary is wider than the panel
+        if len(self._choices) >= CHOICES_KEPT:
+            self._choices.clear()
+        self._choices[key] = AS_WRITTEN
+        self._shown = (key, doc)
+        browser.verticalScrollBar().setValue(0)  # the step is written at the top
+        return True
+
     def _fit_at(self, width: int, height: int, key: tuple) -> None:
         """Fit at this viewport size (``key``: the current step's, when at this size)."""
         frame = self.player.frame
@@ -225,7 +265,7 @@ class ChainRulePanel(QWidget):
         """The choice for ``frame`` (remembered by its :meth:`_key`) and its document."""
         choice = self._choices.get(key)
         if choice is not None:
-            first = choice == (1.0, False, False)
+            first = choice == AS_WRITTEN
             return choice, self._laid_out(key[0] if first else self._html(frame, *choice))
         if len(self._choices) >= CHOICES_KEPT:
             self._choices.clear()

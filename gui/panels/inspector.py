@@ -451,10 +451,7 @@ class BackwardSection(_Section):
         ids.sort(key=lambda n: n not in natural)  # nodes nothing consumes come first
         with QSignalBlocker(self.output_combo):
             if ids != self._combo_ids:  # an edit that adds no output candidate keeps them
-                self._combo_ids = ids
-                self.output_combo.clear()
-                self.output_combo.addItem(self.NONE)
-                self.output_combo.addItems(ids)
+                self._fill_outputs(ids)
             self.output_combo.setCurrentText(doc.output or self.NONE)
         shape = self.output_shape()
         has_output = doc.output is not None
@@ -480,6 +477,26 @@ class BackwardSection(_Section):
             caption += ": not given"
         self.v_caption.setText(caption)
         self._show_status()
+
+    def _fill_outputs(self, ids: list[str]) -> None:
+        """The output list holds (none), then ``ids``. A list one entry longer or shorter
+        (a node added or deleted) gains or loses that entry alone: making 200 entries
+        again was most of the section's refresh on an add."""
+        old, combo = self._combo_ids, self.output_combo
+        self._combo_ids = ids
+        if old is not None and abs(len(ids) - len(old)) == 1:
+            longer, shorter = (ids, old) if len(ids) > len(old) else (old, ids)
+            pairs = enumerate(zip(shorter, longer, strict=False))
+            i = next((k for k, (a, b) in pairs if a != b), len(shorter))
+            if longer[i + 1:] == shorter[i:]:
+                if longer is ids:
+                    combo.insertItem(i + 1, ids[i])  # (after "(none)")
+                else:
+                    combo.removeItem(i + 1)
+                return
+        combo.clear()
+        combo.addItem(self.NONE)
+        combo.addItems(ids)
 
     def _show_status(self) -> None:
         results = self.doc.results

@@ -29,6 +29,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPixmap,
+    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
@@ -145,7 +146,7 @@ class CachedTextBrowser(QTextBrowser):
                     and (size.height() > room.height()) != bar.isVisibleTo(self))):
             self.setDocument(document)
             return
-        self._drop_pending()
+        self._drop_pending(keep=document)
         # The bars as QTextEdit will set them for this document (its _q_adjustScrollbars).
         for bar_, extent, page in ((self.horizontalScrollBar(), size.width(), room.width()),
                                    (bar, size.height(), room.height())):
@@ -155,6 +156,29 @@ class CachedTextBrowser(QTextBrowser):
         self._pending = (document, pixmap if pixmap is not None else self.drawing(document))
         self._adopt_timer.start()
         viewport.update()
+
+    def replace_end(self, position: int, html: str) -> bool:
+        """Replace the shown document's text from ``position`` (the start of a block
+        after the first) to its end with ``html``, in place: the blocks before keep their
+        layout, and only the new ones are laid out (a whole document set again parses
+        and lays out every block). One waiting to be taken keeps its drawing when the
+        new text starts below the viewport (it shows what it showed), else is drawn
+        again; the browser's own document is followed by the browser (bars, repaint).
+        False, nothing replaced, while text is selected (a new page drops it)."""
+        document, pending = self.shown_document(), self._pending
+        if pending is None and self._selecting():
+            return False
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()  # (first: a cursor moved outside one measures the line)
+        cursor.setPosition(position - 1)  # the end of the block before: no empty one left
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        cursor.insertHtml(html)
+        cursor.endEditBlock()
+        if pending is not None:
+            top = document.documentLayout().blockBoundingRect(document.findBlock(position)).top()
+            self.show_laid_out(document, pending[1] if top >= self.viewport().height() else None)
+        return True
 
     def shown_document(self) -> QTextDocument:
         """The document shown: one waiting to be taken, else the browser's (without

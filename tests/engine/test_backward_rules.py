@@ -233,6 +233,27 @@ def test_nonfinite_values_are_reported_not_raised():
     _close(trace.grads["x"], [-1.0, 1.0])
 
 
+def test_nonfinite_names_each_node_in_order_small_and_big_values_alike():
+    """The small values are tested together, the big ones each: the same nodes, in the
+    values' order, as a test per node names."""
+    from engine.autodiff import SMALL_VALUE
+
+    bad, good = np.ones(SMALL_VALUE + 1), np.ones(SMALL_VALUE + 1)
+    bad[3] = np.inf
+    cases = [
+        ({"a": [1.0, 2.0], "b": bad, "c": 0.5}, ["b"]),
+        ({"a": [np.nan], "b": good, "c": 0.5}, ["a"]),
+        ({"a": [1.0], "b": bad, "c": np.nan}, ["b", "c"]),
+        ({"c": np.nan, "b": bad, "a": [1.0]}, ["c", "b"]),
+        ({"a": [1.0], "b": good, "c": 2.0}, []),
+    ]
+    for values, named in cases:
+        g = Graph()
+        for nid, value in values.items():
+            g.add_node(nid, "input", value=value)
+        assert forward(g).nonfinite() == named
+
+
 # --------------------------------------------------------------------------- graph errors
 
 

@@ -165,6 +165,33 @@ def test_selecting_many_boxes_while_far_looks_for_changes_once(view, monkeypatch
     assert differing(before, pixels(view)) == 0
 
 
+def test_a_selection_while_far_repaints_the_boxes_it_changed_without_asking_each(
+    view, monkeypatch,  # noqa: ANN001
+) -> None:
+    # The batched item asked every box whether it was selected (two looks per add on
+    # a 200-node graph); the scene's selected items say which are, and only the boxes
+    # whose selection changed are repainted.
+    from gui.canvas.node_item import NodeItem
+
+    scene = view.canvas
+    pixels(view)
+    asked: list[str] = []
+    real_is_selected = NodeItem.isSelected
+    monkeypatch.setattr(NodeItem, "isSelected",
+                        lambda self: asked.append(self.node_id) or real_is_selected(self))
+    passed: list[list[str]] = []
+    real_changed = scene.far_boxes.changed
+    monkeypatch.setattr(scene.far_boxes, "changed",
+                        lambda ids=None: (passed.append(sorted(ids or [])), real_changed(ids)))
+    assert scene.far_boxes._looks is not None
+    a, b = sorted(scene.far_boxes._looks)[:2]
+    view.select_ids([a])
+    view.select_ids([b])
+    assert passed[-2:] == [[a], [a, b]]
+    assert len(asked) == 3  # each box repainted reads its own selection: no scan
+    assert scene.nodes[b].isSelected() and not scene.nodes[a].isSelected()
+
+
 def test_a_table_updated_row_by_row_paints_as_one_made_afresh(view: CanvasView) -> None:
     # A select, a move and an add update the rows of the boxes they change (making the
     # whole table again was most of an edit's far paint): the pixels must be those of a

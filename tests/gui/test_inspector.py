@@ -244,3 +244,28 @@ def test_backward_section(inspector: Inspector, doc: GraphDocument) -> None:
     assert "scalar outputs" in back.status.text()
     doc.undo_stack.undo()
     np.testing.assert_array_equal(doc.gradient, [0.5, 0, 1])
+
+
+def test_an_add_or_delete_changes_one_entry_of_the_output_list(
+    inspector: Inspector, doc: GraphDocument,
+) -> None:
+    """A node added (or deleted) is one output candidate more (or less): the list gains
+    (or loses) that entry alone, in the order a list made afresh has (nodes nothing
+    consumes first), the chosen output still shown; other changes make it afresh."""
+    combo = inspector.backward.output_combo
+    model = combo.model()
+    counts = {"inserted": 0, "removed": 0, "reset": 0}
+    model.rowsInserted.connect(lambda *_: counts.__setitem__("inserted", counts["inserted"] + 1))
+    model.rowsRemoved.connect(lambda *_: counts.__setitem__("removed", counts["removed"] + 1))
+    model.modelReset.connect(lambda: counts.__setitem__("reset", counts["reset"] + 1))
+
+    def entries() -> list[str]:
+        return [combo.itemText(i) for i in range(combo.count())]
+
+    assert entries() == ["(none)", "s", "x", "c", "y"]
+    assert push(doc, AddNode(doc, "input", (0, 200), id="z", value=1.0)) is None
+    assert entries() == ["(none)", "z", "s", "x", "c", "y"] and combo.currentText() == "s"
+    assert counts == {"inserted": 1, "removed": 0, "reset": 0}
+    doc.undo_stack.undo()
+    assert entries() == ["(none)", "s", "x", "c", "y"] and combo.currentText() == "s"
+    assert counts == {"inserted": 1, "removed": 1, "reset": 0}

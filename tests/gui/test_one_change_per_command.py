@@ -273,6 +273,57 @@ def test_an_edit_that_leaves_the_write_up_as_it_was_lays_nothing_out(qtbot) -> N
     assert panel.browser.document() is not shown and "x9.grad = None" in panel.text()
 
 
+def test_an_edit_that_changes_only_the_summary_replaces_it_in_place(qtbot) -> None:  # noqa: ANN001
+    """An input added at the end of backward changes only the whole call's summary (its
+    J is one column wider, it names the new leaf's .grad): the panel replaces that part
+    of the document it shows, lays no new page out and, the summary being below the
+    fold, draws nothing again; the page reads as a fresh one would, and so after undo."""
+    from gui.commands import AddNode, push
+    from gui.panels import chain_rule as chain_rule_module
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = chain_rule_module.ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 160)  # the last step fills the panel: the summary is below the fold
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    browser = panel.browser
+    assert browser.verticalScrollBar().isVisible()
+    laid_out: list[str] = []
+    original = chain_rule_module.ChainRulePanel._laid_out
+
+    def counting(self, html):  # noqa: ANN001, ANN202
+        laid_out.append(html)
+        return original(self, html)
+
+    qtbot.wait(chain_rule_module.AHEAD_MS + 40)  # nothing is laid out ahead at the end
+    chain_rule_module.ChainRulePanel._laid_out = counting  # type: ignore[method-assign]
+    try:
+        for taken in (False, True):  # shown from its drawing, then the browser's own
+            if taken:
+                browser.adopt()
+            shown, draws, renders = browser.shown_document(), browser.draws, panel.follow.renders
+            push(doc, AddNode(doc, "input", (0.0, 0.0)))
+            assert panel.follow.renders == renders + 1 and laid_out == []
+            assert browser.shown_document() is shown
+            assert taken or browser.draws == draws  # the step above it drawn once, before
+            fresh = original(panel, panel.html(panel.fit))
+            assert shown.toHtml() == fresh.toHtml() and "x1.grad = None" in panel.text()
+            doc.undo_stack.undo()
+            assert laid_out == [] and browser.shown_document() is shown
+            assert shown.toHtml() == original(panel, panel.html(panel.fit)).toHtml()
+            assert "x1.grad" not in panel.text()
+        browser.selectAll()  # text selected: a new page, as for any other change
+        shown = browser.shown_document()
+        push(doc, AddNode(doc, "input", (0.0, 0.0)))
+        assert browser.shown_document() is not shown and len(laid_out) == 1
+    finally:
+        chain_rule_module.ChainRulePanel._laid_out = original  # type: ignore[method-assign]
+
+
 def test_a_hidden_forward_mode_panel_does_no_work_on_new_results(qtbot) -> None:  # noqa: ANN001
     from gui.model.timeline import Direction
     from gui.panels.forward_mode import ForwardModePanel

@@ -330,3 +330,35 @@ def test_a_whole_window_repaint_blits_the_tab_and_menu_bars(make_window) -> None
     tabs.setTabText(2, "Heatmap")  # a new tab text: painted again
     win.repaint()
     assert cache.misses > misses
+
+
+def test_an_edit_at_the_end_blits_the_scrubber_whose_handle_stays(make_window) -> None:  # noqa: ANN001
+    """A node added at the end of backward gives the scrubber another range with its
+    handle where it was (at the end): the slider blits what it showed, as the style
+    paints it; a step back moves the handle, and it paints again."""
+    win = make_window()
+    win.player.to_end()
+    QApplication.processEvents()
+    win.repaint()
+    scrubber = win.player_bar.scrubber
+    cache = scrubber.findChild(PaintCache)
+    assert cache is not None
+    QApplication.processEvents()  # the first painting is kept
+    misses, hits, end = cache.misses, cache.hits, scrubber.maximum()
+    centre = win.canvas.mapToScene(win.canvas.viewport().rect().center())
+    for _ in range(2):
+        assert win.canvas.add_node_at("input", centre) is not None
+        QApplication.processEvents()
+        win.repaint()
+    assert scrubber.maximum() == end + 2 and scrubber.value() == scrubber.maximum()
+    assert cache.misses == misses and cache.hits >= hits + 2
+    area = QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
+    blitted = win.grab(area).toImage()
+    cache.invalidate()
+    assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
+    QApplication.processEvents()
+    misses = cache.misses
+    win.player.seek(0)  # the handle moves: painted again
+    QApplication.processEvents()
+    win.repaint()
+    assert cache.misses > misses

@@ -12,6 +12,7 @@ from gui.model.label_placement import (
     WHOLE_TABLE,
     _candidates,
     _covered,
+    _free_spots,
     _hits,
     place_label,
 )
@@ -121,3 +122,23 @@ def test_each_candidate_spot_is_tried_once_in_its_best_tier() -> None:
     assert len({tuple(p) for p in spots.tolist()}) == len(spots)
     assert (np.diff(tier) >= 0).all()  # best first
     assert (tier == 0).any() and (tier == 2).any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=rect, b=rect, size=st.tuples(extent, extent), shadow=st.floats(0, 20),
+    path=st.lists(st.tuples(coord, coord), min_size=1, max_size=9),
+    others=st.lists(rect, max_size=12), added=rect, view=st.none() | rect,
+)
+def test_the_same_step_in_the_same_view_tries_its_spots_worked_out_once(  # noqa: PLR0913
+    a, b, size, shadow, path, others, added, view,  # noqa: ANN001
+) -> None:
+    """A box added elsewhere (an edit) changes what the spots cover, not the spots: the
+    second placing takes them as worked out, and lands where a placing from scratch does."""
+    place_label(size, [a, b], path, view, _bounds([a, b, *others]), shadow=shadow)
+    hits = _free_spots.cache_info().hits
+    boxes = _bounds([a, b, *others, added])
+    again = place_label(size, [a, b], path, view, boxes, shadow=shadow)
+    assert _free_spots.cache_info().hits == hits + 1
+    _free_spots.cache_clear()
+    assert again == place_label(size, [a, b], path, view, boxes, shadow=shadow)
