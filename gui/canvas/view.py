@@ -724,11 +724,13 @@ class CanvasView(QGraphicsView):
         port = self.port_at(view_pos) if self._drag_port is None else None
         if port is self._hover_port:
             return
-        if self._hover_port is not None and self._hover_port.node.scene() is self.canvas:
-            self._hover_port.node.set_hover_port(None)  # type: ignore[attr-defined]  # a NodeItem
+        old = self._hover_port.node if self._hover_port is not None else None
+        if old is not None and old.scene() is self.canvas:
+            old.set_hover_port(None)  # type: ignore[attr-defined]  # a NodeItem
         self._hover_port = port
-        if port is not None:
-            port.node.set_hover_port(port)  # type: ignore[attr-defined]  # a NodeItem
+        node = port.node if port is not None else None
+        if node is not None:
+            node.set_hover_port(port)  # type: ignore[attr-defined]  # a NodeItem
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)
         elif not self._space:
             self.viewport().unsetCursor()
