@@ -66,7 +66,7 @@ class PortItem:
     collection of ~0.25 s during the next file's opening) instead of going with it.
     """
 
-    __slots__ = ("_node", "node_id", "is_output", "index", "connected", "_pos", "offset")
+    __slots__ = ("_node", "node_id", "is_output", "index", "connected", "offset")
 
     def __init__(self, node: QGraphicsItem, node_id: str, is_output: bool, index: int) -> None:
         self._node = weakref.ref(node)
@@ -74,7 +74,6 @@ class PortItem:
         self.is_output = is_output
         self.index = index
         self.connected = False
-        self._pos = QPointF()
         #: The centre in the box's coordinates as floats (edge routing reads thousands).
         self.offset = (0.0, 0.0)
 
@@ -90,17 +89,16 @@ class PortItem:
 
     def pos(self) -> QPointF:
         """Centre in the node box's coordinates."""
-        return QPointF(self._pos)
+        return QPointF(*self.offset)
 
     def setPos(self, x: float, y: float) -> None:  # noqa: N802 - reads like the Qt items
-        self._pos = QPointF(x, y)
         self.offset = (float(x), float(y))
 
     def scenePos(self) -> QPointF:  # noqa: N802 - reads like the Qt items
         """Centre in scene coordinates."""
         node = self.node
         assert node is not None, "a port of a box that is gone has no place"
-        return node.pos() + self._pos
+        return node.pos() + QPointF(*self.offset)
 
     def set_connected(self, connected: bool) -> None:
         self.connected = connected  # the node box draws the dot
