@@ -54,11 +54,20 @@ NORMAL, DONE, ACTIVE = EdgeState.NORMAL, EdgeState.DONE, EdgeState.ACTIVE
 
 def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
     """The S-curve from an output port (p1) to an operand port (p2)."""
-    x1, y1, x2, y2 = p1.x(), p1.y(), p2.x(), p2.y()
+    return _bezier(p1.x(), p1.y(), p2.x(), p2.y())[0]
+
+
+def _bezier(x1: float, y1: float, x2: float, y2: float) -> tuple[QPainterPath, QRectF]:
+    """:func:`bezier` from plain floats, with its control points' rectangle (Qt's
+    ``controlPointRect``, without asking the path: thousands of edges open at once)."""
     dx = max(abs(x2 - x1) * 0.5, 50.0 * UNIT)
-    path = QPainterPath(p1)
-    path.cubicTo(x1 + dx, y1, x2 - dx, y2, x2, y2)
-    return path
+    c1, c2 = x1 + dx, x2 - dx
+    path = QPainterPath()
+    path.moveTo(x1, y1)
+    path.cubicTo(c1, y1, c2, y2, x2, y2)
+    left, right = min(x1, c2), max(x2, c1)
+    top, bottom = min(y1, y2), max(y1, y2)
+    return path, QRectF(left, top, right - left, bottom - top)
 
 
 class ArcLength:
@@ -235,6 +244,8 @@ class EdgeItem(QGraphicsPathItem):
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
         self.inside = False  # both ends in one collapsed group: drawn nowhere (set_inside)
         self.bounds = QRectF()  # the curve's extent, pen included (scene coordinates)
+        #: The ends of the plain curve the path is (None: a detour, or no path yet).
+        self._plain_ends: tuple[float, float, float, float] | None = None
         self.setPen(edge_pen(NORMAL))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
 
@@ -247,16 +258,29 @@ class EdgeItem(QGraphicsPathItem):
                  taken: Callable[[], Iterable[Lane]] | None = None) -> None:
         """Ends in scene coordinates; ``obstacles`` are the boxes to route around and
         ``taken()`` the lanes other edges already run along (asked only for a detour)."""
-        if obstacles:
-            path, self.lane = route(p1, p2, obstacles, taken)
-        else:
-            path, self.lane = bezier(p1, p2), None
-        if path == self.path():
+        if not obstacles:
+            self.set_plain(p1.x(), p1.y(), p2.x(), p2.y())
             return
+        path, self.lane = route(p1, p2, obstacles, taken)
+        if path != self.path():
+            self._plain_ends = None
+            self._show(path, path.controlPointRect())
+
+    def set_plain(self, x1: float, y1: float, x2: float, y2: float) -> None:
+        """:meth:`set_ends` without obstacles, from plain floats: the plain curve (the
+        same ends as the plain curve it has cost a tuple comparison)."""
+        self.lane = None
+        ends = (x1, y1, x2, y2)
+        if ends != self._plain_ends:
+            self._plain_ends = ends
+            self._show(*_bezier(x1, y1, x2, y2))
+
+    def _show(self, path: QPainterPath, extent: QRectF) -> None:
+        """Take ``path`` (``extent``: its control points' rectangle)."""
         old = self.bounds
         self._hit = None
         self.setPath(path)
-        extent = self._measure()
+        self._measure(extent)
         pad = 4.0 * UNIT
         self.bounds = extent.adjusted(-pad, -pad, pad, pad)
         self._place_arrow()
@@ -290,15 +314,15 @@ class EdgeItem(QGraphicsPathItem):
             self.selected = flag
             self.restyle()
 
-    def _measure(self) -> QRectF:
+    def _measure(self, extent: QRectF | None = None) -> None:
         """Have Qt measure the item now (a new path or pen made it forget), from the
-        curve's extent (see :meth:`shape`); returns that extent."""
-        extent = self.path().controlPointRect()
+        curve's extent (see :meth:`shape`; None: the path's control points' rectangle)."""
+        if extent is None:
+            extent = self.path().controlPointRect()
         pad = HIT_WIDTH / 2 * UNIT + 1.0
         self._extent = extent.adjusted(-pad, -pad, pad, pad)
         self.boundingRect()
         self._extent = None
-        return extent
 
     def restyle(self) -> None:
         self.setPen(edge_pen(EdgeState.SELECTED if self.selected else self.state))

@@ -679,7 +679,6 @@ class CanvasScene(QGraphicsScene):
             return False
         x1, y1 = src.port_xy(True)
         x2, y2 = dst.port_xy(False, key[2])
-        p1, p2 = QPointF(x1, y1), QPointF(x2, y2)
         obstacles = None
         routable = ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT
         if routable and not plain:
@@ -691,11 +690,12 @@ class CanvasScene(QGraphicsScene):
                 obstacles = [grid.rects[n] for n in grid.query_bounds(
                     x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH) if n not in ends]
         if not obstacles:
-            edge.set_ends(p1, p2)
+            edge.set_plain(x1, y1, x2, y2)
         else:
             reach = ROUTE_REACH + LANE_SEP * UNIT
             lane_lo, lane_hi = min(y1, y2) - reach, max(y1, y2) + reach
-            edge.set_ends(p1, p2, obstacles, lambda: self._lanes.near(lane_lo, lane_hi, key))
+            edge.set_ends(QPointF(x1, y1), QPointF(x2, y2), obstacles,
+                          lambda: self._lanes.near(lane_lo, lane_hi, key))
         self._lanes.put(key, edge.lane)
         self.edge_grid.put(key, edge.bounds)
         return routable

@@ -424,16 +424,17 @@ class CanvasView(QGraphicsView):
         """Put the pulse at ``t`` along the active edge (0: consumer, 1: operand)."""
         self.canvas.set_pulse_progress(t)
 
-    def fit_all(self, readable: bool = True) -> None:
+    def fit_all(self, readable: bool = True, boxes: QRectF | None = None) -> None:
         """Zoom and centre so every node is visible (never zoomed in past 125 %); when
         ``readable`` and a captured model's text could not be read whole, a readable
-        part around the output instead (gui.model.camera.opening_view)."""
+        part around the output instead (gui.model.camera.opening_view). ``boxes``: the
+        boxes' bounding rectangle, when the caller has it (None: measured here)."""
         self._fitted = True
         with self._camera_move():
-            self._fit_all(readable)
+            self._fit_all(readable, self.canvas.nodes_rect() if boxes is None else boxes)
 
-    def _fit_all(self, readable: bool) -> None:
-        rect = self.canvas.nodes_rect()
+    def _fit_all(self, readable: bool, rect: QRectF) -> None:
+        """:meth:`fit_all` around ``rect``, the boxes' bounding rectangle."""
         if rect.isEmpty():
             self.resetTransform()
             self.centerOn(0, 0)
@@ -466,14 +467,17 @@ class CanvasView(QGraphicsView):
         the new document and again when the window applies its saved view)."""
         if self.following:
             self.frame_step(animate=False)
-        elif self._refitted != self._fit_state():
-            self.fit_all()
-            self._refitted = self._fit_state()
+            return
+        boxes = self.canvas.nodes_rect()  # once: fitting moves the camera, not the boxes
+        if self._refitted != self._fit_state(boxes):
+            self.fit_all(boxes=boxes)
+            self._refitted = self._fit_state(boxes)
 
-    def _fit_state(self) -> tuple[object, ...]:
-        """What fitting all reads and sets: the boxes, the viewport and the camera."""
+    def _fit_state(self, boxes: QRectF) -> tuple[object, ...]:
+        """What fitting all reads and sets: the boxes' rectangle, the viewport and the
+        camera."""
         centre = self.mapToScene(self.viewport().rect().center())
-        return (self.canvas.nodes_rect(), self.viewport().size(), self.transform(), centre)
+        return (boxes, self.viewport().size(), self.transform(), centre)
 
     def user_fit_all(self) -> None:
         """Fit All chosen by the user: also pauses Follow step until the next play."""
@@ -724,11 +728,13 @@ class CanvasView(QGraphicsView):
         port = self.port_at(view_pos) if self._drag_port is None else None
         if port is self._hover_port:
             return
-        if self._hover_port is not None and self._hover_port.node.scene() is self.canvas:
-            self._hover_port.node.set_hover_port(None)  # type: ignore[attr-defined]  # a NodeItem
+        old = self._hover_port.node if self._hover_port is not None else None
+        if old is not None and old.scene() is self.canvas:
+            old.set_hover_port(None)  # type: ignore[attr-defined]  # a NodeItem
         self._hover_port = port
-        if port is not None:
-            port.node.set_hover_port(port)  # type: ignore[attr-defined]  # a NodeItem
+        node = port.node if port is not None else None
+        if node is not None:
+            node.set_hover_port(port)  # type: ignore[attr-defined]  # a NodeItem
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)
         elif not self._space:
             self.viewport().unsetCursor()

@@ -260,3 +260,27 @@ def test_boxes_place_their_texts_on_their_first_full_paint_only(
     assert box.content.title in texts and box.content.value in texts
     width = box.size[0]
     assert all(run.pos.x() < width for run in box._runs)  # laid out for its own size
+
+
+def test_a_replaced_file_leaves_its_boxes_to_no_cyclic_collection(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """A box and its ports held each other, so every box of the file a new one replaced
+    waited for the cyclic collector (a long pass during the next file's opening); now
+    each goes when the scene lets it go, and a port kept by someone else says so."""
+    import gc
+    import weakref
+
+    window = make_window()
+    assert window.files.load_path(_chain_file(tmp_path))
+    item = next(iter(window.canvas.canvas.nodes.values()))
+    port, box = item.out_port, weakref.ref(item)
+    del item
+    gc.collect()
+    gc.disable()
+    try:
+        window.open_default_example()
+        assert box() is None  # freed by reference counting, no collection needed
+    finally:
+        gc.enable()
+    assert port.node is None
