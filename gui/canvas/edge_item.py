@@ -237,6 +237,7 @@ class EdgeItem(QGraphicsPathItem):
         self.key = key
         self.state = NORMAL
         self._hit: QPainterPath | None = None
+        self._arc: ArcLength | None = None  # the path by its length (kept while active)
         self._extent: QRectF | None = None  # set only while Qt measures a new path
         self.lane: Lane | None = None
         self._arrow: QGraphicsPolygonItem | None = None
@@ -278,7 +279,7 @@ class EdgeItem(QGraphicsPathItem):
     def _show(self, path: QPainterPath, extent: QRectF) -> None:
         """Take ``path`` (``extent``: its control points' rectangle)."""
         old = self.bounds
-        self._hit = None
+        self._hit = self._arc = None
         self.setPath(path)
         self._measure(extent)
         pad = 4.0 * UNIT
@@ -294,6 +295,14 @@ class EdgeItem(QGraphicsPathItem):
         if scene is not None:
             area = self.bounds if old is None or old.isEmpty() else self.bounds.united(old)
             scene.background_changed(area)  # type: ignore[attr-defined]  # a CanvasScene
+
+    def arc(self) -> ArcLength:
+        """The curve by its length, kept while the edge is active and keeps its path: a
+        step's arrow, label and pulse each flattened the same new active edge (three
+        times a step); an edge no longer active drops it (thousands kept were MBs)."""
+        if self._arc is None:
+            self._arc = ArcLength(self.path())
+        return self._arc
 
     def set_state(self, state: EdgeState, forward: bool = False) -> None:
         """``forward``: the active step is forward mode's (its arrow points at the consumer)."""
@@ -338,13 +347,13 @@ class EdgeItem(QGraphicsPathItem):
         """Active edge: an arrowhead pointing back toward the operand (where vjp goes), or
         in forward mode on toward the consumer (where J·t goes)."""
         if self.state != ACTIVE:
+            self._arc = None
             if self._arrow is not None:
                 self._arrow.hide()
             return
-        path = self.path()
-        if path.isEmpty():
+        if self.path().isEmpty():
             return
-        arc = ArcLength(path)
+        arc = self.arc()
         tip = QPointF(*arc.points((0.5,))[0])
         dx, dy = arc.direction(0.5)
         back = QPointF(-dx, -dy)  # pointing toward the operand
@@ -418,8 +427,9 @@ class PulseItem(QGraphicsItem):
     def radius(self) -> float:
         return 9.0 * UNIT
 
-    def set_path(self, path: QPainterPath) -> None:
-        self._arc = None if path.isEmpty() else ArcLength(path)
+    def set_path(self, path: QPainterPath, arc: ArcLength | None = None) -> None:
+        """Travel along ``path`` (``arc``: the path by its length, when the caller has it)."""
+        self._arc = None if path.isEmpty() else arc or ArcLength(path)
         self.set_progress(self.progress)
 
     def set_progress(self, t: float) -> None:

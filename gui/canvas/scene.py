@@ -46,7 +46,6 @@ from .edge_item import (
     DONE,
     LANE_SEP,
     NORMAL,
-    ArcLength,
     EdgeItem,
     EdgeLabelItem,
     Lane,
@@ -328,7 +327,6 @@ class CanvasScene(QGraphicsScene):
         self.label_pt = CHAIN_RULE_PT
         self._label_view: tuple[QRectF, float] | None = None  # visible rect and zoom
         self._label_path: list[tuple[float, float]] = []  # the active edge, sampled
-        self._sampled: dict[EdgeKey, tuple[QPainterPath, list[tuple[float, float]]]] = {}
         self._label_home: QRectF | None = None
         #: Zoomed out below FAR_LOD: the boxes paint nothing, far_boxes draws them all.
         self.far = False
@@ -778,7 +776,7 @@ class CanvasScene(QGraphicsScene):
         if self._active_key in self._unrouted:
             self.route_pending()
         path = edge.path()
-        self.pulse.set_path(path)
+        self.pulse.set_path(path, edge.arc())
         self.pulse.show()
         if replace_label or step is not self._label_step:
             provider = self.label_provider or default_edge_label
@@ -789,23 +787,10 @@ class CanvasScene(QGraphicsScene):
             self.label.set_text(text)
             self._label_step = step
         assert self._active_key is not None  # an edge is active: it was found above
-        self._label_path = self._samples(self._active_key, path)
+        self._label_path = edge.arc().points(LABEL_SAMPLES)
         self._label_home = None
         self.label.show()
         self._place_label()
-
-    def _samples(self, key: EdgeKey, path: QPainterPath) -> list[tuple[float, float]]:
-        """Points along ``path`` (edge ``key``'s) at :data:`LABEL_SAMPLES` of its length,
-        kept while the edge keeps its path: measuring a routed path's length is most of
-        placing the label, and a step back or a replay shows the same edges again."""
-        kept = self._sampled.get(key)
-        if kept is not None and kept[0] == path:
-            return kept[1]
-        points = ArcLength(path).points(LABEL_SAMPLES)
-        if len(self._sampled) >= len(self.edges):  # edges came and went: start afresh
-            self._sampled.clear()
-        self._sampled[key] = (path, points)
-        return points
 
     def label_home(self) -> QRectF:
         """Where the active edge's label goes at its own size, whatever the view (the

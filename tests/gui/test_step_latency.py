@@ -107,3 +107,43 @@ def test_a_zooming_glide_scales_the_boxes_pictures_and_ends_them_sharp(make_wind
     view._camera_step(1.0)
     assert all(b.cacheMode() == BOX_CACHE for b in boxes)
     assert abs(view.zoom() - view._camera_to.zoom) < 1e-9
+
+
+def _count_calls(monkeypatch, owner: object, name: str) -> list[int]:  # noqa: ANN001
+    """Count the calls of ``owner.name`` from now on (the list's one item)."""
+    count = [0]
+    original = getattr(owner, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return count
+
+
+def test_a_presented_step_flattens_its_edge_once_and_places_its_label_twice(
+    make_window, monkeypatch,  # noqa: ANN001
+) -> None:
+    """Follow step and the pulse on (presentation mode): the new active edge is measured
+    along its length once for its arrow, its label's samples and the pulse (three times,
+    each on its own, before); the label is placed once in the view it shows in and once
+    at home, where the camera frames it."""
+    from gui.canvas import edge_item, scene
+
+    win = make_window()
+    view = win.canvas
+    view.animations_enabled = True
+    view.follow_step = True
+    win.player.to_start()
+    QApplication.processEvents()
+    arcs = _count_calls(monkeypatch, edge_item.ArcLength, "__init__")
+    placings = _count_calls(monkeypatch, scene, "place_label")
+    for _ in range(4):
+        arcs[0] = placings[0] = 0
+        win.player.step_forward()
+        assert view.canvas.label.isVisible()
+        assert arcs[0] == 1
+        assert placings[0] == 2
+        view._camera_anim.stop()  # (the glide's frames place it as the view moves)
+        QApplication.processEvents()
