@@ -44,9 +44,8 @@ from PySide6.QtWidgets import (
 from engine import APP_NAME
 from engine.errors import GraphError
 from engine.examples import EXAMPLES_DIR, list_examples
-from engine.fileformat import SUFFIX
+from engine.fileformat import SUFFIX, TRACE_SUFFIX
 from engine.layout_keys import clamp
-from engine.tracefile import SUFFIX as TRACE_SUFFIX
 
 from .canvas.view import CanvasView
 from .commands import READ_ONLY
