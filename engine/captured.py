@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -88,6 +89,7 @@ class CapturedTrace(Trace):
     ``nodes`` is in forward order (leaves and operands before their consumers).
     """
 
+    replayed: ClassVar[bool] = True
     nodes: dict[str, CapturedNode] = field(default_factory=dict)
     #: Each module path's class name (``"layers.0": "Linear"``), where it is known.
     module_classes: dict[str, str] = field(default_factory=dict)

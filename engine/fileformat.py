@@ -77,6 +77,10 @@ from .ops.record import OpShapeError
 from .train import TRAIN_MINOR_VERSION, TrainSpec, train_from_json
 
 SUFFIX = ".bpgraph"
+#: A captured trace's suffix (:mod:`engine.tracefile` reads those files): beside the
+#: graph's, so that telling the two apart by name loads neither the trace reader nor its
+#: classes (the app checks each file it opens, the first one before its first paint).
+TRACE_SUFFIX = ".bptrace"
 
 #: Files bigger than this are refused before they are read (50 MB, in MiB).
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -536,6 +540,7 @@ __all__ = [
     "MAX_OPERANDS",
     "MAX_FILE_BYTES",
     "SUFFIX",
+    "TRACE_SUFFIX",
     "VERSION",
     "FileFormatError",
     "GraphFile",

@@ -18,7 +18,6 @@ import numpy as np
 
 from .autodiff import backward, forward
 from .graph import Graph
-from .pytorch_export import export_script, python_names
 
 MARKER = "BACKPROP-STUDIO-GRADS "
 #: Agreement as the tests demand it (float64 on both sides).
@@ -50,6 +49,10 @@ def torch_available() -> bool:
 
 def checking_script(graph: Graph, output: str, gradient: np.ndarray | None) -> str:
     """The exported script plus a footer that prints every ``.grad`` as one JSON line."""
+    # Lazy: the window imports this module at start-up (torch_available), the exporter
+    # only when a check runs.
+    from .pytorch_export import export_script, python_names
+
     names = python_names(graph)
     script = export_script(graph, output, gradient, retain_grads=True)
     kept = [n for n in graph.nodes if not graph.nodes[n].is_leaf or graph.nodes[n].wants_grad]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -200,6 +200,10 @@ class Trace:
     leaves: list[str] = field(default_factory=list)
     record: StepRecord | None = field(default=None, repr=False, compare=False)
     _steps: list[Step] = field(default_factory=list, repr=False)
+    #: A PyTorch pass replayed from its recorded steps (:class:`engine.captured.CapturedTrace`):
+    #: nothing here can run it again. A class's fact, so a reader asks without importing
+    #: the captured classes.
+    replayed: ClassVar[bool] = False
 
     @property
     def steps(self) -> list[Step]:

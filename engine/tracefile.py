@@ -38,7 +38,7 @@ from . import APP_NAME
 from .atomic_write import write_atomic
 from .captured import CapturedNode, CapturedTrace, Shape, StoredContext
 from .errors import shape_text
-from .fileformat import FileFormatError
+from .fileformat import TRACE_SUFFIX, FileFormatError
 from .schema_validator import validate_schema
 from .trace import JACOBIAN_LIMIT, Step
 
@@ -46,7 +46,7 @@ FORMAT = "backprop-studio-trace"
 VERSION = 2
 #: The versions this program reads: 1 is version 2 without its economies.
 READS = (1, 2)
-SUFFIX = ".bptrace"
+SUFFIX = TRACE_SUFFIX
 #: zlib's fastest level: a resnet18 trace compresses 3x; the slower levels gain ~5%.
 GZIP_LEVEL = 1
 #: How ``data`` is stored: base64 of these little-endian types.

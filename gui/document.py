@@ -13,14 +13,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from engine.autodiff import Forward, backward, forward
-from engine.captured import CapturedTrace, as_graph
 from engine.collector import collector_paused
 from engine.errors import GraphError
 from engine.fileformat import GraphFile
@@ -31,6 +30,9 @@ from engine.train import TrainSpec
 
 from .model.results import Results
 from .model.train_view import TrainState
+
+if TYPE_CHECKING:
+    from engine.captured import CapturedTrace
 
 Point = tuple[float, float]
 
@@ -133,6 +135,8 @@ class GraphDocument(QObject):
 
     def load_trace(self, trace: CapturedTrace, path: Path | None) -> None:
         """Show a captured PyTorch pass, read-only: its modules are collapsed groups."""
+        from engine.captured import as_graph  # loaded with the trace, not at start-up
+
         shown = as_graph(trace)
         self._replace(shown.graph, {}, trace.output, trace.gradient, shown.groups, path)
         self.captured = (trace, shown.forward)

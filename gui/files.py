@@ -18,17 +18,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
-from engine import APP_NAME, tracefile
+from engine import APP_NAME
 from engine.atomic_write import pid_alive
-from engine.captured import CapturedTrace
 from engine.collector import collector_paused
 from engine.examples import EXAMPLES_DIR
 from engine.fileformat import (
     SUFFIX,
+    TRACE_SUFFIX,
     FileFormatError,
     GraphFile,
     ReadOnlyTarget,
@@ -37,6 +37,9 @@ from engine.fileformat import (
 )
 
 from .document import GraphDocument
+
+if TYPE_CHECKING:
+    from engine.captured import CapturedTrace
 
 RECENT_KEY = "files/recent"
 MAX_RECENT = 8
@@ -60,7 +63,7 @@ def arriving() -> Iterator[None]:
 
 def is_trace_path(path: str | os.PathLike[str]) -> bool:
     """A captured PyTorch pass (``.bptrace``), shown read-only, rather than a graph."""
-    return str(path).lower().endswith(tracefile.SUFFIX)
+    return str(path).lower().endswith(TRACE_SUFFIX)
 
 
 class Answer(StrEnum):
@@ -223,6 +226,8 @@ class FileController(QObject):
         try:
             with arriving():  # parsing allocates, frees nothing: no GC passes
                 if is_trace_path(p):
+                    from engine import tracefile  # lazy: the trace reader loads with a trace
+
                     return tracefile.load(p)
                 return load(p, partial=True)
         except FileFormatError as exc:
@@ -238,7 +243,7 @@ class FileController(QObject):
         example = example or p.resolve().parent == Path(EXAMPLES_DIR).resolve()
         self.remove_autosave()
         self.last_opened = p.resolve()
-        if isinstance(gf, CapturedTrace):
+        if not isinstance(gf, GraphFile):  # a captured trace
             with arriving():
                 self.doc.load_trace(gf, p.resolve())
             self.host.apply_view_state(None)

@@ -142,11 +142,19 @@ class GuidedTour:
 
     def __init__(self, window) -> None:  # noqa: ANN001 - a MainWindow
         self.window = window
-        self.callout = Callout(window)
-        self.callout.next_button.clicked.connect(self.next)
-        self.callout.dismiss_button.clicked.connect(self.dismiss)
+        self._callout: Callout | None = None
         self._stops: list[Stop] = []
         self.index = -1
+
+    @property
+    def callout(self) -> Callout:
+        """The callout, built when the tour first starts (or it is asked for): a later
+        launch never shows it, so its first paint never builds it."""
+        if self._callout is None:
+            self._callout = Callout(self.window)
+            self._callout.next_button.clicked.connect(self.next)
+            self._callout.dismiss_button.clicked.connect(self.dismiss)
+        return self._callout
 
     @property
     def active(self) -> bool:
@@ -188,7 +196,8 @@ class GuidedTour:
     def dismiss(self) -> None:
         """End the tour; it is not shown again unless asked for."""
         self.index = -1
-        self.callout.hide()
+        if self._callout is not None:
+            self._callout.hide()
         QSettings().setValue(TOUR_SEEN_KEY, True)
 
     def _show(self) -> None:

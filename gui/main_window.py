@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtGui
 from PySide6.QtCore import QByteArray, QEvent, QRect, QSettings, Qt, QTimer
@@ -44,12 +44,10 @@ from PySide6.QtWidgets import (
 from engine import APP_NAME
 from engine.errors import GraphError
 from engine.examples import EXAMPLES_DIR, list_examples
-from engine.fileformat import SUFFIX
+from engine.fileformat import SUFFIX, TRACE_SUFFIX
 from engine.layout_keys import clamp
-from engine.tracefile import SUFFIX as TRACE_SUFFIX
 
 from .canvas.view import CanvasView
-from .clipboard import Clipboard
 from .commands import READ_ONLY
 from .document import GraphDocument
 from .files import Answer, DiskChange, FileController
@@ -65,6 +63,9 @@ from .player import Player, PlayerToolbar, connect_canvas
 from .pytorch_code import install as install_pytorch_code
 from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME, application_palette, restyle, style, using
+
+if TYPE_CHECKING:
+    from .clipboard import Clipboard
 
 SCALE_KEY = "presentation/scale"
 THEME_KEY = "view/theme"
@@ -151,7 +152,7 @@ class MainWindow(QMainWindow):
         self.canvas = CanvasView(self.doc, self)
         connect_canvas(self.player, self.canvas)
         self.setCentralWidget(self.canvas)
-        self.clipboard = Clipboard()
+        self._clipboard: Clipboard | None = None  # made at the first copy or paste
         self.files = FileController(self.doc, self, self)
         self.presenting = False
         self._frameless_fallback = False  # presenting without a window manager
@@ -253,6 +254,16 @@ class MainWindow(QMainWindow):
         from .panels.gradient_flow import GradientFlowPanel
 
         return GradientFlowPanel(self.player)
+
+    @property
+    def clipboard(self) -> Clipboard:
+        """The nodes last copied; made (and :mod:`gui.clipboard` loaded) at the first copy,
+        cut, paste or duplicate, not at start-up."""
+        if self._clipboard is None:
+            from .clipboard import Clipboard
+
+            self._clipboard = Clipboard()
+        return self._clipboard
 
     @property
     def gradient_flow(self) -> QWidget:

@@ -60,7 +60,6 @@ from engine.pytorch_check import (
     torch_available,
     torch_grads,
 )
-from engine.pytorch_export import export_script
 from engine.train import TrainSpec
 
 from .commands import EditCommand, push
@@ -206,6 +205,10 @@ def document_script(doc: GraphDocument) -> str:
     """The document as the PyTorch script ``main.py export-torch`` writes for its file
     (title, and the ``torch.optim`` loop of a train block): what the code dock shows
     and File > Export writes, one copy."""
+    # Lazy: the exporter (and its training-loop writer) loads when code is first shown,
+    # exported or checked, not at start-up.
+    from engine.pytorch_export import export_script
+
     return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
 
 
@@ -254,41 +257,62 @@ class CodeDock(QDockWidget):
         super().__init__("Code", parent)
         self.setObjectName("CodeDock")
         self.doc = doc
+        self.edited = False
+        self._writing = False
+        self._editor: CodeEditor | None = None  # built when first shown (see editor)
+        self._status: QLabel | None = None
+        doc.resultsChanged.connect(self.refresh)
+        doc.trainChanged.connect(self.refresh)  # the training loop's settings
+        self.visibilityChanged.connect(lambda visible: visible and self.refresh())  # type: ignore[func-returns-value]
+        self.visibilityChanged.connect(self._open_at_size)
+
+    @property
+    def editor(self) -> CodeEditor:
+        """The code editor; the dock's contents are built the first time they are shown
+        or asked for: the dock starts hidden, and most sessions never open it."""
+        if self._editor is None:
+            self._build()
+        assert self._editor is not None
+        return self._editor
+
+    @property
+    def status(self) -> QLabel:
+        """The line under the editor: an import error, or that the code was edited."""
+        if self._status is None:
+            self._build()
+        assert self._status is not None
+        return self._status
+
+    def _build(self) -> None:
         body = QWidget(self)
-        self.editor = CodeEditor(body)
-        self.editor.setObjectName("CodeEditor")
-        self.editor.setWhatsThis(
+        editor = self._editor = CodeEditor(body)
+        editor.setObjectName("CodeEditor")
+        editor.setWhatsThis(
             "The graph as PyTorch code. The backward pass the player shows is the loop in "
             "engine/reference.py, written to be read: reverse topological order, one VJP "
             "per edge, gradients summed where edges meet."
         )
-        self.status = QLabel(body)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setWordWrap(True)
+        status = self._status = QLabel(body)
+        status.setTextFormat(Qt.TextFormat.PlainText)
+        status.setWordWrap(True)
         apply_button = QPushButton("Apply (Ctrl+Enter)", body)
         apply_button.clicked.connect(self.apply)
         revert = QPushButton("Revert", body)
         revert.clicked.connect(self.revert)
         row = QHBoxLayout()
-        row.addWidget(self.status, 1)
+        row.addWidget(status, 1)
         row.addWidget(revert)
         row.addWidget(apply_button)
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.editor, 1)
+        layout.addWidget(editor, 1)
         layout.addLayout(row)
         self.setWidget(body)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            shortcut = QShortcut(QKeySequence(keys), self.editor)
+            shortcut = QShortcut(QKeySequence(keys), editor)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(self.apply)
-        self.edited = False
-        self._writing = False
-        self.editor.textChanged.connect(self._text_changed)
-        doc.resultsChanged.connect(self.refresh)
-        doc.trainChanged.connect(self.refresh)  # the training loop's settings
-        self.visibilityChanged.connect(lambda visible: visible and self.refresh())  # type: ignore[func-returns-value]
-        self.visibilityChanged.connect(self._open_at_size)
+        editor.textChanged.connect(self._text_changed)
 
     def usable_size(self) -> QSize:
         """The editor's size for :data:`CODE_COLUMNS` x :data:`CODE_LINES` of code."""

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import captured
 from engine.autodiff import backward, end_to_end_jacobian
 from engine.errors import GraphError
 from engine.graph import Graph
@@ -58,7 +57,10 @@ def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | 
         return None
     fwd = results.forward
     leaves = tuple(trace.leaves)
-    if isinstance(trace, captured.CapturedTrace):  # PyTorch ran it: only its steps replay
+    if trace.replayed:  # PyTorch ran it: only its steps replay
+        from engine import captured  # loaded already: it made the trace
+
+        assert isinstance(trace, captured.CapturedTrace)
         shapes = [captured.leaf_shape(trace, x) for x in leaves]
         jac = captured.end_to_end_jacobian(trace)
         grads: dict[str, np.ndarray | None] = {}
@@ -101,7 +103,7 @@ def work(results: Results) -> int:
     element, each touching every value of the forward pass (a replayed PyTorch trace
     only sums its recorded steps: no work)."""
     trace = results.trace
-    if trace is None or isinstance(trace, captured.CapturedTrace):
+    if trace is None or trace.replayed:
         return 0
     values = results.forward.values
     rows = int(np.size(values[trace.output])) if trace.output in values else 0

@@ -133,11 +133,25 @@ class NodeSection(_Section):
         self.hint = _plain(QLabel(NO_SELECTION))
         self.hint.setWordWrap(True)
         style(self.hint, muted_sheet)
+        #: The node's widgets, built when a node is first selected (see _build_body): a
+        #: window opens with none selected, so the first paint never needs them.
+        self.body: QWidget | None = None
+        self.attr_widgets: dict[str, QWidget] = {}
+        self._layout = QVBoxLayout(self)
+        self._layout.addWidget(self.hint)
+        self._layout.addWidget(self.problem)
+
+        doc.trainChanged.connect(self.refresh)
+        doc.structureChanged.connect(self.refresh)
+        doc.nodeChanged.connect(self._node_changed)
+        doc.resultsChanged.connect(self._show_results)
+        self.set_node(None)
+
+    def _build_body(self) -> QWidget:
         self.op_label = QLabel()
         self.op_label.setWordWrap(True)
         self.name_edit = QLineEdit()
         self.name_edit.setToolTip("The node's id; press Enter to rename")
-        self.attr_widgets: dict[str, QWidget] = {}
         self.value_caption = _plain(QLabel("value"))
         self.value_editor = TensorEditor()
         self.requires_grad = QCheckBox("requires_grad")
@@ -151,8 +165,8 @@ class NodeSection(_Section):
         self.error_label.setWordWrap(True)
         style(self.error_label, error_sheet)
 
-        self.body = QWidget()
-        form = QFormLayout(self.body)
+        body = QWidget()
+        form = QFormLayout(body)
         form.setContentsMargins(0, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow(self.op_label)
@@ -165,22 +179,15 @@ class NodeSection(_Section):
         form.addRow("grad", self.grad_label)
         form.addRow(self.error_label)
         self._form = form
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.body)
-        layout.addWidget(self.problem)
+        self._layout.insertWidget(1, body)  # under the hint
 
         self.name_edit.editingFinished.connect(self._rename)
         self.value_editor.valueEdited.connect(self._value_edited)
         self.value_editor.gestureEnded.connect(self._end_gesture)
         self.requires_grad.toggled.connect(self._requires_grad_toggled)
         self.trainable.toggled.connect(self._trainable_toggled)
-        doc.trainChanged.connect(self.refresh)
-        doc.structureChanged.connect(self.refresh)
-        doc.nodeChanged.connect(self._node_changed)
-        doc.resultsChanged.connect(self._show_results)
-        self.set_node(None)
+        self.body = body
+        return body
 
     # ------------------------------------------------------------------ selection
 
@@ -194,10 +201,12 @@ class NodeSection(_Section):
     def refresh(self) -> None:
         node = self.doc.graph.nodes.get(self.node_id) if self.node_id else None
         self.hint.setVisible(node is None)
-        self.body.setVisible(node is not None)
         if node is None:
+            if self.body is not None:
+                self.body.hide()
             self._op = None
             return
+        (self.body or self._build_body()).show()
         if node.op != self._op or set(self.attr_widgets) != set(node.attrs):
             self._build_attrs(node.op)
             self._op = node.op
@@ -231,7 +240,7 @@ class NodeSection(_Section):
 
     def _show_results(self) -> None:
         nid = self.node_id
-        if nid is None or nid not in self.doc.graph:
+        if nid is None or nid not in self.doc.graph or self.body is None:
             return
         results = self.doc.results
         fwd = results.forward

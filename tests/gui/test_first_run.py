@@ -39,6 +39,8 @@ COLD_AT_START = (
     "gui.panels.quiz", "gui.panels.gradcheck", "gui.panels.forward_mode",
     "gui.panels.summary", "gui.panels.jacobian_view", "gui.panels.gradient_flow",
     "gui.canvas.quick_search", "gui.single_instance", "engine.gradcheck", "secrets",
+    "engine.pytorch_export", "engine.pytorch_train", "engine.pytorch_import", "gui.clipboard",
+    "engine.tracefile", "engine.captured",
 )
 
 _FIRST_PAINT = """
@@ -52,6 +54,9 @@ assert len(window.canvas.canvas.nodes) == len(window.doc.graph) > 0  # the examp
 young = {id(o) for o in gc.get_objects()}
 print(*[m for m in COLD if m in sys.modules])
 print(gc.get_freeze_count() > 0, id(window.doc.graph) in young)
+# Built when first shown or used: the hidden code dock's editor, the node section's
+# widgets (no node is selected).
+print(window.pytorch.dock.widget() is None, window.inspector.node.body is None)
 window.doc.undo_stack.clear()
 """
 
@@ -65,9 +70,10 @@ def test_the_first_paint_loads_no_cold_module_and_freezes_only_what_lives_as_lon
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    loaded, frozen = done.stdout.splitlines()
+    loaded, frozen, unbuilt = done.stdout.splitlines()
     assert loaded == ""  # none of COLD_AT_START
     assert frozen == "True True"  # the window's objects frozen, the document's not
+    assert unbuilt == "True True"  # no code dock editor, no node widgets
 
 def test_display_detection() -> None:
     assert not has_display({}, "linux")
