@@ -236,7 +236,11 @@ def main(argv: list[str]) -> int:
         return _fail(name, f"{exc} ({USAGE})", 2)
     try:
         with using(args.theme):  # in-process callers (tests) get their theme back
-            status = _export(args, out, options, step, size)
+            if options is not None:
+                status = _export_lesson(args.file, out, options, args.progress)
+            else:
+                view, direction = View(args.view), Direction(args.direction)
+                status = _export_frame(args.file, step, out, size, view, direction)
         for line in _held:
             print(line, file=sys.stderr)
         return status
@@ -254,19 +258,6 @@ def _fail(name: str, reason: str, status: int) -> int:
     """Say why on the one line the command promises, ``error: FILE: ...``; ``status``."""
     print(f"error: {_one_line(name)}: {_one_line(reason)}", file=sys.stderr)
     return status
-
-
-def _export(
-    args: argparse.Namespace,
-    out: Path,
-    options: LessonOptions | None,
-    step: int | None,
-    size: tuple[int, int],
-) -> int:
-    """The export asked for, in the theme in use: a whole lesson or one frame."""
-    if options is not None:
-        return _export_lesson(args.file, out, options, args.progress)
-    return _export_frame(args.file, step, out, size, View(args.view), Direction(args.direction))
 
 
 def _file_argument(argv: list[str]) -> str:
