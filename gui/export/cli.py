@@ -76,7 +76,6 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        add_help=True,
         description="Render a graph's or a captured trace's backward pass: one frame, or the whole "
         "lesson as an animation, a PNG folder, a PDF or a web page.",
     )
@@ -96,25 +95,20 @@ def _parser() -> argparse.ArgumentParser:
         "or a folder ending in / for numbered PNGs",
     )
     w, h = DEFAULT_SIZE
-    parser.add_argument(
-        "--size", default=None, metavar="WxH", help=f"image size in pixels (default {w}x{h})"
-    )
+    parser.add_argument("--size", metavar="WxH", help=f"image size in pixels (default {w}x{h})")
     base = Timing()
     parser.add_argument(
         "--fps",
-        default=None,
         metavar="N",
         help=f"frames per second of the step transitions (default {base.fps:g})",
     )
     parser.add_argument(
         "--hold",
-        default=None,
         metavar="S",
         help=f"seconds each step stays on screen (default {base.hold:g})",
     )
     parser.add_argument(
         "--transition",
-        default=None,
         metavar="S",
         help=f"seconds of the travelling pulse between steps (default {base.transition:g}; 0: cut)",
     )
