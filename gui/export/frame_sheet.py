@@ -358,10 +358,7 @@ def save_frame(
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
     with frame_sheet(doc, size, view, direction, tangents) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
-        if suffix == ".svg":
-            data = sheet.svg()
-        else:
-            data = png_bytes(sheet.image())
+        data = sheet.svg() if suffix == ".svg" else png_bytes(sheet.image())
     if not data:
         raise ExportError(f"cannot write {p.name}: nothing was drawn")
     try:
