@@ -22,7 +22,6 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 from engine import APP_NAME
@@ -37,9 +36,9 @@ MIME_TYPES = (
 MANIFEST = Path(APP_ID) / "desktop-manifest.json"
 
 
-def data_home(env: Mapping[str, str] | None = None) -> Path:
+def data_home() -> Path:
     """``$XDG_DATA_HOME``, or ``~/.local/share`` when it is unset or not absolute."""
-    value = (os.environ if env is None else env).get("XDG_DATA_HOME", "")
+    value = os.environ.get("XDG_DATA_HOME", "")
     return Path(value) if os.path.isabs(value) else Path.home() / ".local" / "share"
 
 

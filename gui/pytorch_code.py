@@ -474,9 +474,6 @@ class PytorchCode(QObject):
 
     # ------------------------------------------------------------------ export
 
-    def script(self) -> str:
-        return document_script(self.window.doc)
-
     def export_dialog(self) -> None:
         name = (self.window.doc.path.stem if self.window.doc.path else "graph") + ".py"
         path, _ = QFileDialog.getSaveFileName(
@@ -487,7 +484,7 @@ class PytorchCode(QObject):
 
     def export_to(self, path: str) -> bool:
         try:
-            Path(path).write_text(self.script(), encoding="utf-8")
+            Path(path).write_text(self.dock.code(), encoding="utf-8")
         except OSError as exc:
             self.window.show_error(f"Cannot write {Path(path).name}: {exc.strerror or exc}")
             return False

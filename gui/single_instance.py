@@ -42,11 +42,11 @@ def channel_name() -> str:
     return f"{APP_ID}-{hashlib.sha1(key).hexdigest()[:12]}"
 
 
-def hand_over(paths: list[str], name: str | None = None) -> list[str] | None:
+def hand_over(paths: list[str]) -> list[str] | None:
     """Send ``paths`` (absolute) to a running app: the errors it reports (one line each),
     or None when no app took them (then open them here)."""
     socket = QLocalSocket()
-    socket.connectToServer(name or channel_name())
+    socket.connectToServer(channel_name())
     if not socket.waitForConnected(CONNECT_MS):
         return None
     message = json.dumps({"open": [os.path.abspath(p) for p in paths]}).encode() + b"\n"

@@ -83,13 +83,11 @@ class Theme:
         self.port_out = _c(colours.PORT_OUT)
         self.diverging = tuple(_c(h) for h in colours.DIVERGING)
         self.series = tuple(_c(h) for h in colours.SERIES)
-        # Gradient check rows, by status (engine.gradcheck.Status values).
         self.check_ok = _c(colours.CHECK_OK)
         self.check_close = _c(colours.CHECK_CLOSE)
         self.check_bad = _c(colours.CHECK_BAD)
         self.check_kink = _c(colours.CHECK_KINK)
         self.check_undefined = _c(colours.CHECK_UNDEFINED)
-        # Groups: the frame around the members, and its fill (opaque when collapsed).
         self.group_border = _c(colours.GROUP_BORDER)
         self.group_fill = _c(colours.GROUP_FILL)
 

@@ -76,7 +76,6 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        add_help=True,
         description="Render a graph's or a captured trace's backward pass: one frame, or the whole "
         "lesson as an animation, a PNG folder, a PDF or a web page.",
     )
@@ -96,25 +95,20 @@ def _parser() -> argparse.ArgumentParser:
         "or a folder ending in / for numbered PNGs",
     )
     w, h = DEFAULT_SIZE
-    parser.add_argument(
-        "--size", default=None, metavar="WxH", help=f"image size in pixels (default {w}x{h})"
-    )
+    parser.add_argument("--size", metavar="WxH", help=f"image size in pixels (default {w}x{h})")
     base = Timing()
     parser.add_argument(
         "--fps",
-        default=None,
         metavar="N",
         help=f"frames per second of the step transitions (default {base.fps:g})",
     )
     parser.add_argument(
         "--hold",
-        default=None,
         metavar="S",
         help=f"seconds each step stays on screen (default {base.hold:g})",
     )
     parser.add_argument(
         "--transition",
-        default=None,
         metavar="S",
         help=f"seconds of the travelling pulse between steps (default {base.transition:g}; 0: cut)",
     )
@@ -236,7 +230,11 @@ def main(argv: list[str]) -> int:
         return _fail(name, f"{exc} ({USAGE})", 2)
     try:
         with using(args.theme):  # in-process callers (tests) get their theme back
-            status = _export(args, out, options, step, size)
+            if options is not None:
+                status = _export_lesson(args.file, out, options, args.progress)
+            else:
+                view, direction = View(args.view), Direction(args.direction)
+                status = _export_frame(args.file, step, out, size, view, direction)
         for line in _held:
             print(line, file=sys.stderr)
         return status
@@ -254,19 +252,6 @@ def _fail(name: str, reason: str, status: int) -> int:
     """Say why on the one line the command promises, ``error: FILE: ...``; ``status``."""
     print(f"error: {_one_line(name)}: {_one_line(reason)}", file=sys.stderr)
     return status
-
-
-def _export(
-    args: argparse.Namespace,
-    out: Path,
-    options: LessonOptions | None,
-    step: int | None,
-    size: tuple[int, int],
-) -> int:
-    """The export asked for, in the theme in use: a whole lesson or one frame."""
-    if options is not None:
-        return _export_lesson(args.file, out, options, args.progress)
-    return _export_frame(args.file, step, out, size, View(args.view), Direction(args.direction))
 
 
 def _file_argument(argv: list[str]) -> str:

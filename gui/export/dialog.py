@@ -172,9 +172,8 @@ class ExportAnimationDialog(QDialog):
         self.format_box.currentIndexChanged.connect(self._format_changed)
         for box in (self.width_box, self.height_box):
             box.editingFinished.connect(self.update_preview)
-        self.view_box.currentIndexChanged.connect(self.update_preview)
-        self.theme_box.currentIndexChanged.connect(self.update_preview)
-        self.direction_box.currentIndexChanged.connect(self.update_preview)
+        for combo in (self.view_box, self.theme_box, self.direction_box):
+            combo.currentIndexChanged.connect(self.update_preview)
         self.update_preview()
 
     @staticmethod

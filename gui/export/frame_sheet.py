@@ -40,7 +40,7 @@ from ..panels.chain_rule import ChainRulePanel
 from ..player import Player, connect_canvas
 from ..theme import THEME, application_palette
 from . import camera
-from .options import DEFAULT_SIZE, ExportError, View
+from .options import DEFAULT_SIZE, FRAME_SUFFIXES, ExportError, View
 
 #: Where the pulse sits on the active edge in a still image.
 STILL_PULSE = 0.5
@@ -79,8 +79,8 @@ class FrameSheet(QWidget):
         direction: Direction = Direction.REVERSE,
         tangents: Mapping[str, Any] | None = None,
     ) -> None:
+        ensure_app()  # before the QWidget, which needs it
         super().__init__()
-        ensure_app()
         self.doc = doc
         self.view = view
         self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -314,7 +314,6 @@ def frame_sheet(
 ) -> Iterator[FrameSheet]:
     """A sheet for a ``with`` block, thrown away after it (needs a QApplication, made if
     missing); ``direction`` and ``tangents`` as the player's (forward mode's steps)."""
-    ensure_app()
     sheet = FrameSheet(doc, size, view, direction, tangents)
     try:
         yield sheet
@@ -355,14 +354,11 @@ def save_frame(
     """
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix not in (".png", ".svg"):
+    if suffix not in FRAME_SUFFIXES:
         raise ExportError(f"cannot export to {suffix or 'a file without suffix'}: use .png or .svg")
     with frame_sheet(doc, size, view, direction, tangents) as sheet:
         sheet.show_position(sheet.player.timeline.end if position is None else position)
-        if suffix == ".svg":
-            data = sheet.svg()
-        else:
-            data = png_bytes(sheet.image())
+        data = sheet.svg() if suffix == ".svg" else png_bytes(sheet.image())
     if not data:
         raise ExportError(f"cannot write {p.name}: nothing was drawn")
     try:

@@ -173,9 +173,9 @@ class LessonRenderer:
         finally:
             painter.end()
 
-    def images(self, shots: list[Shot] | None = None) -> Iterator[tuple[Shot, QImage]]:
+    def images(self) -> Iterator[tuple[Shot, QImage]]:
         """Each shot with its picture, one at a time (the caller drops each)."""
-        for shot in self.shots if shots is None else shots:
+        for shot in self.shots:
             yield shot, self.image(shot)
 
 

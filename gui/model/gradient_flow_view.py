@@ -205,12 +205,10 @@ def hover_text(bar: FlowBar) -> str:
     return "\n".join(lines)
 
 
-def flow_html(view: FlowView, base_pt: float, heading: bool = True) -> str:
+def flow_html(view: FlowView, base_pt: float) -> str:
     """The panel's words: heading, where the pass is, the thresholds, each flagged
     parameter with its reason (user text escaped here, by :func:`labels.esc`)."""
-    body = []
-    if heading:
-        body.append(labels.h_heading(HEADING, "120%"))
+    body = [labels.h_heading(HEADING, "120%")]
     if view.error:
         body.append(labels.h_para(labels.esc(f"No gradient flow: {view.error}"),
                                   colours.GRAD_TEXT))

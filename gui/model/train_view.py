@@ -194,7 +194,3 @@ def box_summary(up: Update) -> str:
     """What a box's update says zoomed out (semantic zoom, as a box's compact form): the
     value it reaches, its first entry for a tensor, in a compact line's length."""
     return semantic_zoom.cut(f"{up.name} ← {short(up.new, 1)}", semantic_zoom.MAX_COMPACT_CHARS)
-
-
-__all__ = ["Rehearsal", "TrainState", "box_line", "box_summary", "propose", "rehearse", "rule",
-           "short", "start", "step_lines", "update_lines"]

@@ -157,9 +157,8 @@ class GradientFlowPanel(QWidget):
             bars.setVisible(n > 0)
         if not n:
             self._hide_unused_labels()
-            self.plot.getAxis("bottom").setTicks([[]])
-            self.plot.getAxis("left").setTicks([[]])
-            self.plot.getAxis("right").setTicks([[]])
+            for name in ("bottom", "left", "right"):
+                self.plot.getAxis(name).setTicks([[]])
             return
         xs = np.arange(n, dtype=float)
         self.bars.setOpts(

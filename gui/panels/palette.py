@@ -151,9 +151,6 @@ class Palette(QWidget):
         """The tree item of one op (tests double-click it the way a user would)."""
         return self._items[op]
 
-    def ops(self) -> list[str]:
-        return list(self._items)
-
     def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         op = item.data(0, _OP_ROLE)
         if op:

@@ -83,9 +83,6 @@ class LossCurve(_StepPlot):
     def set_losses(self, losses: Sequence[float]) -> None:
         _steps_data(self.curve, losses)
 
-    def set_log(self, on: bool) -> None:
-        self.setLogMode(y=on)
-
 
 class Trajectories(_StepPlot):
     """One line per parameter (a tensor's norm), over the steps."""
@@ -144,7 +141,7 @@ class TrainPanel(QWidget):
         self.rate_label = QLabel()
         self.rate.valueChanged.connect(self._rate_changed)
         self.log = QCheckBox("log scale")
-        self.log.toggled.connect(lambda on: self.curve.set_log(on))  # type: ignore[has-type]
+        self.log.toggled.connect(lambda on: self.curve.setLogMode(y=on))  # type: ignore[has-type]
 
         for w in (self.lr, self.momentum, self.beta1, self.beta2, self.steps, self.optimizer):
             w.setMaximumWidth(100)
@@ -162,9 +159,12 @@ class TrainPanel(QWidget):
         self.buttons["Play"].clicked.connect(lambda: self.play())
         self.buttons["Stop"].clicked.connect(self.stop)
         self.buttons["Reset"].clicked.connect(self.reset)
+        button_row = QHBoxLayout()
+        for button in self.buttons.values():
+            button_row.addWidget(button)
         controls = QVBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
-        controls.addLayout(self._row(*self.buttons.values()))  # first: never scrolled away
+        controls.addLayout(button_row)  # first: never scrolled away
         controls.addLayout(form)
         controls.addWidget(self.play_backward)
         controls.addWidget(self.log)
@@ -220,13 +220,6 @@ class TrainPanel(QWidget):
         spin.setDecimals(decimals)
         spin.setSingleStep(10 ** -min(decimals, 2))
         return spin
-
-    @staticmethod
-    def _row(*widgets: QWidget) -> QHBoxLayout:
-        row = QHBoxLayout()
-        for w in widgets:
-            row.addWidget(w)
-        return row
 
     def _rate_changed(self, rate: int) -> None:
         self.rate_label.setText(f"{rate} steps/s")

@@ -159,7 +159,7 @@ def test_play_backward_first_then_the_update(window, qtbot) -> None:  # noqa: AN
 
 
 def test_exported_script_holds_the_training_loop(window) -> None:  # noqa: ANN001
-    script = window.pytorch.script()
+    script = window.pytorch.dock.code()
     assert "optimizer = torch.optim.SGD([w, b], lr=0.1)" in script
     assert "for step in range(200):" in script
 
