@@ -186,7 +186,8 @@ class GuidedTour:
     def pause(self) -> None:
         """Hide the callout, keeping its place (presentation mode: a projector shows
         the lesson, not the tour's small print over the chain-rule text)."""
-        self.callout.hide()
+        if self._callout is not None:  # (a tour never started has none to hide)
+            self._callout.hide()
 
     def resume(self) -> None:
         """Show the callout the tour was paused at again, if it had not ended."""
