@@ -17,6 +17,7 @@ from engine.graph import MAX_NODES, as_tensor, id_problem
 from engine.ops import validate_attrs
 
 from .document import GraphDocument, NodeSnapshot, Point
+from .model.formatting import count
 
 #: Why a captured trace refuses an edit (the banner and the status bar say it).
 READ_ONLY = (
@@ -102,8 +103,8 @@ def delete_selection(
         parts.append(RemoveNodes(doc, ids))
     if len(parts) <= 1:
         return parts[0] if parts else None
-    words = [f"{len(ids)} node{'s' * (len(ids) != 1)}"] if ids else []
-    words += [f"{len(edges)} edge{'s' * (len(edges) != 1)}"] if edges else []
+    words = [count(len(ids), "node")] if ids else []
+    words += [count(len(edges), "edge")] if edges else []
     return Composite(doc, "Delete " + " and ".join(words), parts)
 
 

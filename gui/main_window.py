@@ -53,6 +53,7 @@ from .document import GraphDocument
 from .files import Answer, DiskChange, FileController
 from .guided_tour import GuidedTour
 from .model import colours
+from .model.formatting import count
 from .paint_cache import PaintCache
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
@@ -595,7 +596,7 @@ class MainWindow(QMainWindow):
 
     def copy(self) -> None:
         n = self.clipboard.copy(self.doc, self.canvas.selected_ids())
-        self.show_status(f"Copied {n} node{'s' if n != 1 else ''}" if n else "Nothing selected")
+        self.show_status(f"Copied {count(n, 'node')}" if n else "Nothing selected")
 
     def cut(self) -> None:
         error = self.clipboard.cut(self.doc, self.canvas.selected_ids())

@@ -64,6 +64,7 @@ from engine.train import TrainSpec
 
 from .commands import EditCommand, push
 from .document import GraphDocument, Point
+from .model.formatting import count
 from .theme import THEME, error_sheet, style
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _summary(im: Imported) -> str:
     """What an import will make, in a few lines for the preview."""
     n = len(im.graph.nodes)
     lines = [
-        f"{n} node{'s' if n != 1 else ''}: {', '.join(list(im.graph.nodes)[:12])}"
+        f"{count(n, 'node')}: {', '.join(list(im.graph.nodes)[:12])}"
         + (" …" if n > 12 else "")
     ]
     if im.output is None:

@@ -39,7 +39,7 @@ from engine.train import params_of
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
-from ..model.formatting import fmt_shape, format_tensor
+from ..model.formatting import count, fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
 from ..theme import THEME, error_sheet, muted_sheet, style
 from ..train_commands import set_trainable
@@ -515,7 +515,7 @@ class BackwardSection(_Section):
         elif results.trace is not None:
             n = len(results.trace)
             self.status.setText(
-                f"backward from {results.trace.output!r}: {n} edge step{'s' if n != 1 else ''}"
+                f"backward from {results.trace.output!r}: {count(n, 'edge step')}"
             )
             self._status_style(muted_sheet)
         else:
