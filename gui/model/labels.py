@@ -163,23 +163,6 @@ def grad_name(node: str, is_leaf: bool) -> str:
     return f"{node}.grad" if is_leaf else f"grad {node}"
 
 
-def accumulation_text(step: Step, fan_in: int = 1, is_leaf: bool = False) -> str:
-    """``grad += vjp`` at the operand, before and after, e.g. ``x1.grad = 0.5 + 0.6 = 1.1``.
-
-    ``fan_in`` is how many consumers send into the operand; above one the text says so.
-    """
-    name = grad_name(step.operand, is_leaf)
-    vjp = inline_tensor(step.vjp)
-    after = inline_tensor(step.accumulated)
-    if step.before is None:
-        text = f"{name} = {after}"
-    else:
-        text = f"{name} = {inline_tensor(step.before)} + {vjp} = {after}"
-    if fan_in > 1:
-        text += f"   (fan-out: sum of {fan_in} gradients)"
-    return text
-
-
 def leaf_grad_lines(leaf_grads: Mapping[str, np.ndarray | None]) -> list[str]:
     """The leaves' gradients in PyTorch's words: ``x1.grad = 1.1`` (``None`` if none flowed)."""
     lines = []

@@ -61,15 +61,6 @@ class Hidden(Enum):
 DEFAULT_HIDDEN: frozenset[Hidden] = frozenset({Hidden.VJP, Hidden.ACCUMULATED})
 
 
-def parse_hidden(keys: Iterable[str]) -> frozenset[Hidden]:
-    """Hidden quantities from their keys (``["vjp", "accumulated"]``); unknown keys raise."""
-    try:
-        return frozenset(Hidden(k) for k in keys)
-    except ValueError as exc:
-        known = ", ".join(h.value for h in Hidden)
-        raise ValueError(f"{exc}; the quantities a quiz can hide are {known}") from None
-
-
 @dataclass(frozen=True)
 class Question:
     """One number (or small tensor) the student predicts before it is shown."""

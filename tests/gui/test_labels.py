@@ -86,15 +86,6 @@ def test_broadcast_edge_says_summed_over_dim_0() -> None:
     assert text.endswith("· J = [5, 5, 5, 5]")
 
 
-def test_accumulation_text_marks_fan_out(seed2) -> None:  # noqa: ANN001
-    last_x1 = [s for s in seed2.steps if s.operand == "x1"][-1]
-    text = labels.accumulation_text(last_x1, fan_in=3, is_leaf=True)
-    assert text.startswith("x1.grad = 0.5 + 0.6 = 1.1")
-    assert "fan-out" in text
-    first = step(seed2, "y", "y1")
-    assert labels.accumulation_text(first) == "grad y1 = 0.1"
-
-
 def test_leaf_grads_in_pytorch_words(seed2) -> None:  # noqa: ANN001
     assert labels.leaf_grad_lines(seed2.leaf_grads) == [
         "x1.grad = 1.1", "x2.grad = 1.4", "x3.grad = 1"]
