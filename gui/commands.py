@@ -42,6 +42,23 @@ class EditCommand(QUndoCommand):
         """Raise GraphError if this edit cannot be applied to the document as it is."""
 
 
+class SwapEdit(EditCommand):
+    """An edit between two states of one thing: redo puts ``new``, undo puts ``old``
+    back, through the one document call :meth:`put` makes."""
+
+    old: Any
+    new: Any
+
+    def put(self, state: Any) -> None:
+        raise NotImplementedError
+
+    def redo(self) -> None:
+        self.put(self.new)
+
+    def undo(self) -> None:
+        self.put(self.old)
+
+
 def push(doc: GraphDocument, cmd: EditCommand) -> GraphError | None:
     """Apply ``cmd`` through the undo stack, or return why it is refused."""
     if doc.read_only and not cmd.view_only:
@@ -265,7 +282,7 @@ class Rename(EditCommand):
         self.doc.rename(self.new, self.old)
 
 
-class SetValue(EditCommand):
+class SetValue(SwapEdit):
     """Edit a leaf's tensor. Consecutive edits of one node (scrubbing) merge into one step."""
 
     MERGE_ID = 1001
@@ -292,14 +309,11 @@ class SetValue(EditCommand):
         self.new = other.new
         return True
 
-    def redo(self) -> None:
-        self.doc.set_value(self.node, self.new)
-
-    def undo(self) -> None:
-        self.doc.set_value(self.node, self.old)
+    def put(self, state: Any) -> None:
+        self.doc.set_value(self.node, state)
 
 
-class SetAttrs(EditCommand):
+class SetAttrs(SwapEdit):
     def __init__(self, doc: GraphDocument, id: str, attrs: dict[str, Any]) -> None:
         super().__init__(doc, f"Edit {', '.join(attrs)} of {id!r}")
         self.node, self.new = id, dict(attrs)
@@ -312,26 +326,20 @@ class SetAttrs(EditCommand):
         except ValueError as exc:
             raise GraphError(str(exc), self.node) from None
 
-    def redo(self) -> None:
-        self.doc.set_attrs(self.node, self.new)
-
-    def undo(self) -> None:
-        self.doc.set_attrs(self.node, self.old)
+    def put(self, state: dict[str, Any]) -> None:
+        self.doc.set_attrs(self.node, state)
 
 
-class SetRequiresGrad(EditCommand):
+class SetRequiresGrad(SwapEdit):
     def __init__(self, doc: GraphDocument, id: str, flag: bool) -> None:
         super().__init__(doc, f"{'Require' if flag else 'Stop requiring'} grad on {id!r}")
-        self.node, self.flag = id, flag
+        self.node, self.new, self.old = id, flag, not flag
 
-    def redo(self) -> None:
-        self.doc.set_requires_grad(self.node, self.flag)
-
-    def undo(self) -> None:
-        self.doc.set_requires_grad(self.node, not self.flag)
+    def put(self, state: bool) -> None:
+        self.doc.set_requires_grad(self.node, state)
 
 
-class MoveNodes(EditCommand):
+class MoveNodes(SwapEdit):
     """One drag (of one node or a selection) is one undo step."""
 
     view_only = True
@@ -341,14 +349,11 @@ class MoveNodes(EditCommand):
         super().__init__(doc, text)
         self.old, self.new = dict(old), dict(new)
 
-    def redo(self) -> None:
-        self.doc.move_nodes(self.new)
-
-    def undo(self) -> None:
-        self.doc.move_nodes(self.old)
+    def put(self, state: dict[str, Point]) -> None:
+        self.doc.move_nodes(state)
 
 
-class SetBackward(EditCommand):
+class SetBackward(SwapEdit):
     """Choose the output node and the gradient ``v`` (None: implicit, scalar outputs only)."""
 
     def __init__(self, doc: GraphDocument, output: str | None, gradient: Any) -> None:
@@ -360,14 +365,11 @@ class SetBackward(EditCommand):
         if self.new[0] is not None and self.new[0] not in self.doc.graph:
             raise GraphError(f"no node named {self.new[0]!r}")
 
-    def redo(self) -> None:
-        self.doc.set_backward(*self.new)
-
-    def undo(self) -> None:
-        self.doc.set_backward(*self.old)
+    def put(self, state: tuple[str | None, np.ndarray | None]) -> None:
+        self.doc.set_backward(*state)
 
 
-class SetDescription(EditCommand):
+class SetDescription(SwapEdit):
     """Edit the file's description (the notes area); a burst of typing is one step."""
 
     MERGE_ID = 1009
@@ -385,8 +387,5 @@ class SetDescription(EditCommand):
         self.new = other.new
         return True
 
-    def redo(self) -> None:
-        self.doc.set_description(self.new)
-
-    def undo(self) -> None:
-        self.doc.set_description(self.old)
+    def put(self, state: str) -> None:
+        self.doc.set_description(state)

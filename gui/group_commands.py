@@ -16,14 +16,14 @@ from engine.errors import GraphError
 from engine.graph import fresh_id
 from engine.groups import Group, check_group
 
-from .commands import EditCommand
+from .commands import SwapEdit
 from .document import GraphDocument, Point
 
 #: New positions for the boxes a collapsed group would cover (groups, the one collapsed).
 Place = Callable[[list[Group], str], dict[str, Point]]
 
 
-class SetGroups(EditCommand):
+class SetGroups(SwapEdit):
     """Replace the document's groups (the base of every group edit), and move the boxes
     ``place`` says a group collapsed here would cover."""
 
@@ -32,20 +32,16 @@ class SetGroups(EditCommand):
     def __init__(self, doc: GraphDocument, groups: list[Group], text: str,
                  place: Place | None = None, collapsed: str | None = None) -> None:
         super().__init__(doc, text)
-        self.before = copy.deepcopy(doc.groups)
-        self.after = groups
         moves = place(groups, collapsed) if place is not None and collapsed is not None else {}
-        self.moves = (moves, {n: doc.positions[n] for n in moves if n in doc.positions})
+        back = {n: doc.positions[n] for n in moves if n in doc.positions}
+        self.old = (copy.deepcopy(doc.groups), back)
+        self.new = (groups, moves)
 
-    def redo(self) -> None:
-        if self.moves[0]:
-            self.doc.move_nodes(self.moves[0])
-        self.doc.set_groups(copy.deepcopy(self.after))
-
-    def undo(self) -> None:
-        if self.moves[1]:
-            self.doc.move_nodes(self.moves[1])
-        self.doc.set_groups(copy.deepcopy(self.before))
+    def put(self, state: tuple[list[Group], dict[str, Point]]) -> None:
+        groups, moves = state
+        if moves:
+            self.doc.move_nodes(moves)
+        self.doc.set_groups(copy.deepcopy(groups))
 
 
 def group_nodes(doc: GraphDocument, selection: list[str], place: Place | None = None) -> SetGroups:

@@ -62,7 +62,7 @@ from engine.pytorch_check import (
 )
 from engine.train import TrainSpec
 
-from .commands import EditCommand, push
+from .commands import SwapEdit, push
 from .document import GraphDocument, Point
 from .model.formatting import count
 from .theme import THEME, error_sheet, style
@@ -217,7 +217,7 @@ def document_script(doc: GraphDocument) -> str:
 _Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, TrainSpec | None]
 
 
-class ReplaceGraph(EditCommand):
+class ReplaceGraph(SwapEdit):
     """The code dock's apply: the whole graph, and the train block its training loop
     says (none without one), replaced in one undoable step."""
 
@@ -229,13 +229,7 @@ class ReplaceGraph(EditCommand):
         }
         self.new = (imported.graph, kept, imported.output, imported.gradient, imported.train)
 
-    def redo(self) -> None:
-        self._put(self.new)
-
-    def undo(self) -> None:
-        self._put(self.old)
-
-    def _put(self, side: _Side) -> None:
+    def put(self, side: _Side) -> None:
         graph, positions, output, gradient, train = side
         self.doc.replace_graph(graph.copy(), positions, output, gradient)
         if train != self.doc.train:

@@ -15,12 +15,12 @@ import numpy as np
 from engine.errors import GraphError
 from engine.train import TrainSpec, check_hyper, params_of
 
-from .commands import EditCommand
+from .commands import EditCommand, SwapEdit
 from .document import GraphDocument
 from .model.train_view import TrainState, propose, start
 
 
-class SetTrain(EditCommand):
+class SetTrain(SwapEdit):
     """Replace the train block (optimizer, hyper-parameters, parameters, loss)."""
 
     def __init__(self, doc: GraphDocument, spec: TrainSpec | None, text: str) -> None:
@@ -31,11 +31,8 @@ class SetTrain(EditCommand):
         if self.new is not None:
             check_hyper(self.new)
 
-    def redo(self) -> None:
-        self.doc.set_train(self.new)
-
-    def undo(self) -> None:
-        self.doc.set_train(self.old)
+    def put(self, state: TrainSpec | None) -> None:
+        self.doc.set_train(state)
 
 
 def set_trainable(doc: GraphDocument, nid: str, flag: bool) -> SetTrain:
