@@ -159,13 +159,10 @@ class FileController(QObject):
         self._written: Path | None = None  # the autosave file this session last wrote
         #: The document's file as this window last read or wrote it (two-instance check).
         self._stamp: tuple[Path, Stamp] | None = None
-        self._timer = QTimer(self)
-        self._timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._timer = QTimer(self, interval=AUTOSAVE_INTERVAL_MS)
         self._timer.timeout.connect(self.autosave_if_dirty)
         self._timer.start()
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(AUTOSAVE_DEBOUNCE_MS)
+        self._debounce = QTimer(self, singleShot=True, interval=AUTOSAVE_DEBOUNCE_MS)
         self._debounce.timeout.connect(self.autosave_if_dirty)
         doc.undo_stack.indexChanged.connect(self._edited)
         doc.undo_stack.cleanChanged.connect(self._clean_changed)

@@ -111,10 +111,8 @@ class TrainMarks(QObject):
         self.pulse.setZValue(12)  # over the plates
         self.pulse.hide()
         scene.addItem(self.pulse)
-        self.act = QVariantAnimation(self)
-        self.act.setStartValue(0.0)
-        self.act.setEndValue(1.0)
-        self.act.setEasingCurve(QEasingCurve.Type.Linear)
+        self.act = QVariantAnimation(self, startValue=0.0, endValue=1.0,
+                                     easingCurve=QEasingCurve(QEasingCurve.Type.Linear))
         self.act.valueChanged.connect(lambda t: self.show_frame(at(float(t), len(self.marks))))
         self.act.finished.connect(self.live)
         doc.trainChanged.connect(self.refresh)

@@ -142,22 +142,18 @@ class CanvasView(QGraphicsView):
 
         # Wheel steps reuse the boxes' pictures; the boxes render sharp once it ends.
         self._zoom_gesture = ZoomGesture(self._boxes_in_reach, self.zoom, self)
-        self._pulse_anim = QVariantAnimation(self)
-        self._pulse_anim.setStartValue(0.0)
-        self._pulse_anim.setEndValue(1.0)
-        self._pulse_anim.setDuration(PULSE_MS)
-        self._pulse_anim.setEasingCurve(QEasingCurve.Type.InOutSine)
+        self._pulse_anim = QVariantAnimation(
+            self, startValue=0.0, endValue=1.0, duration=PULSE_MS,
+            easingCurve=QEasingCurve(QEasingCurve.Type.InOutSine))
         self._pulse_anim.valueChanged.connect(lambda v: self.set_pulse_progress(float(v)))
 
         self._follow = False
         self._follow_paused = False  # the user moved the camera: wait for the next play
         self._camera_from: CameraTarget | None = None
         self._camera_to: CameraTarget | None = None
-        self._camera_anim = QVariantAnimation(self)
-        self._camera_anim.setStartValue(0.0)
-        self._camera_anim.setEndValue(1.0)
-        self._camera_anim.setDuration(CAMERA_MS)
-        self._camera_anim.setEasingCurve(QEasingCurve.Type.InOutCubic)
+        self._camera_anim = QVariantAnimation(
+            self, startValue=0.0, endValue=1.0, duration=CAMERA_MS,
+            easingCurve=QEasingCurve(QEasingCurve.Type.InOutCubic))
         self._camera_anim.valueChanged.connect(lambda t: self._camera_step(float(t)))
 
         self.note = QLabel(self)  # a refused edit says why right on the canvas
@@ -169,8 +165,7 @@ class CanvasView(QGraphicsView):
             " border-radius: 6px; padding: 6px; }"
         ))
         self.note.hide()
-        self._note_timer = QTimer(self)
-        self._note_timer.setSingleShot(True)
+        self._note_timer = QTimer(self, singleShot=True)
         self._note_timer.timeout.connect(self.note.hide)
 
         self._drag_port: PortItem | None = None

@@ -35,9 +35,7 @@ class ZoomGesture(QObject):
         super().__init__(parent)
         self._boxes = boxes
         self._zoom = zoom
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REST_MS)
+        self._timer = QTimer(self, singleShot=True, interval=REST_MS)
         self._timer.timeout.connect(self.end)
         self._held: list[NodeItem] = []
 

@@ -125,9 +125,7 @@ class NodeSection(_Section):
         self.node_id: str | None = None
         self._op: str | None = None
         self._gesture = 0
-        self._idle = QTimer(self)
-        self._idle.setSingleShot(True)
-        self._idle.setInterval(GESTURE_IDLE_MS)
+        self._idle = QTimer(self, singleShot=True, interval=GESTURE_IDLE_MS)
         self._idle.timeout.connect(self._end_gesture)
 
         self.hint = _plain(QLabel(NO_SELECTION))

@@ -83,9 +83,7 @@ class CachedTextBrowser(QTextBrowser):
         self.draws = 0
         # A document shown from its drawing, not taken yet: (document, pixmap).
         self._pending: tuple[QTextDocument, QPixmap] | None = None
-        self._adopt_timer = QTimer(self)
-        self._adopt_timer.setSingleShot(True)
-        self._adopt_timer.setInterval(ADOPT_MS)
+        self._adopt_timer = QTimer(self, singleShot=True, interval=ADOPT_MS)
         self._adopt_timer.timeout.connect(self.adopt)
         self._watch(QTextBrowser.document(self))
         for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
