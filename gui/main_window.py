@@ -293,11 +293,9 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.player_status = QLabel()
+        self.player_status = QLabel(textFormat=Qt.TextFormat.PlainText)
         self.player_status.setObjectName("StatusPlayer")
-        self.player_status.setTextFormat(Qt.TextFormat.PlainText)
-        self.problems = QLabel()
-        self.problems.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
+        self.problems = QLabel(textFormat=Qt.TextFormat.PlainText)  # node ids are user text
         self.problems.setObjectName("StatusProblems")
         style(self.problems, lambda: f"color: {THEME.error_text.name()};")
         # No stretch: the status bar's own messages ("Saved", "Cannot connect: ...")

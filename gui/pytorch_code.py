@@ -142,10 +142,8 @@ class ImportCodeDialog(QDialog):
         self.imported: Imported | None = None
         self.editor = CodeEditor(self)
         self.editor.setPlaceholderText("Paste PyTorch code here, or open a .py file")
-        self.preview = QLabel(self)
+        self.preview = QLabel(self, textFormat=Qt.TextFormat.PlainText, wordWrap=True)
         self.preview.setObjectName("ImportPreview")
-        self.preview.setTextFormat(Qt.TextFormat.PlainText)
-        self.preview.setWordWrap(True)
         open_button = QPushButton("Open .py…", self)
         open_button.clicked.connect(self.open_file)
         self.buttons = QDialogButtonBox(
@@ -285,9 +283,7 @@ class CodeDock(QDockWidget):
             "engine/reference.py, written to be read: reverse topological order, one VJP "
             "per edge, gradients summed where edges meet."
         )
-        status = self._status = QLabel(body)
-        status.setTextFormat(Qt.TextFormat.PlainText)
-        status.setWordWrap(True)
+        status = self._status = QLabel(body, textFormat=Qt.TextFormat.PlainText, wordWrap=True)
         apply_button = QPushButton("Apply (Ctrl+Enter)", body)
         apply_button.clicked.connect(self.apply)
         revert = QPushButton("Revert", body)

@@ -156,9 +156,8 @@ class CanvasView(QGraphicsView):
             easingCurve=QEasingCurve(QEasingCurve.Type.InOutCubic))
         self._camera_anim.valueChanged.connect(lambda t: self._camera_step(float(t)))
 
-        self.note = QLabel(self)  # a refused edit says why right on the canvas
+        self.note = QLabel(self, wordWrap=True)  # a refused edit says why right on the canvas
         self.note.setObjectName("CanvasNote")
-        self.note.setWordWrap(True)
         style(self.note, lambda: (
             f"QLabel#CanvasNote {{ background: {THEME.note_fill.name()};"
             f" color: {THEME.note_text.name()}; border: 1px solid {THEME.error.name()};"

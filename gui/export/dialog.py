@@ -143,14 +143,12 @@ class ExportAnimationDialog(QDialog):
         form.addRow("Direction", self.direction_box)
         form.addRow("", self.forward_box)
 
-        self.preview = QLabel()
-        self.preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.preview = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
         self.preview.setMinimumWidth(PREVIEW_WIDTH)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.status = QLabel("")
-        self.status.setWordWrap(True)
+        self.status = QLabel("", wordWrap=True)
 
         self.buttons = QDialogButtonBox()
         self.export_button = self.buttons.addButton(

@@ -109,8 +109,7 @@ class FrameSheet(QWidget):
         self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.panel.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
-        self.header = QLabel(self)
-        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.header = QLabel(self, textFormat=Qt.TextFormat.PlainText)
         self.header.setFont(THEME.font(12, bold=True))
         self.header.setContentsMargins(12, 6, 12, 6)
         self.header.setWordWrap(True)  # a long title must not widen the image

@@ -58,9 +58,8 @@ class ForwardModePanel(QWidget):
             shortcuts.addWidget(w)
         shortcuts.addStretch(1)
 
-        self.comparison = QLabel()
+        self.comparison = QLabel(wordWrap=True)
         self.comparison.setObjectName("ForwardModeComparison")
-        self.comparison.setWordWrap(True)
         self.message = QLabel()
         style(self.message, error_sheet)
 

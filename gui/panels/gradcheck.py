@@ -47,13 +47,10 @@ class GradCheckPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("GradCheckPanel")
         self.result: GradCheck | None = None
-        self.heading = QLabel("Right-click a node or use Teach > Check Gradients.")
+        self.heading = QLabel("Right-click a node or use Teach > Check Gradients.",
+                              textFormat=Qt.TextFormat.PlainText, wordWrap=True)  # ids: user text
         self.heading.setObjectName("GradCheckSummary")
-        self.heading.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
-        self.heading.setWordWrap(True)
-        self.method = QLabel()
-        self.method.setTextFormat(Qt.TextFormat.PlainText)
-        self.method.setWordWrap(True)
+        self.method = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True)
         style(self.method, muted_sheet)
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setObjectName("GradCheckTable")

@@ -68,19 +68,17 @@ class ScrubValue(SetValue):
         return getattr(other, "gesture", None) == self.gesture and super().mergeWith(other)
 
 
-def _plain(label: QLabel) -> QLabel:
+def _plain(text: str = "", wrap: bool = True) -> QLabel:
     """A label that shows its text as typed: node ids are user text, never markup."""
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    return label
+    return QLabel(text, textFormat=Qt.TextFormat.PlainText, wordWrap=wrap)
 
 
-def _mono(label: QLabel) -> QLabel:
-    _plain(label)
+def _mono() -> QLabel:
+    label = _plain(wrap=False)
     font = label.font()
     font.setFamily("DejaVu Sans Mono")
     label.setFont(font)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setWordWrap(False)
     return label
 
 
@@ -92,8 +90,7 @@ class _Section(QGroupBox):
     def __init__(self, title: str, doc: GraphDocument) -> None:
         super().__init__(title)
         self.doc = doc
-        self.problem = _plain(QLabel())
-        self.problem.setWordWrap(True)
+        self.problem = _plain()
         style(self.problem, error_sheet)
         self.problem.hide()
 
@@ -128,8 +125,7 @@ class NodeSection(_Section):
         self._idle = QTimer(self, singleShot=True, interval=GESTURE_IDLE_MS)
         self._idle.timeout.connect(self._end_gesture)
 
-        self.hint = _plain(QLabel(NO_SELECTION))
-        self.hint.setWordWrap(True)
+        self.hint = _plain(NO_SELECTION)
         style(self.hint, muted_sheet)
         #: The node's widgets, built when a node is first selected (see _build_body): a
         #: window opens with none selected, so the first paint never needs them.
@@ -146,21 +142,19 @@ class NodeSection(_Section):
         self.set_node(None)
 
     def _build_body(self) -> QWidget:
-        self.op_label = QLabel()
-        self.op_label.setWordWrap(True)
+        self.op_label = QLabel(wordWrap=True)
         self.name_edit = QLineEdit()
         self.name_edit.setToolTip("The node's id; press Enter to rename")
-        self.value_caption = _plain(QLabel("value"))
+        self.value_caption = _plain("value", wrap=False)
         self.value_editor = TensorEditor()
         self.requires_grad = QCheckBox("requires_grad")
         self.requires_grad.setToolTip("Whether backward fills this input's .grad")
         self.trainable = QCheckBox("trainable")
         self.trainable.setToolTip("A parameter Teach > Train updates (the data stay fixed)")
-        self.value_label = _mono(QLabel())
-        self.grad_label = _mono(QLabel())
+        self.value_label = _mono()
+        self.grad_label = _mono()
         style(self.grad_label, _grad)
-        self.error_label = _plain(QLabel())
-        self.error_label.setWordWrap(True)
+        self.error_label = _plain()
         style(self.error_label, error_sheet)
 
         body = QWidget()
@@ -410,8 +404,7 @@ class BackwardSection(_Section):
         self.onehot_index = QSpinBox()
         self.onehot_index.setPrefix("i = ")
         self.onehot_index.setToolTip("Which element of y gets the 1 (row-major)")
-        self.status = _plain(QLabel())
-        self.status.setWordWrap(True)
+        self.status = _plain()
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)

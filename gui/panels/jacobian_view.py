@@ -72,14 +72,10 @@ class JacobianView(QWidget):
         self._jac: np.ndarray | None = None
         self._texts: list[tuple[pg.PlotItem, pg.TextItem]] = []
 
-        self.title = QLabel(self)
+        self.title = QLabel(self, wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.title.setObjectName("JacobianTitle")
-        self.title.setWordWrap(True)
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.info = QLabel(self)
+        self.info = QLabel(self, wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.info.setObjectName("JacobianInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextFormat(Qt.TextFormat.RichText)
 
         self.plots = pg.GraphicsLayoutWidget(self)
         self.plots.setBackground(THEME.paper)

@@ -54,10 +54,9 @@ class QuizPanel(QWidget):
             hide_row.addWidget(box)
         hide_row.addStretch(1)
 
-        self.question = QLabel()
-        self.question.setTextFormat(Qt.TextFormat.PlainText)  # node ids are user text
+        # node ids are user text
+        self.question = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True)
         self.question.setObjectName("QuizQuestion")
-        self.question.setWordWrap(True)
         self.answer = QLineEdit()
         self.answer.setObjectName("QuizAnswer")
         self.answer.setPlaceholderText("a number (1.1, 1/3) or a list ([0.1, 0.2])")
@@ -66,8 +65,7 @@ class QuizPanel(QWidget):
         self.check_button.clicked.connect(self.check)
         self.reveal_button = QPushButton("Reveal (R)")
         self.reveal_button.clicked.connect(self.reveal)
-        self.verdict = QLabel()
-        self.verdict.setTextFormat(Qt.TextFormat.PlainText)
+        self.verdict = QLabel(textFormat=Qt.TextFormat.PlainText)
         self.verdict.setObjectName("QuizVerdict")
         self.score = QLabel()
         self.score.setObjectName("QuizScore")

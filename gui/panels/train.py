@@ -173,11 +173,9 @@ class TrainPanel(QWidget):
         box.setLayout(controls)
         box.setMaximumWidth(250)
 
-        self.rule = QLabel()
+        self.rule = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True,
+                           alignment=Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.rule.setObjectName("TrainRule")
-        self.rule.setTextFormat(Qt.TextFormat.PlainText)
-        self.rule.setWordWrap(True)
-        self.rule.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.rule.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.curve = LossCurve()
         self.paths = Trajectories()
