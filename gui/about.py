@@ -102,8 +102,7 @@ class AboutDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"About {APP_NAME}")
-        self.text = QTextBrowser(self)
-        self.text.setOpenExternalLinks(True)
+        self.text = QTextBrowser(self, openExternalLinks=True)
         self.text.setHtml(about_html())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)

@@ -214,8 +214,7 @@ class MainWindow(QMainWindow):
         self.notes_dock = self._dock("Notes", "NotesDock", self.notes,
                                      Qt.DockWidgetArea.RightDockWidgetArea)
         self.chain_rule = ChainRulePanel(self.player)
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
+        self.tabs = QTabWidget(documentMode=True)
         self.tabs.addTab(self.chain_rule, "Chain rule")
         self._summary_tab = LazyTab(self._make_summary)
         self._jacobian_tab = LazyTab(self._make_jacobian)
@@ -281,9 +280,8 @@ class MainWindow(QMainWindow):
 
     def _build_read_only_banner(self) -> None:
         self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
-        self.read_only_banner = QToolBar("Read-only", self)
+        self.read_only_banner = QToolBar("Read-only", self, movable=False)
         self.read_only_banner.setObjectName("ReadOnlyBanner")
-        self.read_only_banner.setMovable(False)
         label = QLabel(READ_ONLY[0].upper() + READ_ONLY[1:] + ".")
         label.setContentsMargins(8, 2, 8, 2)
         self.read_only_banner.addWidget(label)
@@ -708,8 +706,7 @@ class MainWindow(QMainWindow):
 
     def confirm_discard(self) -> Answer:
         """Ask what to do with unsaved changes: save, discard or cancel."""
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Warning)
+        box = QMessageBox(self, icon=QMessageBox.Icon.Warning)
         box.setWindowTitle(APP_NAME)
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setText(f"Save changes to {self.windowTitle().split('[*]')[0]}?")
@@ -760,8 +757,7 @@ class MainWindow(QMainWindow):
                    default: QMessageBox.StandardButton) -> QMessageBox.StandardButton:
         """A message box showing ``text`` as plain text: file names and node ids are
         user text, and a ``<img ...>`` in one must not render."""
-        box = QMessageBox(icon, title, text, buttons, self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
+        box = QMessageBox(icon, title, text, buttons, self, textFormat=Qt.TextFormat.PlainText)
         box.setDefaultButton(default)
         return QMessageBox.StandardButton(box.exec())
 

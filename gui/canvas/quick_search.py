@@ -50,8 +50,7 @@ class QuickSearch(QFrame):
             f"#QuickSearch {{ background: {THEME.paper.name()};"
             f" border: 1px solid {THEME.node_border.name()}; border-radius: 6px; }}"
         ))
-        self.edit = QLineEdit(self)
-        self.edit.setPlaceholderText("Add node: type an op name…")
+        self.edit = QLineEdit(self, placeholderText="Add node: type an op name…")
         self.edit.setFont(THEME.font(10.5))
         self.list = QListWidget(self)
         self.list.setFont(THEME.font(10.5, mono=True))

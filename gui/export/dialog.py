@@ -145,9 +145,7 @@ class ExportAnimationDialog(QDialog):
 
         self.preview = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
         self.preview.setMinimumWidth(PREVIEW_WIDTH)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
+        self.progress = QProgressBar(minimum=0, maximum=1, value=0)
         self.status = QLabel("", wordWrap=True)
 
         self.buttons = QDialogButtonBox()

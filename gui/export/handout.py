@@ -74,8 +74,7 @@ class _Pages:
 
     def text(self, html: str, rect: QRectF) -> float:
         """Lay ``html`` out in ``rect`` (shrunk to fit its height); the height used."""
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
+        doc = QTextDocument(documentMargin=0)
         doc.setHtml(html)
         doc.setTextWidth(rect.width())
         height = doc.size().height()

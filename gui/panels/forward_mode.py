@@ -44,8 +44,7 @@ class ForwardModePanel(QWidget):
         self.editors: dict[str, QLineEdit] = {}
 
         self.form = QFormLayout()
-        self.onehot_index = QSpinBox()
-        self.onehot_index.setPrefix("k = ")
+        self.onehot_index = QSpinBox(prefix="k = ")
         onehot = QPushButton("one-hot eₖ")
         onehot.clicked.connect(lambda: self.set_one_hot(self.onehot_index.value()))
         all_ones = QPushButton("ones")

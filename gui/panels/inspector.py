@@ -295,8 +295,7 @@ class NodeSection(_Section):
             spin.setToolTip(attr.help)
             spin.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return spin
-        edit = QLineEdit()
-        edit.setPlaceholderText(ATTR_KINDS[attr.kind].placeholder)
+        edit = QLineEdit(placeholderText=ATTR_KINDS[attr.kind].placeholder)
         edit.setToolTip(attr.help)
         edit.editingFinished.connect(lambda: self._attr_text_edited(attr, edit))
         return edit
@@ -388,9 +387,8 @@ class BackwardSection(_Section):
 
     def __init__(self, doc: GraphDocument) -> None:
         super().__init__("Backward", doc)
-        self.output_combo = QComboBox()
+        self.output_combo = QComboBox(sizeAdjustPolicy=QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.output_combo.setToolTip("The node y whose y.backward(gradient=v) is shown")
-        self.output_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.implicit = QCheckBox("implicit (scalar output)")
         self.implicit.setToolTip(
             "Call y.backward() with no gradient: allowed only when y has one element"
@@ -401,8 +399,7 @@ class BackwardSection(_Section):
         self.ones_button.setToolTip("v = torch.ones_like(y)")
         self.onehot_button = QPushButton("one-hot")
         self.onehot_button.setToolTip("v = e_i: pulls back one row of the Jacobian")
-        self.onehot_index = QSpinBox()
-        self.onehot_index.setPrefix("i = ")
+        self.onehot_index = QSpinBox(prefix="i = ")
         self.onehot_index.setToolTip("Which element of y gets the 1 (row-major)")
         self.status = _plain()
 
@@ -413,8 +410,7 @@ class BackwardSection(_Section):
         buttons.addWidget(self.onehot_index)
         buttons.addStretch(1)
 
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form = QFormLayout(fieldGrowthPolicy=QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("output", self.output_combo)
         form.addRow(self.implicit)
         form.addRow(self.v_caption)

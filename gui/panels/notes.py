@@ -25,9 +25,8 @@ class NotesPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("NotesPanel")
         self.doc = doc
-        self.edit = QPlainTextEdit(self)
+        self.edit = QPlainTextEdit(self, placeholderText="Notes about this graph (saved with it)")
         self.edit.setObjectName("NotesText")
-        self.edit.setPlaceholderText("Notes about this graph (saved with it)")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.edit)

@@ -101,9 +101,7 @@ class Palette(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter ops…")
-        self.filter.setClearButtonEnabled(True)
+        self.filter = QLineEdit(placeholderText="Filter ops…", clearButtonEnabled=True)
         self.tree = OpTree()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

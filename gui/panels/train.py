@@ -133,8 +133,7 @@ class TrainPanel(QWidget):
         self.beta2 = self._spin(0.0, 0.999999, 6)
         self.zero_grad = QCheckBox("zero_grad")
         self.zero_grad.setToolTip("optimizer.zero_grad() before each step; off: .grad accumulates")
-        self.steps = QSpinBox()
-        self.steps.setRange(1, MAX_STEPS)
+        self.steps = QSpinBox(minimum=1, maximum=MAX_STEPS)
         self.rate = QSlider(Qt.Orientation.Horizontal)
         self.rate.setRange(1, MAX_RATE)
         self.rate.setValue(10)
@@ -192,8 +191,7 @@ class TrainPanel(QWidget):
         layout.addWidget(self.paths, 1)
         # Scrolled, not squeezed: the tab's size must not make the panels dock (shared
         # by every tab) bigger than the other tabs need, in presentation mode above all.
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
+        scroll = QScrollArea(widgetResizable=True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
         outer = QVBoxLayout(self)
@@ -213,9 +211,7 @@ class TrainPanel(QWidget):
 
     @staticmethod
     def _spin(lo: float, hi: float, decimals: int) -> QDoubleSpinBox:
-        spin = QDoubleSpinBox()
-        spin.setRange(lo, hi)
-        spin.setDecimals(decimals)
+        spin = QDoubleSpinBox(minimum=lo, maximum=hi, decimals=decimals)
         spin.setSingleStep(10 ** -min(decimals, 2))
         return spin
 
