@@ -95,23 +95,15 @@ def _parser() -> argparse.ArgumentParser:
         "or a folder ending in / for numbered PNGs",
     )
     w, h = DEFAULT_SIZE
-    parser.add_argument("--size", metavar="WxH", help=f"image size in pixels (default {w}x{h})")
     base = Timing()
-    parser.add_argument(
-        "--fps",
-        metavar="N",
-        help=f"frames per second of the step transitions (default {base.fps:g})",
-    )
-    parser.add_argument(
-        "--hold",
-        metavar="S",
-        help=f"seconds each step stays on screen (default {base.hold:g})",
-    )
-    parser.add_argument(
-        "--transition",
-        metavar="S",
-        help=f"seconds of the travelling pulse between steps (default {base.transition:g}; 0: cut)",
-    )
+    for flag, metavar, text in (
+        ("--size", "WxH", f"image size in pixels (default {w}x{h})"),
+        ("--fps", "N", f"frames per second of the step transitions (default {base.fps:g})"),
+        ("--hold", "S", f"seconds each step stays on screen (default {base.hold:g})"),
+        ("--transition", "S", "seconds of the travelling pulse between steps "
+         f"(default {base.transition:g}; 0: cut)"),
+    ):
+        parser.add_argument(flag, metavar=metavar, help=text)
     parser.add_argument(
         "--forward",
         action="store_true",
