@@ -65,49 +65,28 @@ class Teaching(QObject):
         self._train_tab = LazyTab(self._make_train)
         window.tabs.addTab(self._train_tab, "Train")
         self.actions: dict[str, QAction] = {}
-        quiz = self._action(
-            "&Quiz Mode",
-            "Ctrl+Shift+Q",
-            "Hide each vjp until the student predicts it",
-            lambda on: self.quiz_panel.set_active(on),
-        )
-        quiz.setCheckable(True)
-        self._action(
-            "&Reveal",
-            "R",
-            "Quiz mode: show the hidden number (works in presentation mode)",
-            lambda: self.quiz_panel.reveal(),
-        )
-        self._action(
-            "Check &Gradients",
-            None,
-            "Compare every input's gradient with central finite differences",
-            lambda: self.check(None),
-        )
-        self._action(
-            "&Group Selection",
-            "Ctrl+G",
-            "Fold the selected op nodes into one box with its own Jacobian",
-            self.group_selection,
-        )
-        self._action(
-            "&Ungroup",
-            "Ctrl+Shift+G",
-            "Remove the group around the selection",
-            self.ungroup_selection,
-        )
-        self._action(
-            "Collapse or &Expand Group",
-            "Ctrl+Alt+G",
-            "Collapsed, a group plays as one step; expanded, its members' steps play",
-            self.toggle_group,
-        )
-        self._action(
-            "&Train",
-            "Ctrl+Shift+T",
-            "After the backward pass, the update: optimizer steps and the loss curve",
-            self.show_train,
-        )
+        for text, keys, tip, slot in (  # named after their text: "quiz_mode", "reveal", ...
+            ("&Quiz Mode", "Ctrl+Shift+Q", "Hide each vjp until the student predicts it",
+             lambda on: self.quiz_panel.set_active(on)),
+            ("&Reveal", "R", "Quiz mode: show the hidden number (works in presentation mode)",
+             lambda: self.quiz_panel.reveal()),
+            ("Check &Gradients", None,
+             "Compare every input's gradient with central finite differences",
+             lambda: self.check(None)),
+            ("&Group Selection", "Ctrl+G",
+             "Fold the selected op nodes into one box with its own Jacobian",
+             self.group_selection),
+            ("&Ungroup", "Ctrl+Shift+G", "Remove the group around the selection",
+             self.ungroup_selection),
+            ("Collapse or &Expand Group", "Ctrl+Alt+G",
+             "Collapsed, a group plays as one step; expanded, its members' steps play",
+             self.toggle_group),
+            ("&Train", "Ctrl+Shift+T",
+             "After the backward pass, the update: optimizer steps and the loss curve",
+             self.show_train),
+        ):
+            self._action(text, keys, tip, slot)
+        self.actions["quiz_mode"].setCheckable(True)
         scene = window.canvas.canvas
         self.group_frames = GroupFrames(scene, window.doc, scene.nodes)
         window.player.frameChanged.connect(self.group_frames.show_frame)
@@ -177,7 +156,7 @@ class Teaching(QObject):
     def train_panel(self) -> Any:  # gui.panels.train.TrainPanel
         return self._train_tab.build()
 
-    def _action(self, text: str, keys: str | None, tip: str, slot: Any) -> QAction:
+    def _action(self, text: str, keys: str | None, tip: str, slot: Any) -> None:
         act = QAction(text, self.window)  # type: ignore[call-overload]
         if keys:
             act.setShortcut(keys)
@@ -186,7 +165,6 @@ class Teaching(QObject):
         self.window.addAction(act)  # works with the menu bar hidden (presentation mode)
         name = text.replace("&", "").lower().replace(" ", "_")
         self.actions[name] = act
-        return act
 
     # ------------------------------------------------------------------ groups
 
