@@ -560,14 +560,3 @@ def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
         menus["Edit"].addAction(code.check_action)
     menus["View"].addAction(code.dock.toggleViewAction())
     return code
-
-
-__all__ = [
-    "CheckDialog",
-    "CodeDock",
-    "CodeEditor",
-    "ImportCodeDialog",
-    "PytorchCode",
-    "ReplaceGraph",
-    "install",
-]

@@ -70,6 +70,3 @@ def active(updates: Mapping[str, Update], frame: UpdateFrame) -> str | None:
     if frame.index >= len(names) or frame.arrived(frame.index):
         return None
     return names[frame.index]
-
-
-__all__ = ["DONE", "UpdateFrame", "active", "at", "frames", "shown_values"]

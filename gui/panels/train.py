@@ -366,6 +366,3 @@ def ensure_train(doc: GraphDocument, on_error: Callable[[str], None]) -> bool:
         on_error(str(error))
         return False
     return True
-
-
-__all__ = ["LossCurve", "TrainPanel", "ensure_train"]
