@@ -104,20 +104,17 @@ class ExportAnimationDialog(QDialog):
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
-        self.width_box, self.height_box = QSpinBox(), QSpinBox()
-        for box, value in zip((self.width_box, self.height_box), DEFAULT_SIZE, strict=True):
-            box.setRange(MIN_SIDE, MAX_SIDE)
-            box.setValue(value)
-            box.setSuffix(" px")
+        self.width_box, self.height_box = (
+            QSpinBox(minimum=MIN_SIDE, maximum=MAX_SIDE, value=value, suffix=" px")
+            for value in DEFAULT_SIZE
+        )
         size_row = QHBoxLayout()
         size_row.addWidget(self.width_box)
         size_row.addWidget(QLabel("×"))
         size_row.addWidget(self.height_box)
         self.hold_box = self._seconds(defaults.hold, HOLD_RANGE)
         self.transition_box = self._seconds(defaults.transition, TRANSITION_RANGE)
-        self.fps_box = QSpinBox()
-        self.fps_box.setRange(*FPS_RANGE)
-        self.fps_box.setValue(int(defaults.fps))
+        self.fps_box = QSpinBox(minimum=FPS_RANGE[0], maximum=FPS_RANGE[1], value=int(defaults.fps))
         self.forward_box = QCheckBox("Play the forward pass first")
         self.view_box = QComboBox()
         self.view_box.addItems(VIEWS)
@@ -174,13 +171,9 @@ class ExportAnimationDialog(QDialog):
 
     @staticmethod
     def _seconds(value: float, limits: tuple[float, float]) -> QDoubleSpinBox:
-        box = QDoubleSpinBox()
-        box.setRange(*limits)
-        box.setSingleStep(0.1)
-        box.setDecimals(2)
-        box.setSuffix(" s")
-        box.setValue(value)
-        return box
+        low, high = limits
+        return QDoubleSpinBox(minimum=low, maximum=high, singleStep=0.1, decimals=2,
+                              suffix=" s", value=value)
 
     # ------------------------------------------------------------------ options
 
