@@ -211,9 +211,8 @@ class TrainPanel(QWidget):
 
     @staticmethod
     def _spin(lo: float, hi: float, decimals: int) -> QDoubleSpinBox:
-        spin = QDoubleSpinBox(minimum=lo, maximum=hi, decimals=decimals)
-        spin.setSingleStep(10 ** -min(decimals, 2))
-        return spin
+        return QDoubleSpinBox(minimum=lo, maximum=hi, decimals=decimals,
+                              singleStep=10 ** -min(decimals, 2))
 
     def _rate_changed(self, rate: int) -> None:
         self.rate_label.setText(f"{rate} steps/s")
