@@ -189,7 +189,7 @@ class TensorEditor(QWidget):
     valueEdited = Signal(object, bool)
     gestureEnded = Signal()
 
-    def __init__(self, parent: QWidget | None = None, allow_shape_change: bool = True) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._value = np.array(0.0)
 
@@ -251,7 +251,6 @@ class TensorEditor(QWidget):
         self.spin.editingFinished.connect(self.gestureEnded)
         self.handle.delta.connect(self._scrub)
         self.handle.finished.connect(self.gestureEnded)
-        self.shape_box.setVisible(allow_shape_change)
         self._show(self._value)
 
     # ------------------------------------------------------------------ public
