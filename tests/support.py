@@ -269,3 +269,16 @@ def deep_mlp_trace(activation: str) -> Any:
     with tracking(model):
         loss = model(x).sum()
     return capture(loss, names=model)
+
+
+def relative_luminance(hex_rgb: str) -> float:
+    """WCAG 2 relative luminance of ``#rrggbb``."""
+    channels = [int(hex_rgb[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 .. 21)."""
+    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

@@ -158,25 +158,6 @@ ALIASES = {
     "WRONG": "GRAD_TEXT",  # a quiz answer the engine disagrees with
 }
 
-#: (text role, background role) for every place the app writes text on a colour; each
-#: reads at least :data:`MIN_CONTRAST` to 1 in each theme (WCAG 2 AA for body text).
-TEXT_PAIRS: tuple[tuple[str, str], ...] = (
-    *((ink, ground) for ink in ("TEXT", "TEXT_MUTED", "ERROR_TEXT", "RIGHT", "GRAD_TEXT")
-      for ground in ("PANEL", "PAPER")),  # the inspector's hint, panels, dialogs, boxes
-    *(("TEXT", ground) for ground in (
-        "PAGE", "HEADER", "BACKGROUND", "TITLE_OP", "TITLE_INPUT", "TITLE_CONST",
-        "OUTPUT_FILL", "GRAD_ACTIVE_FILL", "GROUP_FILL", "CHECK_OK", "CHECK_CLOSE",
-        "CHECK_BAD", "CHECK_KINK", "CHECK_UNDEFINED", "ERROR_MARK")),
-    ("TEXT_MUTED", "BACKGROUND"),  # canvas hints
-    ("TEXT_MUTED", "HEADER"),
-    ("GRAD_TEXT", "GRAD_ACTIVE_FILL"),  # the active box's gradient line
-    ("GRAD_TEXT", "GRAD_ACTIVE_MARK"),
-    ("JACOBIAN", "PAPER"),
-    ("TANGENT", "PAPER"),
-    ("NOTE_TEXT", "NOTE_FILL"),
-)
-MIN_CONTRAST = 4.5
-
 # Not per theme: the heat map and the plots' lines carry meaning by hue, the same
 # on any ground. Jacobian heat maps: negative, zero, positive.
 DIVERGING = ("#2166ac", "#f7f7f7", "#b2182b")
@@ -209,15 +190,3 @@ def __getattr__(role: str) -> str:
         return colour(role)
     raise AttributeError(f"module {__name__!r} has no attribute {role!r}")
 
-
-def relative_luminance(hex_rgb: str) -> float:
-    """WCAG 2 relative luminance of ``#rrggbb``."""
-    channels = [int(hex_rgb[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 .. 21)."""
-    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)

@@ -20,6 +20,7 @@ from gui.export.dialog import ExportAnimationDialog
 from gui.main_window import THEME_KEY, MainWindow
 from gui.model import colours
 from gui.theme import THEME, application_palette
+from support import contrast
 
 SEED2 = EXAMPLES_DIR / "seed2_stack_vjp.bpgraph"
 
@@ -71,7 +72,7 @@ def test_view_theme_restyles_live_and_is_remembered(
     ground = hint.palette().color(QPalette.ColorRole.Window).name()
     assert ground == colours.THEMES["dark"]["PANEL"]
     assert colours.THEMES["dark"]["TEXT_MUTED"] in hint.styleSheet()
-    assert colours.contrast(colours.THEMES["dark"]["TEXT_MUTED"], ground) >= 4.5
+    assert contrast(colours.THEMES["dark"]["TEXT_MUTED"], ground) >= 4.5
     formula = win.palette_panel.item("add").foreground(1).color().name()
     assert formula == colours.THEMES["dark"]["TEXT_MUTED"]
     # File > Export Image is light though the window is dark, which stays dark.
