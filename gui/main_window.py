@@ -706,16 +706,12 @@ class MainWindow(QMainWindow):
 
     def confirm_discard(self) -> Answer:
         """Ask what to do with unsaved changes: save, discard or cancel."""
-        box = QMessageBox(self, icon=QMessageBox.Icon.Warning)
-        box.setWindowTitle(APP_NAME)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(f"Save changes to {self.windowTitle().split('[*]')[0]}?")
-        box.setInformativeText("Your changes will be lost if you don't save them.")
         SB = QMessageBox.StandardButton
-        box.setStandardButtons(SB.Save | SB.Discard | SB.Cancel)
-        box.setDefaultButton(SB.Save)
-        answer = box.exec()
-        return {SB.Save: Answer.SAVE, SB.Discard: Answer.DISCARD}.get(SB(answer), Answer.CANCEL)
+        text = f"Save changes to {self.windowTitle().split('[*]')[0]}?"
+        answer = self._plain_box(QMessageBox.Icon.Warning, APP_NAME, text,
+                                 SB.Save | SB.Discard | SB.Cancel, SB.Save,
+                                 "Your changes will be lost if you don't save them.")
+        return {SB.Save: Answer.SAVE, SB.Discard: Answer.DISCARD}.get(answer, Answer.CANCEL)
 
     def show_error(self, text: str) -> None:
         """A one-line problem (a broken file, a failed save) in a dialog and the status bar."""
@@ -754,10 +750,12 @@ class MainWindow(QMainWindow):
 
     def _plain_box(self, icon: QMessageBox.Icon, title: str, text: str,
                    buttons: QMessageBox.StandardButton,
-                   default: QMessageBox.StandardButton) -> QMessageBox.StandardButton:
-        """A message box showing ``text`` as plain text: file names and node ids are
-        user text, and a ``<img ...>`` in one must not render."""
+                   default: QMessageBox.StandardButton,
+                   info: str = "") -> QMessageBox.StandardButton:
+        """A message box showing ``text`` (and ``info`` under it) as plain text: file
+        names and node ids are user text, and a ``<img ...>`` in one must not render."""
         box = QMessageBox(icon, title, text, buttons, self, textFormat=Qt.TextFormat.PlainText)
+        box.setInformativeText(info)
         box.setDefaultButton(default)
         return QMessageBox.StandardButton(box.exec())
 
