@@ -54,12 +54,10 @@ class QuizPanel(QWidget):
             hide_row.addWidget(box)
         hide_row.addStretch(1)
 
-        # node ids are user text
-        self.question = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True)
+        self.question = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True)  # ids: user text
         self.question.setObjectName("QuizQuestion")
-        self.answer = QLineEdit()
+        self.answer = QLineEdit(placeholderText="a number (1.1, 1/3) or a list ([0.1, 0.2])")
         self.answer.setObjectName("QuizAnswer")
-        self.answer.setPlaceholderText("a number (1.1, 1/3) or a list ([0.1, 0.2])")
         self.answer.returnPressed.connect(self.check)
         self.check_button = QPushButton("Check")
         self.check_button.clicked.connect(self.check)
