@@ -889,21 +889,13 @@ class MainWindow(QMainWindow):
         self._saved_view = self.view_state_raw()
         self._was_following = self.canvas.follow_step
         self.canvas.follow_step = True  # the class reads the step being explained
-        self.palette_dock.hide()
-        self.inspector_dock.hide()
-        self.notes_dock.hide()
+        for dock in (self.palette_dock, self.inspector_dock, self.notes_dock):
+            dock.hide()
         self.panels_dock.show()
         self.tabs.setCurrentWidget(self.chain_rule)
-        self.tabs.tabBar().hide()
-        self.menuBar().hide()
-        self.statusBar().hide()
         self.player_bar.hide()  # its keys still work: the window holds its actions
-        THEME.scale = presentation_scale()
-        THEME.high_contrast = True
-        self.chain_rule.fit_height = True  # the step in view without scrolling
+        self._presentation_look(True)
         self._apply_theme()
-        self.named_actions["present"].setChecked(True)
-        self.named_actions["leave"].setEnabled(True)
         self.showFullScreen()
         # Without a window manager (a kiosk, a projector's Linux box) nothing makes the
         # window full screen: it then covers the screen frameless instead.
@@ -935,13 +927,8 @@ class MainWindow(QMainWindow):
             self._frameless_fallback = False
             self.setWindowFlag(Qt.WindowType.FramelessWindowHint, False)
         self._refit_on_resize = False
-        THEME.scale = 1.0
-        THEME.high_contrast = False
-        self.chain_rule.fit_height = False
+        self._presentation_look(False)
         self.canvas.follow_step = self._was_following
-        self.menuBar().show()
-        self.statusBar().show()
-        self.tabs.tabBar().show()
         if self._was_maximized:
             self.showMaximized()
         else:
@@ -949,11 +936,20 @@ class MainWindow(QMainWindow):
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
         self._apply_theme()
-        self.named_actions["present"].setChecked(False)
-        self.named_actions["leave"].setEnabled(False)
         self._pending_view = self._saved_view
         QTimer.singleShot(0, self._apply_pending_view)
         QTimer.singleShot(0, self.tour.resume)  # beside its widget once they are back
+
+    def _presentation_look(self, on: bool) -> None:
+        """Large high-contrast type and no menu, status or tab bar (``on``), or back; the
+        chain rule then fits the step in view without scrolling."""
+        THEME.scale = presentation_scale() if on else 1.0
+        THEME.high_contrast = on
+        self.chain_rule.fit_height = on
+        for bar in (self.menuBar(), self.statusBar(), self.tabs.tabBar()):
+            bar.setVisible(not on)
+        self.named_actions["present"].setChecked(on)
+        self.named_actions["leave"].setEnabled(on)
 
     def view_state_raw(self) -> dict[str, Any]:
         centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
