@@ -8,7 +8,7 @@ stops at each open question; stepping on skips it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -103,9 +103,8 @@ class QuizPanel(QWidget):
 
     def set_hidden(self, hidden: frozenset[Hidden]) -> None:
         for kind, box in self.hide_boxes.items():
-            box.blockSignals(True)
-            box.setChecked(kind in hidden)
-            box.blockSignals(False)
+            with QSignalBlocker(box):
+                box.setChecked(kind in hidden)
         self._hidden_changed()
 
     def set_active(self, on: bool) -> None:
