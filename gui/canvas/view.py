@@ -645,8 +645,7 @@ class CanvasView(QGraphicsView):
             error = push(self.doc, Connect(self.doc, src.node_id, dst.node_id, dst.index))
             reason = None if error is None else str(error)
         if reason is not None:
-            self.statusMessage.emit(f"Cannot connect: {reason}")
-            self._flash_refused(a, b)
+            self._flash_refused(a, b, reason)
             return False
         return True
 
@@ -825,8 +824,7 @@ class CanvasView(QGraphicsView):
         if target is not None:
             reason = self.connection_error(source, target)
             if reason is not None:
-                self.statusMessage.emit(f"Cannot connect: {reason}")
-                self._flash_refused(source, target)
+                self._flash_refused(source, target, reason)
                 return
         link = None if target is None else (source.node_id, target.node_id, target.index)
         push(self.doc, move_edge(self.doc, dst, index, link))
@@ -838,8 +836,10 @@ class CanvasView(QGraphicsView):
         self._drag_port = None
         self.viewport().unsetCursor()
 
-    def _flash_refused(self, a: PortItem, b: PortItem) -> None:
-        """Show the refused connection as a red curve for a moment."""
+    def _flash_refused(self, a: PortItem, b: PortItem, reason: str) -> None:
+        """Say why connecting ``a`` and ``b`` is refused, and show the connection as a red
+        curve for a moment."""
+        self.statusMessage.emit(f"Cannot connect: {reason}")
         if self._refused is None:
             self._refused = TempEdgeItem()
             self.canvas.addItem(self._refused)
