@@ -772,10 +772,9 @@ class MainWindow(QMainWindow):
         """The canvas zoom and centre, saved in the file's ``extra['view']``."""
         if self.presenting:
             return None  # presentation zoom is for the projector, not the file
-        centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
-        zoom = self.canvas.transform().m11()
-        x, y = clamp(centre.x()), clamp(centre.y())  # within what the loader accepts
-        return {"zoom": round(zoom, 4), "center": [round(x, 2), round(y, 2)]}
+        raw = self.view_state_raw()
+        x, y = (clamp(c) for c in raw["center"])  # within what the loader accepts
+        return {"zoom": round(raw["zoom"], 4), "center": [round(x, 2), round(y, 2)]}
 
     def apply_view_state(self, view: dict[str, Any] | None) -> None:
         """Restore a saved zoom/centre (or fit the graph); waits for the first show."""
@@ -952,6 +951,7 @@ class MainWindow(QMainWindow):
         self.named_actions["leave"].setEnabled(on)
 
     def view_state_raw(self) -> dict[str, Any]:
+        """Where the canvas looks now: its zoom and the scene point at its centre."""
         centre = self.canvas.mapToScene(self.canvas.viewport().rect().center())
         return {"zoom": self.canvas.transform().m11(), "center": [centre.x(), centre.y()]}
 
