@@ -104,16 +104,11 @@ def _parser() -> argparse.ArgumentParser:
          f"(default {base.transition:g}; 0: cut)"),
     ):
         parser.add_argument(flag, metavar=metavar, help=text)
-    parser.add_argument(
-        "--forward",
-        action="store_true",
-        help="play the forward pass, node by node, before backward",
-    )
-    parser.add_argument(
-        "--worksheet",
-        action="store_true",
-        help="PDF: blank boxes for each step's numbers, answer key at the back",
-    )
+    for flag, text in (
+        ("--forward", "play the forward pass, node by node, before backward"),
+        ("--worksheet", "PDF: blank boxes for each step's numbers, answer key at the back"),
+    ):
+        parser.add_argument(flag, action="store_true", help=text)
     parser.add_argument(
         "--view",
         default=View.SLIDE.value,
