@@ -60,6 +60,7 @@ from .panels.inspector import Inspector
 from .panels.lazy_tab import LazyTab
 from .panels.notes import NotesPanel
 from .panels.palette import Palette
+from .plain_box import plain_box
 from .player import Player, PlayerToolbar, connect_canvas
 from .pytorch_code import install as install_pytorch_code
 from .teaching import Teaching
@@ -708,7 +709,7 @@ class MainWindow(QMainWindow):
         """Ask what to do with unsaved changes: save, discard or cancel."""
         SB = QMessageBox.StandardButton
         text = f"Save changes to {self.windowTitle().split('[*]')[0]}?"
-        answer = self._plain_box(QMessageBox.Icon.Warning, APP_NAME, text,
+        answer = plain_box(self, QMessageBox.Icon.Warning, APP_NAME, text,
                                  SB.Save | SB.Discard | SB.Cancel, SB.Save,
                                  "Your changes will be lost if you don't save them.")
         return {SB.Save: Answer.SAVE, SB.Discard: Answer.DISCARD}.get(answer, Answer.CANCEL)
@@ -717,18 +718,18 @@ class MainWindow(QMainWindow):
         """A one-line problem (a broken file, a failed save) in a dialog and the status bar."""
         self.show_status(text)
         SB = QMessageBox.StandardButton
-        self._plain_box(QMessageBox.Icon.Warning, APP_NAME, text, SB.Ok, SB.Ok)
+        plain_box(self, QMessageBox.Icon.Warning, APP_NAME, text, SB.Ok, SB.Ok)
 
     def ask_recover(self, text: str) -> bool:
         SB = QMessageBox.StandardButton
         icon = QMessageBox.Icon.Question
-        answer = self._plain_box(icon, "Recover unsaved work?", text, SB.Yes | SB.No, SB.Yes)
+        answer = plain_box(self, icon, "Recover unsaved work?", text, SB.Yes | SB.No, SB.Yes)
         return answer == SB.Yes
 
     def ask_replace_read_only(self, name: str) -> bool:
         SB = QMessageBox.StandardButton
         text = f"{name} is read-only. Replace it anyway?"
-        return self._plain_box(QMessageBox.Icon.Question, APP_NAME, text, SB.Yes | SB.No,
+        return plain_box(self, QMessageBox.Icon.Question, APP_NAME, text, SB.Yes | SB.No,
                                SB.No) == SB.Yes
 
     def ask_changed_on_disk(self, name: str) -> DiskChange:
@@ -747,17 +748,6 @@ class MainWindow(QMainWindow):
         box.setDefaultButton(cancel)
         box.exec()
         return answers.get(box.clickedButton(), DiskChange.CANCEL)  # type: ignore[call-overload]
-
-    def _plain_box(self, icon: QMessageBox.Icon, title: str, text: str,
-                   buttons: QMessageBox.StandardButton,
-                   default: QMessageBox.StandardButton,
-                   info: str = "") -> QMessageBox.StandardButton:
-        """A message box showing ``text`` (and ``info`` under it) as plain text: file
-        names and node ids are user text, and a ``<img ...>`` in one must not render."""
-        box = QMessageBox(icon, title, text, buttons, self, textFormat=Qt.TextFormat.PlainText)
-        box.setInformativeText(info)
-        box.setDefaultButton(default)
-        return QMessageBox.StandardButton(box.exec())
 
     def ask_open_path(self) -> str | None:
         start = str(self.doc.path.parent) if self.doc.path else ""

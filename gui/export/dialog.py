@@ -46,6 +46,7 @@ from engine.fileformat import SUFFIX, save
 from ..document import GraphDocument
 from ..model import colours
 from ..model.timeline import Direction, timeline_of
+from ..plain_box import plain_box
 from ..player import Player
 from ..theme import using
 from .frame_sheet import render_frame
@@ -191,8 +192,9 @@ class ExportAnimationDialog(QDialog):
 
     def ask_replace(self, path: Path) -> bool:
         """Whether an existing ``path`` may be replaced (Export never does so unasked)."""
-        answer = QMessageBox.question(
+        answer = plain_box(
             self,
+            QMessageBox.Icon.Question,
             "Replace file?",
             f"{path.name} already exists in {path.parent}. Replace it?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,

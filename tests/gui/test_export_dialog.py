@@ -138,6 +138,31 @@ def test_handout_and_worksheet_names_differ_and_a_file_is_replaced_only_when_all
     assert handout.read_bytes() == b"the teacher's handout" and "kept" in dialog.status.text()
 
 
+def test_replace_question_shows_the_file_name_as_plain_text(
+    qtbot,  # noqa: ANN001
+    tmp_path: Path,
+) -> None:
+    """A file name is user text: ``<b>`` in one is shown as typed, never as markup
+    (``QMessageBox.question`` guesses rich text from it)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    dialog = make_dialog(qtbot, tmp_path, "Animated GIF")
+    seen: list[tuple[Qt.TextFormat, str]] = []
+
+    def answer_no() -> None:  # whichever way the box is shown, it is modal
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append((box.textFormat(), box.text()))
+        box.button(QMessageBox.StandardButton.No).click()
+
+    QTimer.singleShot(0, answer_no)
+    path = tmp_path / "<b>lesson.gif"
+    assert dialog.ask_replace(path) is False
+    assert seen == [(Qt.TextFormat.PlainText,
+                     f"{path.name} already exists in {path.parent}. Replace it?")]
+
+
 def _html_export(qtbot, dialog: ExportAnimationDialog, out: Path) -> str:  # noqa: ANN001
     dialog.path_edit.setText(str(out))
     with qtbot.waitSignal(dialog.finished_export, timeout=120_000) as result:
