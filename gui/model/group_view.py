@@ -37,22 +37,36 @@ def _joined(parts: Mapping[str, np.ndarray], order: Sequence[str]) -> np.ndarray
     return np.concatenate(flat) if flat else np.zeros(0)
 
 
-def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
-    """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text)."""
+def group_jacobian_text(
+    graph: Graph, fwd: Forward, step: GroupStep, interactive: bool = True
+) -> str:
+    """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text). Too
+    large to print, it says where the window shows it or (not ``interactive``: a
+    picture or a page has no tabs) its shape."""
     outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
     jac = step_jacobian(graph, fwd, step, labels.LABEL_MAX_ENTRIES * 4)
-    big = "(too large to print: see the Jacobian heatmap tab)"
+    if interactive:
+        big = "(too large to print: see the Jacobian heatmap tab)"
+    else:
+        row, out = group_vectors(step)
+        big = f"(too large to print: {row.size}×{out.size})"
     jtext = labels.matrix_text(jac) if jac is not None else big
     return f"J = ∂({outs})/∂({ins}) = {jtext}"
 
 
-def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
-    """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
+def group_step_html(
+    graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int, interactive: bool = True
+) -> str:
+    """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs);
+    ``interactive``: the window's, which says how to play the group's edges (an export
+    cannot expand it, and says only how many there are)."""
+    how = "; expand it to play them" if interactive else ""
     body = [labels.h_heading(
         f"Step {k} of {n}: {group_title(step)} as one step"
-        f" ({count(step.edges, 'edge')} inside; expand it to play them)"
+        f" ({count(step.edges, 'edge')} inside{how})"
     )]
-    body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
+    jtext = group_jacobian_text(graph, fwd, step, interactive)
+    body.append(labels.h_para(labels.esc(jtext), colours.JACOBIAN))
     if frozen := no_grad_inputs(graph, fwd, step.group):
         note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"
         body.append(labels.h_para(labels.esc(note), colours.JACOBIAN))

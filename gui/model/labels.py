@@ -414,6 +414,7 @@ def step_html(
     senders: Sequence[str] | None = None,
     compact: bool = False,
     elide: bool = False,
+    interactive: bool = True,
 ) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
@@ -426,7 +427,8 @@ def step_html(
     shape; the row vector arriving from above and every vector keep their numbers (up
     to :data:`ELIDED_MAX_VECTOR`, a longer one summarised); the operation's line and
     the words on the Jacobian go (the heading names both nodes, the shape says the
-    rest) and a fan-out is said in one short line.
+    rest) and a fan-out is said in one short line. ``interactive``: the window's text,
+    which says where a Jacobian too large to print is shown (an export has no views).
     """
     c, o, A = step.consumer, step.operand, h_name(objective)  # an id: user text
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
@@ -479,7 +481,7 @@ def step_html(
         parts.append(
             h_para(
                 f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries"
-                f"{structure} (heatmap in the Jacobian view).",
+                f"{structure}{' (heatmap in the Jacobian view)' if interactive else ''}.",
                 colours.JACOBIAN,
             )
         )

@@ -74,6 +74,9 @@ class ChainRulePanel(QWidget):
         # An exported frame cannot scroll either: its text also shrinks to fit the height
         # (down to MIN_FIT, the legibility floor the width keeps too).
         self.fit_whole = False
+        # The window's text says where to look and what to double-click; an exported
+        # frame (no tabs, no double-click) is written without those hints.
+        self.interactive = True
         self._bar_policy = self.browser.verticalScrollBarPolicy()
         # How the shown step is shortened (presentation mode: :data:`SHORTENINGS`).
         self.compact = False
@@ -146,7 +149,7 @@ class ChainRulePanel(QWidget):
             sub = PRESENT_SUB_PX / PX_PER_PT
         return chain_rule_html(
             p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide,
-            sub, _update(p, frame),
+            sub, _update(p, frame), self.interactive,
         )
 
     def text(self) -> str:
