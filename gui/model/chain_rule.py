@@ -100,7 +100,7 @@ def chain_rule_html(
         )
     elif frame.active_group is not None:
         body.append(group_step_html(
-            graph, results.forward, frame.active_group, frame.k, frame.n, interactive
+            graph, results.forward, frame.active_group, frame.k, frame.n, interactive, elide
         ))
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
