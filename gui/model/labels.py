@@ -439,7 +439,8 @@ def step_html(
     one factor a line (the row vector; times the Jacobian; equals the vjp), and an
     accumulation likewise: a tall, narrow column (an exported frame's) holds a 4×4
     Jacobian at full size that way; a Jacobian of more than :data:`ELIDED_MAX_VECTOR`
-    columns is written as its shape (the vjp keeps its numbers). ``interactive``: the
+    columns is written as its shape and a row of more than that many numbers summarised
+    (the vjp and the matrices keep their numbers). ``interactive``: the
     window's text, which says where a Jacobian too large to print is shown (an export
     has no views).
     """
@@ -464,12 +465,16 @@ def step_html(
     if not compact:
         parts.append(h_equation(sym))
     # the numbers line's start: an indent (shortened: a gap)
-    lead = (sym if compact else []) + ["&nbsp;" * (2 if elide else 6)]
+    lead = (sym if compact else []) + ["&nbsp;" * (2 if elide or narrow else 6)]
 
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
-    up_html = h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, as_row=True)
+    up_html = (
+        h_numbers(step.upstream, colours.GRAD_TEXT, True, ELIDED_MAX_VECTOR)
+        if narrow and not elide
+        else h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, as_row=True)
+    )
     vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
         as_shape = (elide and m_c > 1) or (narrow and m_o > ELIDED_MAX_VECTOR)
