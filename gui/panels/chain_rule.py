@@ -37,8 +37,9 @@ MARGIN, PRESENT_MARGIN = 10, 2
 #: The shortening rule, tried in order until the step fits: as written; compact (the
 #: symbolic line and the numbers side by side, two lines less); elided (every matrix of
 #: more than one row written as its shape, the upstream row vector and the vectors
-#: keeping their numbers; the operation's line dropped), on separate lines (narrow)
-#: and then compact. Each is ``(compact, elide, narrow)``.
+#: keeping their numbers; the operation's line dropped), the symbolic line and the
+#: numbers on separate lines and then side by side. Each is ``(compact, elide, narrow)``
+#: (presentation mode never writes narrow: its panel is wide and short).
 SHORTENINGS = ((False, False, False), (True, False, False), (False, True, False),
                (True, True, False))
 #: An exported frame's rule (a tall, narrow column beside the canvas): as written; narrow
