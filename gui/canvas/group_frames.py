@@ -80,14 +80,18 @@ def make_room(doc: GraphDocument, sizes: dict[str, tuple[float, float]]) -> Plac
     return place
 
 
-def group_caption(doc: GraphDocument, group: Group, step: GroupStep | None = None) -> str:
+def group_caption(
+    doc: GraphDocument, group: Group, step: GroupStep | None = None, interactive: bool = True
+) -> str:
     """The frame's text: name, inputs → outputs; collapsed, the name on a line of its
     own (the box's title), then a captured module's edge count or a user group's local
     Jacobian. Short lines: the box is only as wide as its longest.
 
     While a captured module's own ``step`` plays, its box says the gradient arriving at
     its outputs and the one it sends to its inputs, where it named them (as many lines:
-    the box keeps the size laid out for it; the names are in the step's heading)."""
+    the box keeps the size laid out for it; the names are in the step's heading).
+    ``interactive``: the window's caption, which says a module expands on a double-click
+    (an exported picture cannot: it says nothing of it)."""
     members = [m for m in group.members if m in doc.graph.nodes]
     ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
     name = group.title or group.id
@@ -104,8 +108,8 @@ def group_caption(doc: GraphDocument, group: Group, step: GroupStep | None = Non
         if step is not None:
             row, vjps = group_vectors(step)
             flows = f"grad out: {_summary(row)}\ngrad in: {_summary(vjps)}"
-        return (f"{name}\n{count(edges, 'edge')} as one step"
-                f"\n{flows}\n(double-click: expand)")
+        hint = "\n(double-click: expand)" if interactive else ""
+        return f"{name}\n{count(edges, 'edge')} as one step\n{flows}{hint}"
     jtext = matrix_text(jac) if jac is not None else "(no value or too large)"
     text = f"{name}\n{flow}\nlocal Jacobian (composed from the members' steps):\nJ = {jtext}"
     carrying = doc.results.forward.requires_grad if jac is not None else set(ins)
@@ -279,8 +283,11 @@ class GroupFrames:
     """Keeps one :class:`GroupFrame` per group of ``doc`` in ``scene``, placed around the
     member boxes ``boxes(id)`` (scene rectangles) whenever groups, boxes or results change."""
 
-    def __init__(self, scene: QGraphicsScene, doc: GraphDocument, boxes: dict) -> None:
+    def __init__(
+        self, scene: QGraphicsScene, doc: GraphDocument, boxes: dict, interactive: bool = True
+    ) -> None:
         self.scene, self.doc, self.boxes = scene, doc, boxes
+        self.interactive = interactive  # the captions' hints (an export's have none)
         self.frames: dict[str, GroupFrame] = {}
         self.active: str | None = None  # the group whose step the player shows
         self.active_step: GroupStep | None = None  # ... and that step
@@ -362,10 +369,13 @@ class GroupFrames:
                 frame = self.frames[group.id] = GroupFrame(group.id)
                 self.scene.addItem(frame)
             text = group_caption(self.doc, group)
-            # a captured module's box was laid out with room for its caption
+            # a captured module's box was laid out with room for its (window's) caption
             room = caption_room(text) if group.collapsed and self.doc.read_only else (0.0, 0.0)
-            if group.id == self.active and group.collapsed:
-                text = group_caption(self.doc, group, self.active_step)
+            playing = group.id == self.active and group.collapsed
+            if playing or not self.interactive:
+                text = group_caption(
+                    self.doc, group, self.active_step if playing else None, self.interactive
+                )
             frame.show_group(
                 rect, text, group.collapsed, len(around[group.id]), group.id == self.active, room
             )

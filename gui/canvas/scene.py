@@ -345,6 +345,8 @@ class CanvasScene(QGraphicsScene):
         doc.groupsChanged.connect(self._relayout_groups)
         doc.groupsChanged.connect(self._hide_inside_collapsed)
         self._inside: set[EdgeKey] = set()  # edges hidden inside a collapsed group
+        # ... worked out for these groups (None: for other edges, after a structure sync)
+        self._inside_for: tuple | None = None
         self._collapsed: dict[str, bool] = {}  # each group's state at the last layout
         # each expanded module's own layout, for one graph (engine.group_layout's cache)
         self._module_layouts: tuple[object, LayoutCache] = (None, {})
@@ -365,6 +367,7 @@ class CanvasScene(QGraphicsScene):
                 self._end_batch()
         self.camera_boxes.mark_all()
         self._far_changed(changed)  # one box added: the far painter redraws its area only
+        self._inside_for = None  # other edges: worked out again
         self._hide_inside_collapsed()
 
     @contextmanager
@@ -1021,10 +1024,16 @@ class CanvasScene(QGraphicsScene):
 
     def _hide_inside_collapsed(self) -> None:
         """Hide the edges inside collapsed groups, show those of expanded ones (no work
-        for a graph without a collapsed group, as most edits are)."""
+        for a graph without a collapsed group, as most edits are, nor when the edges and
+        groups are those of the last time: opening a trace announces its structure, then
+        its groups, and it worked the edges out twice)."""
         groups = self.doc.groups
         if not self._inside and not any(g.collapsed for g in groups):
             return
+        state = tuple((g.id, g.collapsed, tuple(g.members)) for g in groups)
+        if state == self._inside_for:
+            return
+        self._inside_for = state
         inside = inside_collapsed(groups, self.edges)
         with self.background_batch():
             for key in inside ^ self._inside:

@@ -100,12 +100,13 @@ class FrameSheet(QWidget):
         self._came_from: CameraTarget | None = None  # the last held step's view
         connect_canvas(self.player, self.canvas)
         scene = self.canvas.canvas  # groups (a captured model's modules) look as on screen
-        self.group_frames = GroupFrames(scene, doc, scene.nodes)
+        self.group_frames = GroupFrames(scene, doc, scene.nodes, interactive=False)
         self.group_frames.refresh()
         scene.route_pending()  # a picture shows every edge's detour (no idle time here)
         self.player.frameChanged.connect(self.group_frames.show_frame)
         self.panel = ChainRulePanel(self.player)
         self.panel.fit_whole = True  # a picture does not scroll: the write-up fits whole
+        self.panel.interactive = False  # nor has tabs to look in or boxes to double-click
         self.panel.browser.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.panel.browser.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 

@@ -155,7 +155,8 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
         else:
             sheet.show_position(position)
             html = chain_rule_html(
-                doc.graph, tl, tl.frame(position), sheet.player.end_to_end, STEP_PT
+                doc.graph, tl, tl.frame(position), sheet.player.end_to_end, STEP_PT,
+                interactive=False,
             )
         pages.picture(renderer, QRectF(0, top, w, step_picture_h))
         text_top = top + step_picture_h + GAP / 2

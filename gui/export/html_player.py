@@ -220,7 +220,8 @@ def _picture_and_text(sheet: FrameSheet, position: int, more: str = "") -> str:
     (then ``more``)."""
     player = sheet.player
     tl = player.timeline
-    text = chain_rule_html(sheet.doc.graph, tl, tl.frame(position), player.end_to_end, TEXT_PT)
+    text = chain_rule_html(sheet.doc.graph, tl, tl.frame(position), player.end_to_end, TEXT_PT,
+                           interactive=False)  # a page has no tabs to point to
     return (f'<div class="picture">{inline_svg(sheet.svg())}</div>'
             f'<div class="text">{_body(text)}{more}</div>')
 

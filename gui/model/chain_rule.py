@@ -31,6 +31,8 @@ def chain_rule_html(
     elide: bool = False,
     sub_pt: float | None = None,
     update: str = "",
+    interactive: bool = True,
+    narrow: bool = False,
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
@@ -41,7 +43,10 @@ def chain_rule_html(
     (:func:`labels.h_document`); ``update``: the training step's update that follows
     the pass (HTML, at its end), written first: it is what the canvas then shows (each
     parameter's new value), and after the last step and the summary it sat below the
-    fold of the presentation panel at 1280x720."""
+    fold of the presentation panel at 1280x720. ``interactive``: the window's text, with
+    its hints (a view to look in, a group to expand); an export has neither and says
+    only what is true on paper. ``narrow``: a step's numbers one factor a line
+    (:func:`labels.step_html`)."""
     results = tl.results
     trace = results.trace
     body: list[str] = [update] if update else []
@@ -89,10 +94,14 @@ def chain_rule_html(
                 senders,
                 compact,
                 elide,
+                interactive,
+                narrow,
             )
         )
     elif frame.active_group is not None:
-        body.append(group_step_html(graph, results.forward, frame.active_group, frame.k, frame.n))
+        body.append(group_step_html(
+            graph, results.forward, frame.active_group, frame.k, frame.n, interactive, elide
+        ))
     if frame.phase is Phase.BACKWARD_DONE and trace is not None:
         e2e = end_to_end()
         body.append(SUMMARY_RULE)

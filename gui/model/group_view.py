@@ -37,29 +37,56 @@ def _joined(parts: Mapping[str, np.ndarray], order: Sequence[str]) -> np.ndarray
     return np.concatenate(flat) if flat else np.zeros(0)
 
 
-def group_jacobian_text(graph: Graph, fwd: Forward, step: GroupStep) -> str:
-    """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text)."""
+def group_jacobian_text(
+    graph: Graph, fwd: Forward, step: GroupStep, interactive: bool = True, elide: bool = False
+) -> str:
+    """``J = ∂(outputs)/∂(inputs) = [[...]]`` of a collapsed group (plain text). Too
+    large to print, it says where the window shows it or (not ``interactive``: a
+    picture or a page has no tabs) its shape; ``elide`` (a shortened write-up, as
+    :func:`labels.step_html`'s): its shape, however small."""
     outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
+    row, out = group_vectors(step)
+    if elide:
+        return f"J = ∂({outs})/∂({ins}): {row.size}×{out.size}"
     jac = step_jacobian(graph, fwd, step, labels.LABEL_MAX_ENTRIES * 4)
-    big = "(too large to print: see the Jacobian heatmap tab)"
+    if interactive:
+        big = "(too large to print: see the Jacobian heatmap tab)"
+    else:
+        big = f"(too large to print: {row.size}×{out.size})"
     jtext = labels.matrix_text(jac) if jac is not None else big
     return f"J = ∂({outs})/∂({ins}) = {jtext}"
 
 
-def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int) -> str:
-    """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs)."""
+def group_step_html(
+    graph: Graph,
+    fwd: Forward,
+    step: GroupStep,
+    k: int,
+    n: int,
+    interactive: bool = True,
+    elide: bool = False,
+) -> str:
+    """``upstream · J_group = vjps`` for step ``k`` of ``n`` (HTML paragraphs);
+    ``interactive``: the window's, which says how to play the group's edges (an export
+    cannot expand it, and says only how many there are); ``elide``: J as its shape and
+    a vector of more than :data:`labels.ELIDED_MAX_VECTOR` numbers summarised (a captured
+    module's J of a few dozen columns ran presentation mode's write-up past the bottom
+    of the screen)."""
+    how = "; expand it to play them" if interactive else ""
     body = [labels.h_heading(
         f"Step {k} of {n}: {group_title(step)} as one step"
-        f" ({count(step.edges, 'edge')} inside; expand it to play them)"
+        f" ({count(step.edges, 'edge')} inside{how})"
     )]
-    body.append(labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN))
+    jtext = group_jacobian_text(graph, fwd, step, interactive, elide)
+    body.append(labels.h_para(labels.esc(jtext), colours.JACOBIAN))
     if frozen := no_grad_inputs(graph, fwd, step.group):
         note = f"columns of {', '.join(frozen)}: true partials, but no gradient flows there"
         body.append(labels.h_para(labels.esc(note), colours.JACOBIAN))
     row, out = group_vectors(step)
+    shown = labels.ELIDED_MAX_VECTOR if elide else labels.LABEL_MAX_ENTRIES
     body.append(
         labels.h_para(
-            labels.esc(f"{labels.flat_row(row)} · J = {labels.inline_tensor(out)}"),
+            labels.esc(f"{labels.flat_row(row, shown)} · J = {labels.inline_tensor(out, shown)}"),
             colours.GRAD_TEXT,
             bold=True,
         )
@@ -68,10 +95,10 @@ def group_step_html(graph: Graph, fwd: Forward, step: GroupStep, k: int, n: int)
     for x in step.inputs:
         if x in step.accumulated:
             before = step.before.get(x)
-            was = "0" if before is None else labels.inline_tensor(before)
+            was = "0" if before is None else labels.inline_tensor(before, shown)
             lines.append(
                 f"{labels.grad_name(x, graph.nodes[x].is_leaf)}: {was} → "
-                f"{labels.inline_tensor(step.accumulated[x])}"
+                f"{labels.inline_tensor(step.accumulated[x], shown)}"
             )
     body.append(labels.h_para("<br/>".join(labels.esc(t) for t in lines), colours.GRAD_TEXT))
     return "".join(body)

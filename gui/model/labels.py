@@ -385,6 +385,13 @@ def _grad_symbol(A: str, node: str, index: str | None = None) -> str:
     return h_partial(A, h_name(node, index))
 
 
+def _lines(lead: Sequence[str], cells: Sequence[str], cuts: Sequence[int]) -> list[str]:
+    """``cells`` as one equation after ``lead``, or cut before each index of ``cuts``
+    into as many lines, each after ``lead`` (a narrow column's numbers line)."""
+    ends = [0, *cuts, len(cells)]
+    return [h_equation([*lead, *cells[a:b]]) for a, b in zip(ends, ends[1:], strict=False)]
+
+
 def step_html(
     step: Step,
     k: int,
@@ -397,6 +404,8 @@ def step_html(
     senders: Sequence[str] | None = None,
     compact: bool = False,
     elide: bool = False,
+    interactive: bool = True,
+    narrow: bool = False,
 ) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
@@ -409,7 +418,14 @@ def step_html(
     shape; the row vector arriving from above and every vector keep their numbers (up
     to :data:`ELIDED_MAX_VECTOR`, a longer one summarised); the operation's line and
     the words on the Jacobian go (the heading names both nodes, the shape says the
-    rest) and a fan-out is said in one short line.
+    rest) and a fan-out is said in one short line. ``narrow`` writes the numbers line
+    one factor a line (the row vector; times the Jacobian; equals the vjp), and an
+    accumulation likewise: a tall, narrow column (an exported frame's) holds a 4×4
+    Jacobian at full size that way; a Jacobian of more than :data:`ELIDED_MAX_VECTOR`
+    columns is written as its shape and a row of more than that many numbers summarised
+    (the vjp and the matrices keep their numbers). ``interactive``: the
+    window's text, which says where a Jacobian too large to print is shown (an export
+    has no views).
     """
     c, o, A = step.consumer, step.operand, h_name(objective)  # an id: user text
     m_c, m_o = int(step.upstream.size), int(step.vjp.size)
@@ -432,17 +448,22 @@ def step_html(
     if not compact:
         parts.append(h_equation(sym))
     # the numbers line's start: an indent (shortened: a gap)
-    lead = (sym if compact else []) + ["&nbsp;" * (2 if elide else 6)]
+    lead = (sym if compact else []) + ["&nbsp;" * (2 if elide or narrow else 6)]
 
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
-    up_html = h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, as_row=True)
+    up_html = (
+        h_numbers(step.upstream, colours.GRAD_TEXT, True, ELIDED_MAX_VECTOR)
+        if narrow and not elide
+        else h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, as_row=True)
+    )
     vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
-        jac_html = h_jacobian(jac) if not elide or m_c == 1 else h_shape(jac, colours.JACOBIAN, "J")
+        as_shape = (elide and m_c > 1) or (narrow and m_o > ELIDED_MAX_VECTOR)
+        jac_html = h_shape(jac, colours.JACOBIAN, "J") if as_shape else h_jacobian(jac)
         num = [eq if not accumulate else "+=", up_html, "·", jac_html, "=", vjp_html]
-        parts.append(h_equation(lead + num))
+        parts += _lines(lead, num, (2, 4) if narrow else ())
         if jac.shape != (1, 1) and not elide:  # shortened: the words on J go
             words = (
                 f"row vector ∂{A}/∂{h_name(c)} {up_known} times the Jacobian "
@@ -462,11 +483,12 @@ def step_html(
         parts.append(
             h_para(
                 f"J = ∂{h_name(c)}/∂{h_name(o)} is {m_c}×{m_o} = {m_c * m_o:,} entries"
-                f"{structure} (heatmap in the Jacobian view).",
+                f"{structure}{' (heatmap in the Jacobian view)' if interactive else ''}.",
                 colours.JACOBIAN,
             )
         )
-        parts.append(h_equation(lead + ["upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]))
+        num = ["upstream", up_html, "·&nbsp;J&nbsp;=", vjp_html]
+        parts += _lines(lead, num, (2,) if narrow else ())
 
     # Accumulation at the operand: grad += vjp
     gname = f"{h_name(o)}.grad" if node_is_leaf(graph, o) else f"∂{A}/∂{h_name(o)}"
@@ -483,7 +505,7 @@ def step_html(
             "=",
             after,
         ]
-    parts.append(h_equation(acc))
+    parts += _lines([], acc, (3, 5) if narrow and step.before is not None else ())
     if fan_in > 1 and elide:
         parts.append(
             h_para(

@@ -103,7 +103,9 @@ def group_question_html(
         labels.h_para(
             labels.esc(f"upstream at {', '.join(step.outputs)} = {labels.flat_row(row)}")
         ),
-        labels.h_para(labels.esc(group_jacobian_text(graph, fwd, step)), colours.JACOBIAN),
+        labels.h_para(  # on paper: no tab to look in
+            labels.esc(group_jacobian_text(graph, fwd, step, interactive=False)), colours.JACOBIAN
+        ),
         labels.h_equation(["vjp = upstream · J =", BLANK]),
     ]
     for x in step.inputs:

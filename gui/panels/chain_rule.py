@@ -37,11 +37,23 @@ MARGIN, PRESENT_MARGIN = 10, 2
 #: The shortening rule, tried in order until the step fits: as written; compact (the
 #: symbolic line and the numbers side by side, two lines less); elided (every matrix of
 #: more than one row written as its shape, the upstream row vector and the vectors
-#: keeping their numbers; the operation's line dropped), on separate lines (narrow)
-#: and then compact. Each is ``(compact, elide)``.
-SHORTENINGS = ((False, False), (True, False), (False, True), (True, True))
-#: The choice of a step shown as written: full size, neither compact nor elided.
-AS_WRITTEN = (1.0, False, False)
+#: keeping their numbers; the operation's line dropped), the symbolic line and the
+#: numbers on separate lines and then side by side. Each is ``(compact, elide, narrow)``
+#: (presentation mode never writes narrow: its panel is wide and short).
+SHORTENINGS = ((False, False, False), (True, False, False), (False, True, False),
+               (True, True, False))
+#: An exported frame's rule (a tall, narrow column beside the canvas): as written; narrow
+#: (the numbers line written one factor a line: the row vector, the Jacobian, the vjp);
+#: elided; elided and narrow. The least overflowing is then shrunk until it fits.
+EXPORT_SHORTENINGS = ((False, False, False), (False, False, True), (False, True, False),
+                      (False, True, True))
+#: An exported frame's shortest write-up that still overflows is shrunk at most this many
+#: times (widths do not scale quite with the font: the tables' paddings are pixels).
+EXPORT_TRIES = 4
+#: The choice of a step shown as written: full size, neither compact, elided nor narrow.
+AS_WRITTEN = (1.0, False, False, False)
+#: A choice: (fit, compact, elide, narrow).
+Choice = tuple[float, bool, bool, bool]
 #: How many layouts' choices the panel remembers (a step shown again is laid out once).
 CHOICES_KEPT = 512
 #: How long after a step is shown the next one's write-up is laid out (ms): well after
@@ -74,16 +86,20 @@ class ChainRulePanel(QWidget):
         # An exported frame cannot scroll either: its text also shrinks to fit the height
         # (down to MIN_FIT, the legibility floor the width keeps too).
         self.fit_whole = False
+        # The window's text says where to look and what to double-click; an exported
+        # frame (no tabs, no double-click) is written without those hints.
+        self.interactive = True
         self._bar_policy = self.browser.verticalScrollBarPolicy()
         # How the shown step is shortened (presentation mode: :data:`SHORTENINGS`).
         self.compact = False
         self.elide = False
-        # The choice (fit, compact, elide) per (content, viewport size, scale, mode): a
-        # step shown again at the same size is laid out once, not once per try.
-        self._choices: dict[tuple, tuple[float, bool, bool]] = {}
+        self.narrow = False
+        # The choice (fit, compact, elide, narrow) per (content, viewport size, scale,
+        # mode): a step shown again at the same size is laid out once, not once per try.
+        self._choices: dict[tuple, Choice] = {}
         # The next step's write-up, chosen, laid out and drawn in idle time: (its
         # :meth:`_key`, its choice, the document, its drawing).
-        self._ahead: tuple[tuple, tuple[float, bool, bool], QTextDocument, QPixmap] | None = None
+        self._ahead: tuple[tuple, Choice, QTextDocument, QPixmap] | None = None
         # What the browser shows: its :meth:`_key` and document (the same text at the
         # same size again, most edits at the end of backward, lays nothing out; someone
         # else setting the browser's text, and it renders again).
@@ -136,9 +152,11 @@ class ChainRulePanel(QWidget):
         x its size (presentation mode: the fixed sizes of :data:`PRESENT_BODY_PX`),
         shortened as the panel shows it now."""
         return self._html(self.player.frame if frame is None else frame, fit, self.compact,
-                          self.elide)
+                          self.elide, self.narrow)
 
-    def _html(self, frame: Frame, fit: float, compact: bool, elide: bool) -> str:
+    def _html(
+        self, frame: Frame, fit: float, compact: bool, elide: bool, narrow: bool = False
+    ) -> str:
         p = self.player
         size, sub = BASE_PT * THEME.scale * fit, None
         if self.fit_height:
@@ -146,7 +164,7 @@ class ChainRulePanel(QWidget):
             sub = PRESENT_SUB_PX / PX_PER_PT
         return chain_rule_html(
             p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide,
-            sub, _update(p, frame),
+            sub, _update(p, frame), self.interactive, narrow,
         )
 
     def text(self) -> str:
@@ -206,7 +224,7 @@ class ChainRulePanel(QWidget):
         if ahead is None or ahead[0] != key:
             return False
         self._ahead = None
-        self.fit, self.compact, self.elide = ahead[1]
+        self.fit, self.compact, self.elide, self.narrow = ahead[1]
         self.browser.show_laid_out(ahead[2], ahead[3])
         self._shown = (key, ahead[2])
         return True
@@ -223,7 +241,7 @@ class ChainRulePanel(QWidget):
         caller then lays out a whole new page, as for any other step)."""
         shown, browser = self._shown, self.browser
         if (shown is None or shown[0][1:] != key[1:] or shown[1] is not browser.shown_document()
-                or (self.fit, self.compact, self.elide) != AS_WRITTEN
+                or (self.fit, self.compact, self.elide, self.narrow) != AS_WRITTEN
                 or self._choices.get(key, AS_WRITTEN) != AS_WRITTEN):
             return False
         old, new = shown[0][0], key[0]
@@ -257,11 +275,11 @@ class ChainRulePanel(QWidget):
         _drop(self._ahead[2] if self._ahead is not None else None)  # another step or size
         self._ahead = None
         choice, doc = self._chosen(frame, key)
-        self.fit, self.compact, self.elide = choice
+        self.fit, self.compact, self.elide, self.narrow = choice
         self.browser.show_laid_out(doc)
         self._shown = (key, doc)
 
-    def _chosen(self, frame: Frame, key: tuple) -> tuple[tuple[float, bool, bool], QTextDocument]:
+    def _chosen(self, frame: Frame, key: tuple) -> tuple[Choice, QTextDocument]:
         """The choice for ``frame`` (remembered by its :meth:`_key`) and its document."""
         choice = self._choices.get(key)
         if choice is not None:
@@ -274,40 +292,36 @@ class ChainRulePanel(QWidget):
         return choice, doc
 
     def _key(self, frame: Frame, width: int, height: int) -> tuple:
-        """What a choice (fit, compact, elide) and its document depend on: the step's
-        write-up as first tried, the viewport's size and the text settings."""
+        """What a choice (fit, compact, elide, narrow) and its document depend on: the
+        step's write-up as first tried, the viewport's size and the text settings."""
         doc = self.browser.text_settings()
         return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
                 self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
 
-    def _choose(self, frame: Frame, first: str) -> tuple[tuple[float, bool, bool], QTextDocument]:
-        """Lay the step out and choose (fit, compact, elide): the choice and its document,
-        laid out, not shown yet. ``first``: the write-up at full size, as written (the
+    def _choose(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
+        """Lay the step out and choose (fit, compact, elide, narrow): the choice and its
+        document, laid out, not shown yet. ``first``: the write-up at full size, as written (the
         key's: writing it again was a fifth of an edit's render).
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
-        The window shrinks the text to fit the width, in one step from the overflow
-        measured at full size (text widths scale with the font), once more if needed.
+        An exported frame does the same at the window's full size with
+        :data:`EXPORT_SHORTENINGS`, then shrinks the least overflowing until it fits (a
+        picture can neither scroll nor be cut: at 1280x720 the xor_mlp's 4×4 step had
+        been shrunk to 9 px and still cut at the right edge). The window shrinks the text
+        to fit the width, in one step from the overflow measured at full size (text widths
+        scale with the font), once more if needed.
         """
-        if self.fit_height:
-            best: tuple[float, bool, bool] = (0.0, False, False)
-            kept: QTextDocument | None = None
-            for compact, elide in SHORTENINGS:
-                html = self._html(frame, 1.0, compact, elide) if compact or elide else first
-                doc = self._laid_out(html)
-                overflow = self._overflow(doc)
-                if overflow >= 1.0:
-                    _drop(kept)
-                    return (1.0, compact, elide), doc
-                if (overflow, compact, elide) > best:
-                    best = (overflow, compact, elide)
-                    _drop(kept)
-                    kept = doc
-                else:
-                    _drop(doc)
-            assert kept is not None
-            return (1.0, best[1], best[2]), kept
+        if self.fit_height or self.fit_whole:
+            (fit, compact, elide, narrow), doc = self._shortest(frame, first)
+            for _ in range(EXPORT_TRIES if self.fit_whole else 0):
+                shrink = self._overflow(doc)
+                if shrink >= 1.0:
+                    break
+                fit *= shrink * 0.98
+                _drop(doc)
+                doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
+            return (fit, compact, elide, narrow), doc
         fit = 1.0
         doc = self._laid_out(first)
         for _ in range(2):
@@ -317,7 +331,30 @@ class ChainRulePanel(QWidget):
             fit = max(MIN_FIT, fit * shrink * 0.98)
             _drop(doc)
             doc = self._laid_out(self._html(frame, fit, False, False))
-        return (fit, False, False), doc
+        return (fit, False, False, False), doc
+
+    def _shortest(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
+        """The first shortening (presentation mode's :data:`SHORTENINGS`, an export's
+        :data:`EXPORT_SHORTENINGS`) that fits at full size, or the one that overflows
+        least (and its document)."""
+        best: Choice = (0.0, False, False, False)
+        kept: QTextDocument | None = None
+        for compact, elide, narrow in SHORTENINGS if self.fit_height else EXPORT_SHORTENINGS:
+            shortened = compact or elide or narrow
+            html = self._html(frame, 1.0, compact, elide, narrow) if shortened else first
+            doc = self._laid_out(html)
+            overflow = self._overflow(doc)
+            if overflow >= 1.0:
+                _drop(kept)
+                return (1.0, compact, elide, narrow), doc
+            if (overflow, compact, elide, narrow) > best:
+                best = (overflow, compact, elide, narrow)
+                _drop(kept)
+                kept = doc
+            else:
+                _drop(doc)
+        assert kept is not None
+        return (1.0, best[1], best[2], best[3]), kept
 
     def _laid_out(self, html: str) -> QTextDocument:
         """A new document holding ``html``, laid out at the viewport's width, its

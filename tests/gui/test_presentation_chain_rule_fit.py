@@ -155,3 +155,27 @@ def test_a_16_number_upstream_row_is_summarised_when_shortened(presenting: MainW
     win.resize(1280, 720)
     QApplication.processEvents()
     assert not panel.elide and "-0.007971" in panel.text()
+
+
+def test_every_captured_module_step_fits_the_panel_in_presentation_mode(
+    presenting: MainWindow, tmp_path
+) -> None:  # noqa: ANN001
+    """A captured MLP's modules play as one step each: its second Linear's J (4×14) and
+    the 15 numbers its first sends back ran past the bottom of the projector's panel.
+    Shortened, J is said by its shape and a long vector by its shape, least and greatest."""
+    from engine import tracefile
+    from support import captured_mlp, torch
+
+    if torch is None:
+        pytest.skip("torch is not installed")
+    path = captured_mlp(tmp_path / "mlp.bptrace")
+    win = presenting
+    win.files.open_loaded(tracefile.load(path), path)
+    QApplication.processEvents()
+    steps = len(win.player.timeline.steps)
+    shortened = []
+    for k in range(1, steps + 1):
+        assert _step_in_view(win, k).startswith(f"Step {k} of {steps}")
+        if win.player.frame.active_group is not None and win.chain_rule.elide:
+            shortened.append(win.chain_rule.text())
+    assert any("J = ∂(Addmm2)/∂(Tanh1, 2.weight, 2.bias): 4×14" in t for t in shortened)
