@@ -548,15 +548,16 @@ class CanvasScene(QGraphicsScene):
         """Every box of a new graph was just placed: draw each edge as its plain curve
         now and route the ones that may pass behind a box after the first paint, a
         slice per idle moment (routing was a third of opening 5,000 nodes, which opens
-        zoomed out past FAR_LOD: boxes of a few pixels). Anything that reads a route
-        first routes them all (:meth:`route_pending`)."""
+        zoomed out past FAR_LOD: boxes of a few pixels). The slices start when a view
+        paints the new graph (:meth:`drawBackground`): started here, the first one ran
+        before that paint. Anything that reads a route first routes them all
+        (:meth:`route_pending`)."""
         self._unrouted = []
         for key in sorted(self.edges):
             if self._update_edge(key, plain=True):
                 self._unrouted.append(key)
         self._unrouted.reverse()  # popped from the end: in sorted order
-        if self._unrouted:
-            self._route_timer.start(0)
+        self._route_timer.stop()
 
     def _route_some(self) -> None:
         """Route deferred edges for about :data:`ROUTE_CHUNK_S`, then let the app breathe."""
@@ -888,6 +889,8 @@ class CanvasScene(QGraphicsScene):
         The view caches its background, so the plain edges are stroked once, not on
         every repaint; an edge that changes invalidates only its own area.
         """
+        if self._unrouted and not self._route_timer.isActive():
+            self._route_timer.start(0)  # a new graph is being painted: route after it
         painter.fillRect(rect, THEME.background)
         zoom = painter.worldTransform().m11()
         for step, colour, min_px in ((GRID_MINOR * UNIT, THEME.grid_minor, 12.0),
