@@ -267,16 +267,18 @@ class EdgeItem(QGraphicsPathItem):
             self._plain_ends = None
             self._show(path, path.controlPointRect())
 
-    def set_plain(self, x1: float, y1: float, x2: float, y2: float) -> None:
+    def set_plain(self, x1: float, y1: float, x2: float, y2: float,
+                  repaint: bool = True) -> None:
         """:meth:`set_ends` without obstacles, from plain floats: the plain curve (the
-        same ends as the plain curve it has cost a tuple comparison)."""
+        same ends as the plain curve it has cost a tuple comparison). ``repaint``
+        False: the caller tells the scene's background about it (with many others)."""
         self.lane = None
         ends = (x1, y1, x2, y2)
         if ends != self._plain_ends:
             self._plain_ends = ends
-            self._show(*_bezier(x1, y1, x2, y2))
+            self._show(*_bezier(x1, y1, x2, y2), repaint)
 
-    def _show(self, path: QPainterPath, extent: QRectF) -> None:
+    def _show(self, path: QPainterPath, extent: QRectF, repaint: bool = True) -> None:
         """Take ``path`` (``extent``: its control points' rectangle)."""
         old = self.bounds
         self._hit = self._arc = None
@@ -285,7 +287,7 @@ class EdgeItem(QGraphicsPathItem):
         pad = 4.0 * UNIT
         self.bounds = extent.adjusted(-pad, -pad, pad, pad)
         self._place_arrow()
-        if self.in_background:
+        if repaint and self.in_background:
             self.repaint_background(old)
 
     def repaint_background(self, old: QRectF | None = None) -> None:
