@@ -222,6 +222,9 @@ def edge_pen(state: EdgeState) -> QPen:
     return pen
 
 
+_NO_BOUNDS = QRectF()
+
+
 class EdgeItem(QGraphicsPathItem):
     """Operand ``key[0]`` plugged into port ``key[2]`` of ``key[1]``.
 
@@ -244,7 +247,9 @@ class EdgeItem(QGraphicsPathItem):
         self.forward = False  # the arrow points at the consumer (forward mode's J·t)
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
         self.inside = False  # both ends in one collapsed group: drawn nowhere (set_inside)
-        self.bounds = QRectF()  # the curve's extent, pen included (scene coordinates)
+        #: The curve's extent, pen included (scene coordinates; replaced, never changed
+        #: in place: a new edge shares one empty rectangle).
+        self.bounds = _NO_BOUNDS
         #: The ends of the plain curve the path is (None: a detour, or no path yet).
         self._plain_ends: tuple[float, float, float, float] | None = None
         self.setPen(edge_pen(NORMAL))

@@ -443,7 +443,8 @@ class CanvasScene(QGraphicsScene):
             item = self.nodes.get(nid)
             if item is None:
                 item = NodeItem(nid)
-                item.setFlag(_NO_CONTENTS, self.far)
+                if self.far:  # (a new item has contents)
+                    item.setFlag(_NO_CONTENTS)
                 # The document recomputed before announcing the change: size the box
                 # from its real content and ports now (laid out once), so its edges are
                 # routed once, around it.
@@ -455,7 +456,7 @@ class CanvasScene(QGraphicsScene):
                 self.addItem(item)
                 pos = self.doc.positions.get(nid)
                 if pos is not None:
-                    item.setPos(QPointF(*pos))
+                    item.setPos(*pos)
                 self._batch_add(nid)
                 if changed is not None:
                     changed.append(nid)
