@@ -324,6 +324,9 @@ class CanvasScene(QGraphicsScene):
         #: A new graph's edges drawn as plain curves, to route around boxes later (in
         #: order: the lanes come out as one pass would lay them); see route_pending.
         self._unrouted: list[EdgeKey] = []
+        #: A new graph's edges whose plain curves only the background has drawn so far
+        #: (see realize_edges).
+        self._held: list[EdgeItem] = []
         self._route_timer = QTimer(self)
         self._route_timer.setSingleShot(True)
         self._route_timer.timeout.connect(self._route_some)
@@ -424,6 +427,7 @@ class CanvasScene(QGraphicsScene):
             # the frame the player opens at with them: its boxes take that content and
             # are sized, and their edges routed, once, then (not live content first).
             self._unsized = True
+            self._held = []  # the edges going now
             for nid in list(self.nodes):
                 self._remove_node(nid)
         gone = [n for n in self.nodes if n not in graph.nodes]
@@ -575,8 +579,10 @@ class CanvasScene(QGraphicsScene):
         paints the new graph (:meth:`drawBackground`): started here, the first one ran
         before that paint. Anything that reads a route first routes them all
         (:meth:`route_pending`). Each curve is new, so the cached background is told
-        once, about all of them (not once per edge)."""
+        once, about all of them (not once per edge), and each is held back as its ends
+        until something other than the background needs it (:meth:`realize_edges`)."""
         unrouted: list[EdgeKey] = []
+        held: list[EdgeItem] = []
         nodes, edges, lanes, grid = self.nodes, self.edges, self._lanes, self.edge_grid
         for key in sorted(edges):
             src, dst = nodes.get(key[0]), nodes.get(key[1])
@@ -585,13 +591,14 @@ class CanvasScene(QGraphicsScene):
             x1, y1 = src.port_xy(True)
             x2, y2 = dst.port_xy(False, key[2])
             edge = edges[key]
-            edge.set_plain(x1, y1, x2, y2, repaint=False)
+            edge.set_plain(x1, y1, x2, y2, repaint=False, hold=True)
+            held.append(edge)
             lanes.put(key, None)
             grid.put_bounds(key, _coords(edge.bounds))  # (a plain curve's: normalised)
             if _may_detour(x1, x2):
                 unrouted.append(key)
         unrouted.reverse()  # popped from the end: in sorted order
-        self._unrouted = unrouted
+        self._unrouted, self._held = unrouted, held
         self._route_timer.stop()
         b = grid.bounds_array()
         if len(b):
@@ -599,13 +606,27 @@ class CanvasScene(QGraphicsScene):
                                               b[:, 2].max(), b[:, 3].max())))
 
     def _route_some(self) -> None:
-        """Route deferred edges for about :data:`ROUTE_CHUNK_S`, then let the app breathe."""
+        """Give Qt the curves held back (one slice), or route deferred edges for about
+        :data:`ROUTE_CHUNK_S`, then let the app breathe."""
+        if self._held:
+            self.realize_edges()
+            if self._unrouted:
+                self._route_timer.start(0)
+            return
         end = time.perf_counter() + ROUTE_CHUNK_S
         with self.background_batch():
             while self._unrouted and time.perf_counter() < end:
                 self._route_one(self._unrouted.pop())
         if self._unrouted:
             self._route_timer.start(0)
+
+    def realize_edges(self) -> None:
+        """Give Qt every plain curve a new graph's edges hold back (the first idle slice
+        after its first paint does; so do input on the canvas, which hit-tests them,
+        and zooming in, where Qt's index files them by their extent)."""
+        held, self._held = self._held, []
+        for edge in held:
+            edge.realize()
 
     def route_pending(self) -> None:
         """Route every edge still drawn as a plain curve (an edit, zooming in to where
@@ -649,6 +670,7 @@ class CanvasScene(QGraphicsScene):
         """The view zoomed past :data:`FAR_LOD`: draw the boxes batched (far) or each
         itself (a box's own paint and cache are worth it only when it is legible)."""
         if not far:
+            self.realize_edges()
             self.route_pending()
         if far == self.far:
             return
@@ -928,8 +950,8 @@ class CanvasScene(QGraphicsScene):
         The view caches its background, so the plain edges are stroked once, not on
         every repaint; an edge that changes invalidates only its own area.
         """
-        if self._unrouted and not self._route_timer.isActive():
-            self._route_timer.start(0)  # a new graph is being painted: route after it
+        if (self._held or self._unrouted) and not self._route_timer.isActive():
+            self._route_timer.start(0)  # a new graph is being painted: the rest after it
         painter.fillRect(rect, THEME.background)
         zoom = painter.worldTransform().m11()
         for step, colour, min_px in ((GRID_MINOR * UNIT, THEME.grid_minor, 12.0),
@@ -984,7 +1006,7 @@ class CanvasScene(QGraphicsScene):
             for key in sorted(edges):
                 edge = edges[key]
                 if edge.in_background:
-                    path.addPath(edge.path())
+                    edge.add_to(path)
             self._edge_paths = path
         return self._edge_paths
 

@@ -99,6 +99,13 @@ NOTE_MS = 5000
 CAMERA_MS = 450
 #: How far (pixels on screen) from a port's centre a press still grabs it.
 PORT_GRAB_PX = 11.0
+_T = QEvent.Type
+#: Viewport events Qt answers by asking which items lie under a point or in an area.
+_HIT_TESTS = frozenset({
+    _T.MouseButtonPress, _T.MouseButtonRelease, _T.MouseButtonDblClick, _T.MouseMove,
+    _T.HoverEnter, _T.HoverMove, _T.ContextMenu, _T.ToolTip, _T.Wheel, _T.DragEnter,
+    _T.DragMove, _T.Drop,
+})
 
 
 class CanvasView(QGraphicsView):
@@ -741,6 +748,7 @@ class CanvasView(QGraphicsView):
 
     def edge_at(self, view_pos: QPoint) -> EdgeItem | None:
         """The edge whose curve passes nearest ``view_pos`` (click bands overlap)."""
+        self.canvas.realize_edges()  # (no-op unless a new graph's curves are held back)
         at = self.mapToScene(view_pos)
         best, best_d = None, None
         for item in self.items(view_pos):
@@ -996,6 +1004,13 @@ class CanvasView(QGraphicsView):
         event.accept()
 
     # ------------------------------------------------------------------ keys
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        """Input Qt hit-tests the items with: a new graph's curves held back as their
+        ends are given to Qt first (:meth:`CanvasScene.realize_edges`)."""
+        if event.type() in _HIT_TESTS:
+            self.canvas.realize_edges()
+        return super().viewportEvent(event)
 
     def event(self, event: QEvent) -> bool:
         # Space is also the window's Play/Pause shortcut: claim it here, so Space+drag
