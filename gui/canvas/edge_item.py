@@ -332,6 +332,14 @@ class EdgeItem(QGraphicsPathItem):
         self.realize()
         return super().path()
 
+    def curve(self) -> QPainterPath:
+        """The curve, for the background to draw (one held back stays held: Qt is not
+        given it while painting)."""
+        if self._held:
+            assert self._plain_ends is not None  # held: a plain curve
+            return _bezier(*self._plain_ends)[0]
+        return super().path()
+
     def add_to(self, path: QPainterPath) -> None:
         """Append the curve to ``path`` (the background's one path of every plain
         edge), without giving Qt a curve held back."""

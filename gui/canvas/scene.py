@@ -606,13 +606,7 @@ class CanvasScene(QGraphicsScene):
                                               b[:, 2].max(), b[:, 3].max())))
 
     def _route_some(self) -> None:
-        """Give Qt the curves held back (one slice), or route deferred edges for about
-        :data:`ROUTE_CHUNK_S`, then let the app breathe."""
-        if self._held:
-            self.realize_edges()
-            if self._unrouted:
-                self._route_timer.start(0)
-            return
+        """Route deferred edges for about :data:`ROUTE_CHUNK_S`, then let the app breathe."""
         end = time.perf_counter() + ROUTE_CHUNK_S
         with self.background_batch():
             while self._unrouted and time.perf_counter() < end:
@@ -621,12 +615,19 @@ class CanvasScene(QGraphicsScene):
             self._route_timer.start(0)
 
     def realize_edges(self) -> None:
-        """Give Qt every plain curve a new graph's edges hold back (the first idle slice
-        after its first paint does; so do input on the canvas, which hit-tests them,
-        and zooming in, where Qt's index files them by their extent)."""
+        """Give Qt every plain curve a new graph's edges hold back (zooming in, where
+        Qt's index files the edges by their extent, does)."""
         held, self._held = self._held, []
         for edge in held:
             edge.realize()
+
+    def realize_near(self, rect: QRectF) -> None:
+        """Give Qt the held curves whose extent meets ``rect``: input there is about to
+        hit-test them (a far-away canvas that is never clicked never makes them)."""
+        if self._held:
+            edges = self.edges
+            for key in self.edge_grid.query(rect):
+                edges[key].realize()
 
     def route_pending(self) -> None:
         """Route every edge still drawn as a plain curve (an edit, zooming in to where
@@ -950,8 +951,8 @@ class CanvasScene(QGraphicsScene):
         The view caches its background, so the plain edges are stroked once, not on
         every repaint; an edge that changes invalidates only its own area.
         """
-        if (self._held or self._unrouted) and not self._route_timer.isActive():
-            self._route_timer.start(0)  # a new graph is being painted: the rest after it
+        if self._unrouted and not self._route_timer.isActive():
+            self._route_timer.start(0)  # a new graph is being painted: route after it
         painter.fillRect(rect, THEME.background)
         zoom = painter.worldTransform().m11()
         for step, colour, min_px in ((GRID_MINOR * UNIT, THEME.grid_minor, 12.0),
@@ -983,7 +984,7 @@ class CanvasScene(QGraphicsScene):
         for key in sorted(shown):
             edge = edges[key]
             if edge.in_background:
-                painter.drawPath(edge.path())
+                painter.drawPath(edge.curve())
 
     def _edges_meeting(self, rect: QRectF) -> int:
         """How many edges' rectangles share an area with ``rect`` (the grid's
