@@ -304,6 +304,31 @@ def test_boxes_place_their_texts_on_their_first_full_paint_only(
     assert all(run.pos.x() < width for run in box._runs)  # laid out for its own size
 
 
+def test_an_opened_files_objects_are_collected_once_into_the_oldest_generation(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """Leaving the pause, the file's objects (all kept) are collected once, the young
+    generations together, and go straight to the oldest: left to itself the collector
+    scanned them as the youngest generation, and again soon after as the middle one."""
+    import gc
+
+    window = make_window()
+    passes: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.callbacks.append(watch)
+    try:
+        assert window.files.load_path(_chain_file(tmp_path, n=300))
+    finally:
+        gc.callbacks.remove(watch)
+    box = next(iter(window.canvas.canvas.nodes.values()))
+    assert any(o is box for o in gc.get_objects(generation=2))
+    assert 1 in passes
+
+
 def test_a_replaced_file_leaves_its_boxes_to_no_cyclic_collection(
     make_window, tmp_path: Path
 ) -> None:  # noqa: ANN001
