@@ -14,9 +14,15 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(settle: bool = False) -> Iterator[None]:
     """No cyclic collection inside the block (nested blocks are fine: the outermost
-    one turns the collector back on, and only if it was on)."""
+    one turns the collector back on, and only if it was on).
+
+    ``settle``: the block's objects stay (a file's); the outermost block then collects
+    the young generations once, as it turns the collector back on. Left to itself, the
+    collector scanned them all twice soon after: once as the youngest generation, and
+    again as the middle one (two ~30 ms passes after opening 5,000 nodes); collected
+    together, they are scanned once and go straight to the oldest."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -24,3 +30,5 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+            if settle:
+                gc.collect(1)

@@ -52,12 +52,13 @@ AUTOSAVE_DEBOUNCE_MS = 3_000
 def arriving() -> Iterator[None]:
     """Read or show a file: its objects arrive and stay until another file replaces
     them, so no collection while they arrive (each one found nothing to free but cost
-    5-10 % of opening a 5,000-node file).
+    5-10 % of opening a 5,000-node file), and one collection of the young generations
+    when they are in (``settle``), not two passes over them soon after.
 
     Not frozen after (``gc.freeze``): that also froze the garbage of the windows and
     documents closed before, and freed it at some later collection, when Qt had
     already deleted what their wrappers pointed at (a segfault in the test suite)."""
-    with collector_paused():
+    with collector_paused(settle=True):
         yield
 
 

@@ -60,14 +60,30 @@ def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
 def _bezier(x1: float, y1: float, x2: float, y2: float) -> tuple[QPainterPath, QRectF]:
     """:func:`bezier` from plain floats, with its control points' rectangle (Qt's
     ``controlPointRect``, without asking the path: thousands of edges open at once)."""
-    dx = max(abs(x2 - x1) * 0.5, 50.0 * UNIT)
-    c1, c2 = x1 + dx, x2 - dx
     path = QPainterPath()
+    _add_bezier(path, x1, y1, x2, y2)
+    return path, _bezier_extent(x1, y1, x2, y2)
+
+
+def _controls(x1: float, x2: float) -> tuple[float, float]:
+    """The x of the S-curve's two control points (at the heights of its ends)."""
+    dx = max(abs(x2 - x1) * 0.5, 50.0 * UNIT)
+    return x1 + dx, x2 - dx
+
+
+def _add_bezier(path: QPainterPath, x1: float, y1: float, x2: float, y2: float) -> None:
+    """Append the S-curve to ``path`` as a subpath of its own."""
+    c1, c2 = _controls(x1, x2)
     path.moveTo(x1, y1)
     path.cubicTo(c1, y1, c2, y2, x2, y2)
+
+
+def _bezier_extent(x1: float, y1: float, x2: float, y2: float) -> QRectF:
+    """The S-curve's control points' rectangle."""
+    c1, c2 = _controls(x1, x2)
     left, right = min(x1, c2), max(x2, c1)
     top, bottom = min(y1, y2), max(y1, y2)
-    return path, QRectF(left, top, right - left, bottom - top)
+    return QRectF(left, top, right - left, bottom - top)
 
 
 class ArcLength:
@@ -222,6 +238,15 @@ def edge_pen(state: EdgeState) -> QPen:
     return pen
 
 
+_NO_BOUNDS = QRectF()
+
+
+def _padded(extent: QRectF) -> QRectF:
+    """An edge's ``bounds`` from its curve's extent: the pen's reach added."""
+    pad = 4.0 * UNIT
+    return extent.adjusted(-pad, -pad, pad, pad)
+
+
 class EdgeItem(QGraphicsPathItem):
     """Operand ``key[0]`` plugged into port ``key[2]`` of ``key[1]``.
 
@@ -244,9 +269,14 @@ class EdgeItem(QGraphicsPathItem):
         self.forward = False  # the arrow points at the consumer (forward mode's J·t)
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
         self.inside = False  # both ends in one collapsed group: drawn nowhere (set_inside)
-        self.bounds = QRectF()  # the curve's extent, pen included (scene coordinates)
+        #: The curve's extent, pen included (scene coordinates; replaced, never changed
+        #: in place: a new edge shares one empty rectangle).
+        self.bounds = _NO_BOUNDS
         #: The ends of the plain curve the path is (None: a detour, or no path yet).
         self._plain_ends: tuple[float, float, float, float] | None = None
+        #: The plain curve is known by its ends only: Qt is given it when anything but
+        #: the scene's background asks (see :meth:`realize`).
+        self._held = False
         self.setPen(edge_pen(NORMAL))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
 
@@ -263,29 +293,72 @@ class EdgeItem(QGraphicsPathItem):
             self.set_plain(p1.x(), p1.y(), p2.x(), p2.y())
             return
         path, self.lane = route(p1, p2, obstacles, taken)
-        if path != self.path():
+        if self._held or path != self.path():
             self._plain_ends = None
             self._show(path, path.controlPointRect())
 
-    def set_plain(self, x1: float, y1: float, x2: float, y2: float) -> None:
+    def set_plain(self, x1: float, y1: float, x2: float, y2: float,
+                  repaint: bool = True, hold: bool = False) -> None:
         """:meth:`set_ends` without obstacles, from plain floats: the plain curve (the
-        same ends as the plain curve it has cost a tuple comparison)."""
+        same ends as the plain curve it has cost a tuple comparison). ``repaint``
+        False: the caller tells the scene's background about it (with many others).
+        ``hold``: a new edge drawn only by the background keeps the curve as its ends
+        (its extent is known) until :meth:`realize` gives it to Qt: a path, Qt's
+        measuring it and the curve's rectangle were a third of a big file's edges'
+        cost before its first paint."""
         self.lane = None
         ends = (x1, y1, x2, y2)
         if ends != self._plain_ends:
             self._plain_ends = ends
-            self._show(*_bezier(x1, y1, x2, y2))
+            if hold and self.in_background and super().path().isEmpty():
+                self._hit = self._arc = None
+                self._held = True
+                self.bounds = _padded(_bezier_extent(x1, y1, x2, y2))
+                return
+            self._show(*_bezier(x1, y1, x2, y2), repaint)
 
-    def _show(self, path: QPainterPath, extent: QRectF) -> None:
+    def realize(self) -> None:
+        """Give Qt the plain curve held back as its ends (see :meth:`set_plain`): before
+        anything hit-tests, measures or paints the item itself."""
+        if self._held:
+            assert self._plain_ends is not None  # held: a plain curve
+            path, extent = _bezier(*self._plain_ends)
+            self._held = False
+            self.setPath(path)
+            self._measure(extent)
+
+    def path(self) -> QPainterPath:
+        """The curve (one held back as its ends is given to Qt first)."""
+        self.realize()
+        return super().path()
+
+    def curve(self) -> QPainterPath:
+        """The curve, for the background to draw (one held back stays held: Qt is not
+        given it while painting)."""
+        if self._held:
+            assert self._plain_ends is not None  # held: a plain curve
+            return _bezier(*self._plain_ends)[0]
+        return super().path()
+
+    def add_to(self, path: QPainterPath) -> None:
+        """Append the curve to ``path`` (the background's one path of every plain
+        edge), without giving Qt a curve held back."""
+        if self._held:
+            assert self._plain_ends is not None  # held: a plain curve
+            _add_bezier(path, *self._plain_ends)
+        else:
+            path.addPath(super().path())
+
+    def _show(self, path: QPainterPath, extent: QRectF, repaint: bool = True) -> None:
         """Take ``path`` (``extent``: its control points' rectangle)."""
         old = self.bounds
+        self._held = False
         self._hit = self._arc = None
         self.setPath(path)
         self._measure(extent)
-        pad = 4.0 * UNIT
-        self.bounds = extent.adjusted(-pad, -pad, pad, pad)
+        self.bounds = _padded(extent)
         self._place_arrow()
-        if self.in_background:
+        if repaint and self.in_background:
             self.repaint_background(old)
 
     def repaint_background(self, old: QRectF | None = None) -> None:
@@ -383,6 +456,8 @@ class EdgeItem(QGraphicsPathItem):
             extent = QPainterPath()
             extent.addRect(self._extent)
             return extent
+        if self._held:
+            return QPainterPath()  # not given to Qt yet: hit tests realize it first
         if self._hit is None:
             stroker = QPainterPathStroker()
             stroker.setWidth(HIT_WIDTH * UNIT)

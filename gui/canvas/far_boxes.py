@@ -72,7 +72,10 @@ class _Table:
 
 
 def _bounds(box: QRectF) -> tuple[float, float, float, float]:
-    return (box.left(), box.top(), box.right(), box.bottom())
+    """(left, top, right, bottom) in one Qt call (four getters cost four times that,
+    once per box when a big file's first far-away paint makes the table)."""
+    coords: tuple[float, float, float, float] = box.getCoords()  # type: ignore[assignment]  # PySide6's stubs say object
+    return coords
 
 
 class FarBoxes(QGraphicsItem):

@@ -315,6 +315,7 @@ class ErrorBadge(QGraphicsItem):
 
 
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
+_NO_BAND = QPainterPath()
 _BOX_FLAGS = (
     QGraphicsItem.GraphicsItemFlag.ItemIsMovable | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
 )
@@ -356,7 +357,7 @@ class NodeItem(QGraphicsRectItem):
         self._fan_pill: _Pill | None = None
         self._grad_rect: QRectF | None = None
         self._title_h = 0.0
-        self._band = QPainterPath()
+        self._band = _NO_BAND  # (made by _place_texts; shared until then, never changed)
         self._radius = 7.0
         self._ports_key: tuple[int, float, float, float] | None = None
         self._tooltip = ""
@@ -676,8 +677,9 @@ class NodeItem(QGraphicsRectItem):
         coordinates) and the band's colour (the scene's far-away painter batches them)."""
         assert self.content is not None
         x, y = self.x(), self.y()
-        band = QRectF(0, 0, self._rect.width(), self._title_h).translated(x, y)
-        return self._rect.translated(x, y), band, band_colour(self.content.style)
+        box = self._rect.translated(x, y)
+        band = QRectF(x, y, box.width(), self._title_h)
+        return box, band, band_colour(self.content.style)
 
     def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]],
                        rect: QRectF) -> None:

@@ -91,7 +91,10 @@ class RectGrid(Generic[K]):
 
     Overlap tests run on plain floats (``bounds``), with ``QRectF.intersects``'s
     meaning (an empty rectangle meets nothing): routing asks thousands of them when
-    a big file opens, and a Qt call per test cost more than the test itself.
+    a big file opens, and a Qt call per test cost more than the test itself. Only the
+    floats are kept (:meth:`rect` makes a ``QRectF`` when one is asked for): a
+    ``QRectF`` per box and per edge was 13,000 objects more for the collector to scan
+    after opening 5,000 nodes.
     """
 
     def __init__(self, cell: float = 256.0) -> None:
@@ -99,7 +102,6 @@ class RectGrid(Generic[K]):
         self._cells: dict[tuple[int, int], set[K]] = {}
         self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
         self._long: set[K] = set()  # rectangles over MAX_CELLS cells, kept out of the cells
-        self.rects: dict[K, QRectF] = {}
         self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
         self._array: np.ndarray | None = None  # every bounds, as rows (made when asked)
 
@@ -108,11 +110,13 @@ class RectGrid(Generic[K]):
         return (int(b[0] // c), int(b[2] // c), int(b[1] // c), int(b[3] // c))
 
     def put(self, key: K, rect: QRectF) -> None:
-        r = rect.normalized()
-        b = _coords(r)
+        self.put_bounds(key, _coords(rect.normalized()))
+
+    def put_bounds(self, key: K, b: tuple[float, float, float, float]) -> None:
+        """:meth:`put` from (left, top, right, bottom), normalised (left <= right,
+        top <= bottom)."""
         if self.bounds.get(key) == b:
             return
-        self.rects[key] = r
         self.bounds[key] = b
         self._array = None
         span, old = self._span(b), self._spans.get(key)
@@ -138,9 +142,14 @@ class RectGrid(Generic[K]):
     def remove(self, key: K) -> None:
         span = self._spans.pop(key, None)
         if span is not None:
-            del self.rects[key], self.bounds[key]
+            del self.bounds[key]
             self._array = None
             self._uncell(key, span)
+
+    def rect(self, key: K) -> QRectF | None:
+        """``key``'s rectangle (None: not in the grid)."""
+        b = self.bounds.get(key)
+        return None if b is None else _rect_of(b)
 
     def _uncell(self, key: K, span: tuple[int, int, int, int]) -> None:
         if key in self._long:
@@ -213,6 +222,17 @@ def _coords(r: QRectF) -> tuple[float, float, float, float]:
     times as much, and opening a big file puts thousands of rectangles in the grids)."""
     coords: tuple[float, float, float, float] = r.getCoords()  # type: ignore[assignment]  # PySide6's stubs say object
     return coords
+
+
+def _may_detour(x1: float, x2: float) -> bool:
+    """Does an edge from an output port at ``x1`` to an operand port at ``x2`` span a
+    distance a detour around the boxes in between may need?"""
+    return ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT
+
+
+def _rect_of(b: tuple[float, float, float, float]) -> QRectF:
+    """The rectangle of (left, top, right, bottom)."""
+    return QRectF(b[0], b[1], b[2] - b[0], b[3] - b[1])
 
 
 def _cell_count(span: tuple[int, int, int, int]) -> int:
@@ -304,6 +324,9 @@ class CanvasScene(QGraphicsScene):
         #: A new graph's edges drawn as plain curves, to route around boxes later (in
         #: order: the lanes come out as one pass would lay them); see route_pending.
         self._unrouted: list[EdgeKey] = []
+        #: A new graph's edges whose plain curves only the background has drawn so far
+        #: (see realize_edges).
+        self._held: list[EdgeItem] = []
         self._route_timer = QTimer(self)
         self._route_timer.setSingleShot(True)
         self._route_timer.timeout.connect(self._route_some)
@@ -407,6 +430,7 @@ class CanvasScene(QGraphicsScene):
             # the frame the player opens at with them: its boxes take that content and
             # are sized, and their edges routed, once, then (not live content first).
             self._unsized = True
+            self._held = []  # the edges going now
             for nid in list(self.nodes):
                 self._remove_node(nid)
         gone = [n for n in self.nodes if n not in graph.nodes]
@@ -426,7 +450,8 @@ class CanvasScene(QGraphicsScene):
             item = self.nodes.get(nid)
             if item is None:
                 item = NodeItem(nid)
-                item.setFlag(_NO_CONTENTS, self.far)
+                if self.far:  # (a new item has contents)
+                    item.setFlag(_NO_CONTENTS)
                 # The document recomputed before announcing the change: size the box
                 # from its real content and ports now (laid out once), so its edges are
                 # routed once, around it.
@@ -438,7 +463,7 @@ class CanvasScene(QGraphicsScene):
                 self.addItem(item)
                 pos = self.doc.positions.get(nid)
                 if pos is not None:
-                    item.setPos(QPointF(*pos))
+                    item.setPos(*pos)
                 self._batch_add(nid)
                 if changed is not None:
                     changed.append(nid)
@@ -471,7 +496,7 @@ class CanvasScene(QGraphicsScene):
                 self._drop_edge(edge)
             other = key[1] if key[0] == nid else key[0]
             self._touching.get(other, set()).discard(key)
-        vacated = self.grid.rects.get(nid)
+        vacated = self.grid.rect(nid)
         if vacated is not None:
             self._vacated.append(vacated)  # edges that went around it may straighten
         self.grid.remove(nid)
@@ -517,19 +542,21 @@ class CanvasScene(QGraphicsScene):
         vacated, self._vacated = self._vacated, []
         if not moved and not vacated:
             return
-        old = vacated + [self.grid.rects[n] for n in moved if n in self.grid.rects]
-        arrived = {n for n in moved if n not in self.grid.rects}  # boxes placed for the first time
+        grid = self.grid
+        old = vacated + [r for n in moved if (r := grid.rect(n)) is not None]
+        arrived = {n for n in moved if n not in grid.bounds}  # boxes placed for the first time
         placed = QRectF()
         for nid in moved:
             item = self.nodes.get(nid)
             if item is not None:
-                self.grid.put(nid, item.scene_rect())
-                placed = placed.united(self.grid.rects[nid])
+                rect = item.scene_rect()  # (a box's size is never negative: normalised)
+                grid.put(nid, rect)
+                placed = placed.united(rect)
         self._room_for(placed)
         # Edges already there dodge a few arriving boxes, not a bulk arrival (a paste or
         # duplicate lands over its original: re-routing every edge bought nothing there).
         over = moved - arrived if len(arrived) > REROUTE_ALL else moved
-        new = [self.grid.rects[n] for n in over if n in self.grid.rects]
+        new = [r for n in over if (r := grid.rect(n)) is not None]
         # (A captured trace opens readable, zoomed in where detours show: not deferred.)
         opening = len(arrived) == len(self.nodes) and not self.doc.read_only
         if opening and len(arrived) > REROUTE_ALL:
@@ -551,15 +578,35 @@ class CanvasScene(QGraphicsScene):
         """Every box of a new graph was just placed: draw each edge as its plain curve
         now and route the ones that may pass behind a box after the first paint, a
         slice per idle moment (routing was a third of opening 5,000 nodes, which opens
-        zoomed out past FAR_LOD: boxes of a few pixels). Anything that reads a route
-        first routes them all (:meth:`route_pending`)."""
-        self._unrouted = []
-        for key in sorted(self.edges):
-            if self._update_edge(key, plain=True):
-                self._unrouted.append(key)
-        self._unrouted.reverse()  # popped from the end: in sorted order
-        if self._unrouted:
-            self._route_timer.start(0)
+        zoomed out past FAR_LOD: boxes of a few pixels). The slices start when a view
+        paints the new graph (:meth:`drawBackground`): started here, the first one ran
+        before that paint. Anything that reads a route first routes them all
+        (:meth:`route_pending`). Each curve is new, so the cached background is told
+        once, about all of them (not once per edge), and each is held back as its ends
+        until something other than the background needs it (:meth:`realize_edges`)."""
+        unrouted: list[EdgeKey] = []
+        held: list[EdgeItem] = []
+        nodes, edges, lanes, grid = self.nodes, self.edges, self._lanes, self.edge_grid
+        for key in sorted(edges):
+            src, dst = nodes.get(key[0]), nodes.get(key[1])
+            if src is None or dst is None:
+                continue
+            x1, y1 = src.port_xy(True)
+            x2, y2 = dst.port_xy(False, key[2])
+            edge = edges[key]
+            edge.set_plain(x1, y1, x2, y2, repaint=False, hold=True)
+            held.append(edge)
+            lanes.put(key, None)
+            grid.put_bounds(key, _coords(edge.bounds))  # (a plain curve's: normalised)
+            if _may_detour(x1, x2):
+                unrouted.append(key)
+        unrouted.reverse()  # popped from the end: in sorted order
+        self._unrouted, self._held = unrouted, held
+        self._route_timer.stop()
+        b = grid.bounds_array()
+        if len(b):
+            self.background_changed(_rect_of((b[:, 0].min(), b[:, 1].min(),
+                                              b[:, 2].max(), b[:, 3].max())))
 
     def _route_some(self) -> None:
         """Route deferred edges for about :data:`ROUTE_CHUNK_S`, then let the app breathe."""
@@ -569,6 +616,21 @@ class CanvasScene(QGraphicsScene):
                 self._route_one(self._unrouted.pop())
         if self._unrouted:
             self._route_timer.start(0)
+
+    def realize_edges(self) -> None:
+        """Give Qt every plain curve a new graph's edges hold back (zooming in, where
+        Qt's index files the edges by their extent, does)."""
+        held, self._held = self._held, []
+        for edge in held:
+            edge.realize()
+
+    def realize_near(self, rect: QRectF) -> None:
+        """Give Qt the held curves whose extent meets ``rect``: input there is about to
+        hit-test them (a far-away canvas that is never clicked never makes them)."""
+        if self._held:
+            edges = self.edges
+            for key in self.edge_grid.query(rect):
+                edges[key].realize()
 
     def route_pending(self) -> None:
         """Route every edge still drawn as a plain curve (an edit, zooming in to where
@@ -612,6 +674,7 @@ class CanvasScene(QGraphicsScene):
         """The view zoomed past :data:`FAR_LOD`: draw the boxes batched (far) or each
         itself (a box's own paint and cache are worth it only when it is legible)."""
         if not far:
+            self.realize_edges()
             self.route_pending()
         if far == self.far:
             return
@@ -681,14 +744,14 @@ class CanvasScene(QGraphicsScene):
         x1, y1 = src.port_xy(True)
         x2, y2 = dst.port_xy(False, key[2])
         obstacles = None
-        routable = ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT
+        routable = _may_detour(x1, x2)
         if routable and not plain:
             lo, hi = min(y1, y2), max(y1, y2)
             ends, grid = key[:2], self.grid
             if grid.any_except(x1, lo, x2, hi, ends):
                 # a box between the ends: the curve may pass behind it (the boxes
                 # around may be in the way of a detour)
-                obstacles = [grid.rects[n] for n in grid.query_bounds(
+                obstacles = [_rect_of(grid.bounds[n]) for n in grid.query_bounds(
                     x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH) if n not in ends]
         if not obstacles:
             edge.set_plain(x1, y1, x2, y2)
@@ -891,6 +954,8 @@ class CanvasScene(QGraphicsScene):
         The view caches its background, so the plain edges are stroked once, not on
         every repaint; an edge that changes invalidates only its own area.
         """
+        if self._unrouted and not self._route_timer.isActive():
+            self._route_timer.start(0)  # a new graph is being painted: route after it
         painter.fillRect(rect, THEME.background)
         zoom = painter.worldTransform().m11()
         for step, colour, min_px in ((GRID_MINOR * UNIT, THEME.grid_minor, 12.0),
@@ -922,7 +987,7 @@ class CanvasScene(QGraphicsScene):
         for key in sorted(shown):
             edge = edges[key]
             if edge.in_background:
-                painter.drawPath(edge.path())
+                painter.drawPath(edge.curve())
 
     def _edges_meeting(self, rect: QRectF) -> int:
         """How many edges' rectangles share an area with ``rect`` (the grid's
@@ -945,7 +1010,7 @@ class CanvasScene(QGraphicsScene):
             for key in sorted(edges):
                 edge = edges[key]
                 if edge.in_background:
-                    path.addPath(edge.path())
+                    edge.add_to(path)
             self._edge_paths = path
         return self._edge_paths
 

@@ -35,12 +35,14 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
     QPainter,
     QResizeEvent,
     QShowEvent,
+    QSinglePointEvent,
     QTransform,
     QWheelEvent,
 )
@@ -79,7 +81,7 @@ from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
 from ..theme import CHAIN_RULE_PT, THEME, style
-from .edge_item import LABEL_PT, EdgeItem, TempEdgeItem
+from .edge_item import HIT_WIDTH, LABEL_PT, EdgeItem, TempEdgeItem
 from .group_frames import GroupFrame, make_room
 from .node_item import BOX_PT, FAR_LOD, NodeItem
 from .port_item import UNIT, PortItem
@@ -99,6 +101,13 @@ NOTE_MS = 5000
 CAMERA_MS = 450
 #: How far (pixels on screen) from a port's centre a press still grabs it.
 PORT_GRAB_PX = 11.0
+_T = QEvent.Type
+#: Viewport events Qt answers by asking which items lie under a point or in an area.
+_HIT_TESTS = frozenset({
+    _T.MouseButtonPress, _T.MouseButtonRelease, _T.MouseButtonDblClick, _T.MouseMove,
+    _T.HoverEnter, _T.HoverMove, _T.ContextMenu, _T.ToolTip, _T.Wheel, _T.DragEnter,
+    _T.DragMove, _T.Drop,
+})
 
 
 class CanvasView(QGraphicsView):
@@ -735,6 +744,7 @@ class CanvasView(QGraphicsView):
     def edge_at(self, view_pos: QPoint) -> EdgeItem | None:
         """The edge whose curve passes nearest ``view_pos`` (click bands overlap)."""
         at = self.mapToScene(view_pos)
+        self._realize_at(QPointF(view_pos))
         best, best_d = None, None
         for item in self.items(view_pos):
             if isinstance(item, EdgeItem):
@@ -990,6 +1000,25 @@ class CanvasView(QGraphicsView):
         event.accept()
 
     # ------------------------------------------------------------------ keys
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        """Input Qt hit-tests the items with: a new graph's curves held back as their
+        ends are given to Qt first, those near the input (:meth:`CanvasScene.realize_near`)."""
+        if event.type() in _HIT_TESTS:
+            if isinstance(event, (QSinglePointEvent, QDropEvent)):  # mouse, hover, wheel, drop
+                self._realize_at(event.position())
+            elif isinstance(event, (QContextMenuEvent, QHelpEvent)):
+                self._realize_at(QPointF(event.pos()))
+            else:
+                self.canvas.realize_edges()
+        return super().viewportEvent(event)
+
+    def _realize_at(self, view_pos: QPointF) -> None:
+        """Realise the held curves whose click band may reach ``view_pos`` (a viewport
+        point: Qt hit-tests the scene area of its pixel)."""
+        at = self.mapToScene(view_pos.toPoint())
+        r = HIT_WIDTH * UNIT + 2.0 / max(self.zoom(), 1e-6)
+        self.canvas.realize_near(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r))
 
     def event(self, event: QEvent) -> bool:
         # Space is also the window's Play/Pause shortcut: claim it here, so Space+drag

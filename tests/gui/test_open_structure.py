@@ -178,6 +178,48 @@ def test_whatever_reads_a_route_routes_every_deferred_edge_first(
     assert player.frame.active_edge in deferred and not scene._unrouted
 
 
+def test_a_big_file_holds_its_plain_curves_back_until_more_than_the_background_needs_them(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """A new graph's plain curves are drawn into the cached background from their ends;
+    Qt gets a curve when input near it may hit-test it (or the view zooms in), and the
+    background, the curves and their extents are those of curves given at once."""
+    from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+    from PySide6.QtGui import QMouseEvent, QPainterPath
+    from PySide6.QtWidgets import QApplication
+
+    from gui.canvas import scene as scene_module
+    from gui.canvas.edge_item import EdgeItem
+
+    window = make_window()
+    assert window.files.load_path(_chain_file(tmp_path, n=3 * scene_module.REROUTE_ALL))
+    scene, view = window.canvas.canvas, window.canvas
+    edges = scene.edges
+    assert scene.far and all(e._held for e in edges.values())  # none given to Qt yet
+    background = QPainterPath(scene._background_edges())
+    bounds = {k: QRectF(e.bounds) for k, e in edges.items()}
+    key = ("x20", "x21", 0)
+    x1, y1, x2, y2 = edges[key]._plain_ends
+    at = QPointF(view.mapFromScene(QPointF((x1 + x2) / 2, (y1 + y2) / 2)))
+    move = QMouseEvent(QEvent.Type.MouseMove, at, view.viewport().mapToGlobal(at),
+                       Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                       Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), move)  # input there: Qt may hit-test them now
+    assert not edges[key]._held and edges[("x150", "x151", 0)]._held
+    assert edges[key] in view.items(at.toPoint())
+    scene.realize_edges()
+    assert not any(e._held for e in edges.values())
+    assert {k: e.bounds for k, e in edges.items()} == bounds
+    scene._edge_paths = None
+    assert scene._background_edges() == background  # the same curves, element for element
+    for k, edge in edges.items():
+        if edge._plain_ends is not None:  # (not routed around a box since)
+            fresh = EdgeItem(k)  # given its curve at once
+            fresh.set_plain(*edge._plain_ends)
+            assert edge.path() == fresh.path() and edge.bounds == fresh.bounds
+            assert edge.boundingRect() == fresh.boundingRect()
+
+
 def test_opening_strokes_no_click_bands_until_a_click_needs_one(
     make_window, tmp_path: Path
 ) -> None:  # noqa: ANN001
@@ -260,6 +302,31 @@ def test_boxes_place_their_texts_on_their_first_full_paint_only(
     assert box.content.title in texts and box.content.value in texts
     width = box.size[0]
     assert all(run.pos.x() < width for run in box._runs)  # laid out for its own size
+
+
+def test_an_opened_files_objects_are_collected_once_into_the_oldest_generation(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """Leaving the pause, the file's objects (all kept) are collected once, the young
+    generations together, and go straight to the oldest: left to itself the collector
+    scanned them as the youngest generation, and again soon after as the middle one."""
+    import gc
+
+    window = make_window()
+    passes: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.callbacks.append(watch)
+    try:
+        assert window.files.load_path(_chain_file(tmp_path, n=300))
+    finally:
+        gc.callbacks.remove(watch)
+    box = next(iter(window.canvas.canvas.nodes.values()))
+    assert any(o is box for o in gc.get_objects(generation=2))
+    assert 1 in passes
 
 
 def test_a_replaced_file_leaves_its_boxes_to_no_cyclic_collection(
