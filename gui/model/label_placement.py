@@ -200,8 +200,8 @@ def place_label(
     # rule 2, then near the edge if anywhere there is whole in view
     group = np.where(inside, 0, 3) + tier
     best_group = group == group.min()
-    # The best group's spots are measured first: one of them free of boxes and edges
-    # is the answer, and the others' boxes need not be (most of an edit's placing).
+    # Only the best group's spots are measured: one of them free of boxes and edges is
+    # the answer, and else the least covered of them (most of an edit's placing).
     covered = np.zeros(len(spots))
     covered[best_group] = _covered(spots[best_group], size[0], size[1], other, BOX_MARGIN)
     for i in np.flatnonzero(best_group & (covered == 0)).tolist():
@@ -211,11 +211,13 @@ def place_label(
             penalty[i] += edges_under(rect) * area * 0.02
         if penalty[i] == 0:
             return LabelSpot((x, y), _nearest(pts, x, y), bool(inside[i]), bool(inside[i]))
-    rest = ~best_group
-    covered[rest] = _covered(spots[rest], size[0], size[1], other, BOX_MARGIN)
+    # None free: the best group's least covered spot, the nearest of equals. (Ranked by
+    # group first, no spot of another group can win: their boxes are not measured.)
     ax, ay = anchors[0]
-    dist = np.abs(spots[:, 0] - ax) + np.abs(spots[:, 1] - ay)
-    best = int(np.lexsort((dist, covered + penalty, group))[0])
+    rows = np.flatnonzero(best_group)
+    near = spots[rows]
+    dist = np.abs(near[:, 0] - ax) + np.abs(near[:, 1] - ay)
+    best = int(rows[np.lexsort((dist, covered[rows] + penalty[rows]))[0]])
     x, y = spots[best].tolist()
     whole = bool(inside[best])
     return LabelSpot((x, y), _nearest(pts, x, y), whole, whole and covered[best] == 0)
