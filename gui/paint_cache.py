@@ -23,6 +23,7 @@ from PySide6.QtGui import QPainter, QPixmap, QRegion
 from PySide6.QtWidgets import QWidget
 
 _PAINT = QEvent.Type.Paint
+_UPDATE = QEvent.Type.UpdateRequest
 #: Events that change nothing the widget itself shows: Qt's bookkeeping around painting,
 #: and children coming, going and being laid out (they paint themselves; the toolbar
 #: relayouts when the player's status text changes, and a change of the widget's own
@@ -57,8 +58,14 @@ class PaintCache(QObject):
     widget asked to repaint for a change that came back (a range set twice) blits
     instead of painting the same again. ``backdrop``: the pixmap holds what is behind
     the widget too (a scroll bar's edges are see-through: blitted alone over its
-    parent they came out a shade off). ``hits`` and
-    ``misses`` count blits and real paints (tests read them).
+    parent they came out a shade off). ``early``: for a widget whose ``state``
+    changes with each player step (the scrubber's handle, the chain-rule text's scroll
+    bar), the pixmap of a new state is made as its window is about to paint (its
+    ``UpdateRequest``, outside any paint), and that paint blits it: the widget is
+    rendered once per state, where painting it, then capturing it, rendered it twice
+    (and a whole-window repaint before the capture, a third time). ``hits`` and
+    ``misses`` count blits and real paints, ``captures`` the paintings into the pixmap
+    (tests read them).
     """
 
     def __init__(
@@ -68,9 +75,12 @@ class PaintCache(QObject):
         area: Callable[[], QRect | None] | None = None,
         state: Callable[[], Hashable] | None = None,
         backdrop: bool = False,
+        early: bool = False,
     ) -> None:
         super().__init__(widget)
         self._widget = widget
+        self._early = early
+        self._window: QWidget | None = None  # the window watched for its UpdateRequest
         self._area = area or widget.rect
         self._state = state or _no_state
         self._backdrop = backdrop
@@ -81,6 +91,7 @@ class PaintCache(QObject):
         self._painting = False
         self.hits = 0
         self.misses = 0
+        self.captures = 0
         for signal in changed:
             signal.connect(self.invalidate)
         widget.installEventFilter(self)
@@ -93,6 +104,9 @@ class PaintCache(QObject):
         # Qt may deliver events while Python is still (or no longer) building this object.
         widget = getattr(self, "_widget", None)
         if watched is not widget or self._painting:
+            if (widget is not None and watched is self._window and not self._painting
+                    and event.type() == _UPDATE and watched is self._widget.window()):
+                self._capture_stale()
             return False
         kind = event.type()
         if kind != _PAINT:
@@ -103,6 +117,9 @@ class PaintCache(QObject):
         if rect is None or rect.isEmpty():
             self._pixmap = None
             return False
+        if self._early and self._window is not (window := self._widget.window()):
+            self._window = window  # (a widget moved to another window: that one)
+            window.installEventFilter(self)
         if pixmap is None or rect != self._rect or self._state() != self._shows:
             self.misses += 1
             self._pixmap = None
@@ -117,6 +134,17 @@ class PaintCache(QObject):
         painter.end()
         return True
 
+    def _capture_stale(self) -> None:
+        """The window is about to paint: make the pixmap now if the one kept shows
+        another state, or none is kept (see ``early``)."""
+        widget, rect = self._widget, self._area()
+        if rect is None or rect.isEmpty() or not widget.isVisible():
+            return
+        if self._pixmap is not None and rect == self._rect and self._state() == self._shows:
+            return
+        self._pixmap = None
+        self._capture()
+
     def _capture(self) -> None:
         """Paint the widget into the pixmap (background included, children left out)."""
         self._capture_due = False
@@ -124,6 +152,7 @@ class PaintCache(QObject):
         if self._pixmap is not None or not widget.isVisible() or rect is None or rect.isEmpty():
             return
         ratio = widget.devicePixelRatioF()
+        self.captures += 1
         self._painting = True
         try:
             if self._backdrop:  # the window there: its parents, then the widget

@@ -467,7 +467,8 @@ class PlayerToolbar(QToolBar):
         PaintCache(self)  # a whole-window repaint blits the toolbar's gradient
         # An edit at the end of backward sets another range with the handle where it
         # was (at the end): what the slider shows is where its handle is.
-        PaintCache(self.scrubber, state=lambda: _handle_rect(self.scrubber), backdrop=True)
+        PaintCache(self.scrubber, state=lambda: _handle_rect(self.scrubber), backdrop=True,
+                   early=True)
 
         self.speed_box = QComboBox(self)
         self.speed_box.setToolTip("Playback speed (1× = one step per second)")

@@ -116,6 +116,11 @@ class ArcLength:
 
 #: Points each cubic segment of a path is cut into (for :class:`ArcLength`).
 CUBIC_POINTS = 64
+_T = np.linspace(0.0, 1.0, CUBIC_POINTS + 1)[1:, None]
+_U = 1.0 - _T
+#: The cubic's four Bernstein weights at each of those points, worked out once (each
+#: flattening worked them out again: most of its arithmetic; the same products).
+_BERNSTEIN = (_U**3, 3 * _U * _U * _T, 3 * _U * _T * _T, _T**3)
 
 
 def _polyline(path: QPainterPath) -> np.ndarray:
@@ -125,15 +130,14 @@ def _polyline(path: QPainterPath) -> np.ndarray:
     origin, as Qt's ``pointAtPercent`` answers for it."""
     points: list[np.ndarray] = []
     elements = [path.elementAt(i) for i in range(path.elementCount())]
-    t = np.linspace(0.0, 1.0, CUBIC_POINTS + 1)[1:, None]
+    b0, b1, b2, b3 = _BERNSTEIN
     i = 0
     while i < len(elements):
         e = elements[i]
         if e.isCurveTo() and points:
             p0 = points[-1][-1]
             p1, p2, p3 = (np.array([c.x, c.y]) for c in elements[i:i + 3])
-            u = 1.0 - t
-            points.append(u**3 * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t**3 * p3)
+            points.append(b0 * p0 + b1 * p1 + b2 * p2 + b3 * p3)
             i += 3
             continue
         points.append(np.array([[e.x, e.y]]))

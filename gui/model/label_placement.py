@@ -64,8 +64,10 @@ def _covered(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: floa
     covered = np.zeros(len(centres))
     if not len(boxes):
         return covered
-    together = SPOTS_TOGETHER if len(centres) * len(boxes) > WHOLE_TABLE else len(centres)
-    order = np.lexsort((centres[:, 0], centres[:, 1]))
+    if len(centres) * len(boxes) <= WHOLE_TABLE:  # one table: no order to sort them in
+        order, together = np.arange(len(centres)), len(centres)
+    else:
+        order, together = np.lexsort((centres[:, 0], centres[:, 1])), SPOTS_TOGETHER
     for start in range(0, len(order), together):
         rows = order[start:start + together]
         spots = centres[rows]
@@ -89,19 +91,24 @@ def _candidates(
     """Centres to try, best first, and each one's tier: 0 around the edge's middle
     (and in a view right above or below it anywhere up the view); 1 around points
     further along the edge; 2 beside the step's boxes and across the whole view (where
-    a label goes when the edge has no room). In a view, each slid back into it too."""
+    a label goes when the edge has no room). In a view, each slid back into it too.
+
+    Built as a few whole arrays (the offsets around every anchor at once, every tier
+    slid into the view in one clip): stacked tier by tier, the array calls cost more
+    than the arithmetic, twice per step."""
     w, h = size
     ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
     dys = [0.0] + [d for u in ups for d in (-u, u)]
     dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-    near = [[(ax + dx, ay + dy) for dy in dys for dx in dxs] for ax, ay in anchors]
+    offsets = np.array([(dx, dy) for dy in dys for dx in dxs])
+    near = np.array(anchors)[:, None, :] + offsets  # (anchor, offset, xy)
     g = margin + 1.0
     beside: list[Point] = []
     for x0, y0, x1, y1 in step.tolist() + [[*step[:, :2].min(0), *step[:, 2:].max(0)]]:
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         beside += [(x0 - g - w / 2, cy), (x1 + g + w / 2, cy),
                    (cx, y0 - g - h / 2), (cx, y1 + g + h / 2)]
-    tiers = [np.array(near[0]), np.array(near[1:]).reshape(-1, 2), np.array(beside)]
+    tiers = [near[0], near[1:].reshape(-1, 2), np.array(beside)]
     if view is not None:
         vx, vy, vw, vh = view
         rx, ry = w / 2 + shadow, h / 2 + shadow  # the shadow is in the view too
@@ -110,12 +117,17 @@ def _candidates(
         ax = anchors[0][0]
         fs = (0.0, 0.25, 0.75, 1.0)
         rows = [(ax + dx, lo[1] + (hi[1] - lo[1]) * f) for f in fs for dx in dxs]
-        tiers[0] = np.vstack((tiers[0], rows))
-        fx, fy = np.meshgrid(np.linspace(lo[0], hi[0], SWEEP), np.linspace(lo[1], hi[1], SWEEP))
-        sweep = np.column_stack((fx.ravel(), fy.ravel()))
-        tiers = [np.vstack((t, np.clip(t, lo, hi))) for t in tiers]
-        tiers[2] = np.vstack((tiers[2], sweep))
-    spots, tier = np.vstack(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
+        tiers[0] = np.concatenate((tiers[0], rows))
+        unslid = np.concatenate(tiers)
+        slid = np.minimum(np.maximum(unslid, lo), hi)  # np.clip's arithmetic
+        xs, ys = np.linspace(lo[0], hi[0], SWEEP), np.linspace(lo[1], hi[1], SWEEP)
+        sweep = np.column_stack((np.tile(xs, SWEEP), np.repeat(ys, SWEEP)))
+        pieces, ends = [], np.cumsum([len(t) for t in tiers]).tolist()
+        for start, end in zip([0, *ends[:-1]], ends, strict=True):
+            pieces += [unslid[start:end], slid[start:end]]
+        tiers = [np.concatenate(pieces[0:2]), np.concatenate(pieces[2:4]),
+                 np.concatenate((*pieces[4:6], sweep))]
+    spots, tier = np.concatenate(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
     # Each spot once, where it first comes (a spot slid into the view is often where it
     # was): a later copy ranks no better, and measuring copies against every box was
     # most of placing a label in a view.
@@ -181,17 +193,15 @@ def place_label(
         other = other[(other[:, 0] < hi[0] + w / 2 + m) & (other[:, 2] > lo[0] - w / 2 - m)
                       & (other[:, 1] < hi[1] + h / 2 + m) & (other[:, 3] > lo[1] - h / 2 - m)]
     # sitting on the curve hides the edge it describes
-    on_curve = np.zeros(len(spots), dtype=bool)
-    for px, py in pts.tolist():
-        on_curve |= ((np.abs(spots[:, 0] - px) <= size[0] / 2)
-                     & (np.abs(spots[:, 1] - py) <= size[1] / 2))
+    on_curve = ((np.abs(spots[:, 0:1] - pts[:, 0]) <= size[0] / 2)
+                & (np.abs(spots[:, 1:2] - pts[:, 1]) <= size[1] / 2)).any(axis=1)
     area = size[0] * size[1]
     penalty = np.where(on_curve, area * 0.05, 0.0)
     # rule 2, then near the edge if anywhere there is whole in view
     group = np.where(inside, 0, 3) + tier
     best_group = group == group.min()
-    # The best group's spots are measured first: one of them free of boxes and edges
-    # is the answer, and the others' boxes need not be (most of an edit's placing).
+    # Only the best group's spots are measured: one of them free of boxes and edges is
+    # the answer, and else the least covered of them (most of an edit's placing).
     covered = np.zeros(len(spots))
     covered[best_group] = _covered(spots[best_group], size[0], size[1], other, BOX_MARGIN)
     for i in np.flatnonzero(best_group & (covered == 0)).tolist():
@@ -201,11 +211,13 @@ def place_label(
             penalty[i] += edges_under(rect) * area * 0.02
         if penalty[i] == 0:
             return LabelSpot((x, y), _nearest(pts, x, y), bool(inside[i]), bool(inside[i]))
-    rest = ~best_group
-    covered[rest] = _covered(spots[rest], size[0], size[1], other, BOX_MARGIN)
+    # None free: the best group's least covered spot, the nearest of equals. (Ranked by
+    # group first, no spot of another group can win: their boxes are not measured.)
     ax, ay = anchors[0]
-    dist = np.abs(spots[:, 0] - ax) + np.abs(spots[:, 1] - ay)
-    best = int(np.lexsort((dist, covered + penalty, group))[0])
+    rows = np.flatnonzero(best_group)
+    near = spots[rows]
+    dist = np.abs(near[:, 0] - ax) + np.abs(near[:, 1] - ay)
+    best = int(rows[np.lexsort((dist, covered[rows] + penalty[rows]))[0]])
     x, y = spots[best].tolist()
     whole = bool(inside[best])
     return LabelSpot((x, y), _nearest(pts, x, y), whole, whole and covered[best] == 0)

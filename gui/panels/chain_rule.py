@@ -118,6 +118,7 @@ class ChainRulePanel(QWidget):
             bar,
             state=lambda: (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep()),
             backdrop=True,
+            early=True,
         )
         self.follow = FollowPlayer(self, player, self._render)
         player.endToEndReady.connect(self.refresh)

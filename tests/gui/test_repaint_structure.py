@@ -302,10 +302,45 @@ def test_a_new_page_blits_the_chain_rule_scroll_bar_that_looks_the_same(
     painted = win.grab(area).toImage()
     assert cache.misses == misses + 1
     assert painted == blitted  # the bar as the style paints it, over what is behind it
-    bar.setValue(10)  # scrolled: another state, painted
+    drawn = cache.misses + cache.captures
+    bar.setValue(10)  # scrolled: another state, drawn again (not the old pixmap blitted)
     QApplication.processEvents()
     bar.repaint()
-    assert cache.misses > misses + 1
+    assert cache.misses + cache.captures > drawn
+    scrolled = win.grab(area).toImage()
+    assert scrolled != blitted
+    cache.invalidate()
+    assert win.grab(area).toImage() == scrolled  # as the style paints the new state
+
+
+def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
+    make_window,  # noqa: ANN001
+) -> None:
+    """Each step moves the scrubber's handle: its new look is drawn once, into the
+    pixmap, as the window is about to paint, and both that paint and a whole-window
+    repaint right after blit it (it was painted, then captured, then painted again)."""
+    win = make_window()
+    win.player.seek(win.player.timeline.position_of_step(1))
+    QApplication.processEvents()
+    win.repaint()
+    scrubber = win.player_bar.scrubber
+    cache = scrubber.findChild(PaintCache)
+    assert cache is not None
+    area = QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
+    QApplication.processEvents()
+    before = win.grab(area).toImage()
+    misses, captures, hits = cache.misses, cache.captures, cache.hits
+    for _ in range(3):
+        win.player.step_forward()
+        QApplication.processEvents()
+        win.repaint()
+    # (drawn again only when the slider is laid out anew: a longer status text beside it)
+    assert cache.misses == misses and 3 <= cache.captures - captures <= 4
+    assert cache.hits >= hits + 6
+    blitted = win.grab(area).toImage()
+    assert blitted != before  # the handle moved
+    cache.invalidate()
+    assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
 
 
 def test_a_whole_window_repaint_blits_the_tab_and_menu_bars(make_window) -> None:  # noqa: ANN001
@@ -357,8 +392,9 @@ def test_an_edit_at_the_end_blits_the_scrubber_whose_handle_stays(make_window) -
     cache.invalidate()
     assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
     QApplication.processEvents()
-    misses = cache.misses
-    win.player.seek(0)  # the handle moves: painted again
+    drawn = cache.misses + cache.captures
+    win.player.seek(0)  # the handle moves: drawn again (not the old pixmap blitted)
     QApplication.processEvents()
     win.repaint()
-    assert cache.misses > misses
+    assert cache.misses + cache.captures > drawn
+    assert win.grab(area).toImage() != blitted
