@@ -269,3 +269,34 @@ def test_an_add_or_delete_changes_one_entry_of_the_output_list(
     doc.undo_stack.undo()
     assert entries() == ["(none)", "s", "x", "c", "y"] and combo.currentText() == "s"
     assert counts == {"inserted": 1, "removed": 1, "reset": 0}
+
+
+def test_a_refresh_that_changes_nothing_lays_the_backward_section_out_again_never(
+    qtbot, inspector: Inspector, doc: GraphDocument,  # noqa: ANN001
+) -> None:
+    """The one-hot index's range is set only when the output's size changes: set again,
+    even to the same range, the spin box asks its section for a new layout (0.3 ms on
+    every edit)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    section = inspector.backward
+    section.refresh()
+    for _ in range(3):  # the layouts showing the window asked for, done
+        QApplication.processEvents()
+    requests = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.LayoutRequest:
+                requests.append(watched)
+            return False
+
+    watch = Watch()
+    section.installEventFilter(watch)
+    section.refresh()
+    QApplication.processEvents()
+    assert requests == []
+    push(doc, SetBackward(doc, "y", None))  # three elements: the index goes to 0..2
+    QApplication.processEvents()
+    assert section.onehot_index.maximum() == 2
