@@ -304,7 +304,9 @@ class CanvasScene(QGraphicsScene):
         self.edges: dict[EdgeKey, EdgeItem] = {}
         self._touching: dict[str, set[EdgeKey]] = {}
         self.frame: Frame | None = None
-        self.label_provider: Callable[[Step], str] | None = None
+        #: The active edge's label text for (step, short): short writes tensors as the
+        #: chain-rule panel's elided mode (a label too big to read whole in view).
+        self.label_provider: Callable[[Step, bool], str] | None = None
         self._graph: object = None  # the Graph last synced (compared by identity)
         self._replaced = False
         self.boxes = NodeBoxes()
@@ -317,6 +319,9 @@ class CanvasScene(QGraphicsScene):
         self.update_shown = False
         self._active_key: EdgeKey | None = None
         self._label_step: Step | ForwardStep | None = None
+        #: The label shows its short text for this step (set once, at most, per step:
+        #: text is laid out at most twice a step).
+        self._label_short = False
         self.grid: RectGrid[str] = RectGrid()  # node boxes
         # edges' extents: a long edge's is big, so bigger cells (fewer per edge)
         self.edge_grid: RectGrid[EdgeKey] = RectGrid(cell=768.0)
@@ -845,18 +850,33 @@ class CanvasScene(QGraphicsScene):
         self.pulse.set_path(path, edge.arc())
         self.pulse.show()
         if replace_label or step is not self._label_step:
-            provider = self.label_provider or default_edge_label
-            if isinstance(step, ForwardStep):
-                text = forward_edge_label(step, self.frame.hidden if self.frame else frozenset())
-            else:
-                text = provider(step)
-            self.label.set_text(text)
             self._label_step = step
+            self._label_short = False
+            self.label.set_text(self._label_text(short=False))
         assert self._active_key is not None  # an edge is active: it was found above
         self._label_path = edge.arc().points(LABEL_SAMPLES)
         self._label_home = None
         self.label.show()
         self._place_label()
+
+    def _label_text(self, short: bool) -> str:
+        """The active step's label text (``short``: its elided form)."""
+        step = self._label_step
+        if isinstance(step, ForwardStep):
+            hidden = self.frame.hidden if self.frame else frozenset()
+            return forward_edge_label(step, hidden, short)
+        assert step is not None  # a label is only asked for with a step active
+        return (self.label_provider or default_edge_label)(step, short)
+
+    def _shorten_label(self) -> bool:
+        """Show the short text instead (once a step); False: it says nothing shorter."""
+        self._label_short = True
+        short = self._label_text(short=True)
+        if short == self.label.text:
+            return False
+        self.label.set_text(short)
+        self._label_home = None
+        return True
 
     def label_home(self) -> QRectF:
         """Where the active edge's label goes at its own size, whatever the view (the
@@ -889,12 +909,22 @@ class CanvasScene(QGraphicsScene):
             spot = self._label_spot(self.label.scale(), None)
         else:
             scale, view = self._label_fit(*self._label_view)
+            readable = self.label.scale_for(self._label_view[1], self.label_pt)
+            if not self._label_short and scale < readable - 1e-6 and self._shorten_label():
+                # too big to show whole at the readable size: the short text instead
+                scale, view = self._label_fit(*self._label_view)
+                moved = True
             rescaled = abs(scale - self.label.scale()) > 1e-6
             if rescaled:
                 self.label.setScale(scale)
             if not rescaled and not moved and _whole_in(self._padded_rect(), view):
                 return  # a pan or zoom that leaves the label whole and its size: stay
             spot = self._label_spot(scale, view)
+            if not spot.whole and not self._label_short and self._shorten_label():
+                # no whole spot off the step's boxes at this size: the short text first
+                scale, view = self._label_fit(*self._label_view)
+                self.label.setScale(scale)
+                spot = self._label_spot(scale, view)
             k = scale
             while not spot.whole and k > scale * LABEL_MIN_SHRINK:
                 # nowhere whole in view and off the step's boxes: a little smaller

@@ -202,12 +202,12 @@ class CanvasView(QGraphicsView):
     # ------------------------------------------------------------------ public API
 
     @property
-    def edge_label_provider(self) -> Callable[[Step], str] | None:
+    def edge_label_provider(self) -> Callable[[Step, bool], str] | None:
         """Text of the active edge's label (the player sets it); None: ``vjp = ...``."""
         return self.canvas.label_provider
 
     @edge_label_provider.setter
-    def edge_label_provider(self, provider: Callable[[Step], str] | None) -> None:
+    def edge_label_provider(self, provider: Callable[[Step, bool], str] | None) -> None:
         self.canvas.label_provider = provider
         if self.canvas.frame is not None:
             self.canvas.apply_frame(self.canvas.frame)

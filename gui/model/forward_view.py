@@ -42,19 +42,24 @@ def forward_mode_body(trace: ForwardTrace, frame: Frame, order: list[str]) -> li
     return body
 
 
-def edge_label(s: ForwardStep, hidden: frozenset[str] = frozenset()) -> str:
+def edge_label(
+    s: ForwardStep, hidden: frozenset[str] = frozenset(), short: bool = False
+) -> str:
     """The label on a forward-mode step's edge: its local Jacobian, then ``J · t = share``;
-    what a quiz hides (``hidden``: :class:`gui.model.quiz.Hidden` values) is ``?``."""
+    what a quiz hides (``hidden``: :class:`gui.model.quiz.Hidden` values) is ``?``;
+    ``short``: tensors as :func:`gui.model.labels.short_tensor` writes them."""
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
     head = f"∂{s.consumer}/∂{s.operand}"
-    t, out = labels.inline_tensor(s.tangent), labels.inline_tensor(s.jvp)
+    tensor = labels.short_tensor if short else labels.inline_tensor
+    t, out = tensor(s.tangent), tensor(s.jvp)
     if hidden & {"vjp", "accumulated"}:
         out = "?"
     if "jacobian" in hidden and jac is not None:
         return f"{head} = ?\nJ · {t} = {out}"
     if jac is None:
         return f"{head} ({fmt_shape(s.tangent.shape)} → {fmt_shape(s.jvp.shape)})\nJ · {t} = {out}"
-    return f"{labels.equals_matrix(head, labels.matrix_text(jac))}\nJ · {t} = {out}"
+    text = labels.short_jacobian_text(jac) if short else labels.matrix_text(jac)
+    return f"{labels.equals_matrix(head, text)}\nJ · {t} = {out}"
 
 
 def _step_body(

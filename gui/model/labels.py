@@ -97,25 +97,51 @@ def jacobian_text(step: Step) -> str:
     return matrix_text(jac)
 
 
-def default_edge_label(step: Step) -> str:
+def default_edge_label(step: Step, short: bool = False) -> str:
     """The label the canvas shows on the active edge when the player sets none."""
-    return f"vjp = {format_tensor(step.vjp)}"
+    return f"vjp = {short_tensor(step.vjp) if short else format_tensor(step.vjp)}"
 
 
-def edge_label(step: Step) -> str:
+def elides_to_shape(a: np.ndarray, as_row: bool = False) -> bool:
+    """Does a shortened (elided) write-up say ``a`` by its shape? A matrix of more than
+    one row does (unless read ``as_row``); a scalar, a vector and a row keep numbers."""
+    return not as_row and np.ndim(a) >= 2 and np.shape(a)[0] > 1
+
+
+def short_tensor(a: np.ndarray, as_row: bool = False) -> str:
+    """A tensor as the elided write-up says it, in plain text (the canvas label's short
+    text): a matrix as ``[3×3]``, up to :data:`ELIDED_MAX_VECTOR` numbers, else its
+    shape with min/max."""
+    if elides_to_shape(a, as_row):
+        return f"[{fmt_shape(np.shape(a))}]"
+    if as_row:
+        return flat_row(a, ELIDED_MAX_VECTOR)
+    return inline_tensor(a, ELIDED_MAX_VECTOR)
+
+
+def short_jacobian_text(jac: np.ndarray) -> str:
+    """A small Jacobian in a short label: a number or a row as numbers, else its shape."""
+    if elides_to_shape(jac) or jac.size > ELIDED_MAX_VECTOR:
+        return f"[{fmt_shape(jac.shape)}]"
+    return matrix_text(jac)
+
+
+def edge_label(step: Step, short: bool = False) -> str:
     """The label on the active edge: the local Jacobian, then ``upstream · J = vjp``.
 
     ``∂y/∂y1 = [1, 0, 0]ᵀ`` / ``[0.1, 0.2, 0.3] · J = 0.1``. A 1×1 Jacobian is
     substituted into the product (``0.1 · 3 = 0.3``) since that reads better.
+    ``short``: tensors as the chain-rule panel's elided mode writes them
+    (:func:`short_tensor`), for a label that cannot show its numbers readably.
     """
     jac = small_jacobian(step)
     head = f"∂{step.consumer}/∂{step.operand}"
-    up = flat_row(step.upstream)
-    out = inline_tensor(step.vjp)
+    up = short_tensor(step.upstream, as_row=True) if short else flat_row(step.upstream)
+    out = short_tensor(step.vjp) if short else inline_tensor(step.vjp)
     if jac is None:
         shape = f"{fmt_shape(step.upstream.shape)} → {fmt_shape(step.vjp.shape)}"
         return f"{head} ({shape}): {step.structure()}\n{up} · J = {out}"
-    text = matrix_text(jac)
+    text = short_jacobian_text(jac) if short else matrix_text(jac)
     if jac.shape == (1, 1):
         return f"{head} = {text}\n{up} · {text} = {out}"
     return f"{equals_matrix(head, text)}\n{up} · J = {out}"
@@ -309,7 +335,7 @@ def h_numbers_or_shape(a: np.ndarray, color: str, elide: bool, as_row: bool = Fa
     (a vector, a single row and a scalar keep their numbers, up to
     :data:`ELIDED_MAX_VECTOR` of them; ``as_row``: read as a row, never as a shape)."""
     a = np.asarray(a)
-    if elide and not as_row and a.ndim >= 2 and a.shape[0] > 1:
+    if elide and elides_to_shape(a, as_row):
         return h_shape(a, color)
     return h_numbers(a, color, as_row, ELIDED_MAX_VECTOR if elide else PANEL_MAX_VECTOR)
 

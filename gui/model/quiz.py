@@ -343,11 +343,22 @@ class Quiz:
             question=f"Predict {question}",
         )
 
-    def edge_label(self, step: Step, hidden: frozenset[str]) -> str:
-        """The active edge's label with hidden parts as ``?``."""
+    def edge_label(self, step: Step, hidden: frozenset[str], short: bool = False) -> str:
+        """The active edge's label with hidden parts as ``?`` (``short``: tensors as
+        :func:`gui.model.labels.short_tensor` writes them; hidden ones stay ``?``)."""
         if not hidden:
-            return labels.edge_label(step)
+            return labels.edge_label(step, short)
         head = f"∂{step.consumer}/∂{step.operand}"
-        jac = "?" if Hidden.JACOBIAN.value in hidden else labels.jacobian_text(step)
-        vjp = "?" if Hidden.VJP.value in hidden else labels.inline_tensor(step.vjp)
-        return f"{head} = {jac}\n{labels.flat_row(step.upstream)} · J = {vjp}"
+        small = labels.small_jacobian(step) if short else None
+        if Hidden.JACOBIAN.value in hidden:
+            jac = "?"
+        elif small is not None:
+            jac = labels.short_jacobian_text(small)
+        else:
+            jac = labels.jacobian_text(step)
+        if Hidden.VJP.value in hidden:
+            vjp = "?"
+        else:
+            vjp = labels.short_tensor(step.vjp) if short else labels.inline_tensor(step.vjp)
+        up = labels.short_tensor(step.upstream, True) if short else labels.flat_row(step.upstream)
+        return f"{head} = {jac}\n{up} · J = {vjp}"

@@ -140,11 +140,11 @@ class QuizPanel(QWidget):
             return frame
         return quiz.mask(frame)
 
-    def edge_label(self, step: Step) -> str:
+    def edge_label(self, step: Step, short: bool = False) -> str:
         """The canvas's edge label: the quiz's, with hidden parts as ``?``."""
         if self.quiz is None:
-            return labels.edge_label(step)
-        return self.quiz.edge_label(step, self.player.frame.hidden)
+            return labels.edge_label(step, short)
+        return self.quiz.edge_label(step, self.player.frame.hidden, short)
 
     # ------------------------------------------------------------------ answering
 

@@ -346,7 +346,7 @@ def test_show_frame_highlights_active_edge(seeded: CanvasView) -> None:
 
 
 def test_frame_shows_fan_in_and_accumulation(seeded: CanvasView) -> None:
-    seeded.edge_label_provider = lambda step: f"J for {step.consumer}->{step.operand}"
+    seeded.edge_label_provider = lambda step, short=False: f"J for {step.consumer}->{step.operand}"
     tl = Timeline(seeded.doc.results)
     last = tl.frame(tl.end)
     seeded.show_frame(last)
