@@ -245,9 +245,15 @@ def clear_of_collapsed(
     return {n: p for n, p in pos.items() if p != positions.get(n)}
 
 
+#: Overlaps thinner than this (scene units) are rounding, not cover: a box pushed to touch
+#: another lands at ``pos + (edge - pos)``, which floats may put 1e-14 past the edge.
+TOUCH = 1e-9
+
+
 def _meet(a: Box, b: Box) -> bool:
-    """Whether two boxes share an area (touching sides do not count)."""
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    """Whether two boxes share an area (touching sides, within :data:`TOUCH`, do not)."""
+    return (a[0] < b[2] - TOUCH and b[0] < a[2] - TOUCH
+            and a[1] < b[3] - TOUCH and b[1] < a[3] - TOUCH)
 
 
 def _nearest_clear(box: Box, obstacles: Sequence[Box], gap: float) -> tuple[float, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import group_layout
 from engine.group_layout import Box, clear_of_collapsed, collapsed_box
 from engine.groups import Group, collapsed_roots
 from engine.layout import Point, Size
@@ -79,6 +80,19 @@ def test_a_nested_collapsed_group_counts_as_its_outermost() -> None:
     assert clear_of_collapsed(positions, sizes, groups, margin=MARGIN, caption=CAPTION) == {}
 
 
+def test_a_box_pushed_to_touch_a_collapsed_box_is_not_covered_by_rounding() -> None:
+    """Hypothesis found it: n10 pushed to touch g1's box landed 1e-14 inside it."""
+    positions = {f"n{i}": (0.0, 0.0) for i in range(21)}
+    positions.update(n2=(10.0, 0.0), n10=(44.1, 49.0), n13=(0.0, 135.0), n15=(0.0, 8.0))
+    sizes = {n: (20.0, 20.0) for n in positions}
+    sizes["n13"] = (71.0, 20.0)
+    outer = [f"n{i}" for i in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 17, 18, 19, 20)]
+    groups = [Group("g0", outer, collapsed=False), Group("g0.0", ["n2"]),
+              Group("g1", ["n13", "n15"])]
+    after = _apply(positions, sizes, groups, first="g0")
+    assert not _covered(after, sizes, groups)
+
+
 @st.composite
 def scenes(draw: st.DrawFn) -> tuple[dict[str, Point], dict[str, Size], list[Group], str]:
     n = draw(st.integers(2, 24))
@@ -120,4 +134,4 @@ def test_no_collapsed_box_covers_a_box_outside_it(scene) -> None:  # noqa: ANN00
 
 def _meet(a: Box | None, b: Box | None) -> bool:
     assert a is not None and b is not None
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    return group_layout._meet(a, b)
