@@ -33,6 +33,7 @@ def chain_rule_html(
     update: str = "",
     interactive: bool = True,
     narrow: bool = False,
+    wrap: bool = False,
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
@@ -45,8 +46,8 @@ def chain_rule_html(
     parameter's new value), and after the last step and the summary it sat below the
     fold of the presentation panel at 1280x720. ``interactive``: the window's text, with
     its hints (a view to look in, a group to expand); an export has neither and says
-    only what is true on paper. ``narrow``: a step's numbers one factor a line
-    (:func:`labels.step_html`)."""
+    only what is true on paper. ``narrow``: a step's numbers one factor a line, ``wrap``:
+    and a long row on several lines (:func:`labels.step_html`)."""
     results = tl.results
     trace = results.trace
     body: list[str] = [update] if update else []
@@ -96,6 +97,7 @@ def chain_rule_html(
                 elide,
                 interactive,
                 narrow,
+                wrap,
             )
         )
     elif frame.active_group is not None:

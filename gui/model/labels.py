@@ -41,6 +41,10 @@ PANEL_MAX_VECTOR = 16
 #: 4x4 hidden layer); a longer one is summarised, as a vector over
 #: :data:`PANEL_MAX_VECTOR` always is.
 ELIDED_MAX_VECTOR = 8
+#: The window's narrow write-up (one factor a line) wraps a longer row (a row vector, a
+#: matrix's row) onto lines of this many numbers, each continuation indented: every number
+#: kept at a readable size in a panel that scrolls down, not sideways.
+WRAP_NUMBERS = ELIDED_MAX_VECTOR
 
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
 NOWRAP = "white-space:nowrap"
@@ -274,15 +278,18 @@ def h_sigma(index: str) -> str:
     )
 
 
-def h_matrix(cells: Sequence[Sequence[str]], color: str | None = None) -> str:
+def h_matrix(cells: Sequence[Sequence[str]], color: str | None = None, wrap: int = 0) -> str:
     """A matrix in square brackets; cells are HTML, right-aligned so digits line up.
 
     The brackets are two narrow cells spanning all rows, each with three borders,
     so their serifs stay short whatever the width of the numbers. The colour is the
     cell's own (a span in each cell cost the panel's layout a format per number);
-    ``None``: the theme's text colour.
+    ``None``: the theme's text colour. ``wrap``: a row of more cells than that is written
+    on lines of ``wrap`` (:func:`_wrapped`).
     """
     color = color or colours.TEXT
+    if wrap and max(map(len, cells), default=0) > wrap:
+        cells = _wrapped(cells, wrap)
     rows = len(cells)
     b = f"2px solid {colours.TEXT}"
     bracket = (
@@ -305,19 +312,37 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str | None = None) -> str:
     return "".join(out)
 
 
+def _wrapped(cells: Sequence[Sequence[str]], wrap: int) -> list[list[str]]:
+    """Each row of ``cells`` cut into lines of at most ``wrap`` cells; a row's continuation
+    lines start one empty cell in (its numbers still in columns), so a wrapped row reads as
+    one row, not as more rows of the matrix. Every line is ``wrap + 1`` cells wide."""
+    out: list[list[str]] = []
+    for row in cells:
+        for start in range(0, max(len(row), 1), wrap):
+            line = list(row[start : start + wrap])
+            lead = ["&nbsp;"] if start else []
+            out.append(lead + line + [""] * (wrap + 1 - len(lead) - len(line)))
+    return out
+
+
 def h_numbers(
-    a: np.ndarray, color: str, as_row: bool = False, max_vector: int = PANEL_MAX_VECTOR
+    a: np.ndarray,
+    color: str,
+    as_row: bool = False,
+    max_vector: int = PANEL_MAX_VECTOR,
+    wrap: int = 0,
 ) -> str:
     """A tensor's numbers: a scalar plainly, a vector or matrix in brackets, big ones summarised.
 
-    ``as_row`` reads the tensor as the flattened row vector that multiplies a Jacobian.
+    ``as_row`` reads the tensor as the flattened row vector that multiplies a Jacobian;
+    ``wrap``: a row longer than that on several lines (:func:`h_matrix`).
     """
     a = np.asarray(a)
     if a.ndim == 0:
         return h_color(esc(fmt_num(a)), color)
     if a.size > max_vector or a.ndim > 2:
         return h_color(esc(format_tensor(a, max_vector)), color)
-    return h_matrix(_cells([a.ravel()] if as_row or a.ndim == 1 else a), color)
+    return h_matrix(_cells([a.ravel()] if as_row or a.ndim == 1 else a), color, wrap)
 
 
 def _cells(rows: Iterable[np.ndarray]) -> list[list[str]]:
@@ -330,21 +355,25 @@ def h_shape(a: np.ndarray, color: str, symbol: str = "") -> str:
     return h_color(f"{symbol}[{fmt_shape(np.shape(a))}]", color)
 
 
-def h_numbers_or_shape(a: np.ndarray, color: str, elide: bool, as_row: bool = False) -> str:
+def h_numbers_or_shape(
+    a: np.ndarray, color: str, elide: bool, as_row: bool = False, wrap: int = 0
+) -> str:
     """:func:`h_numbers`, or with ``elide`` a matrix of more than one row as its shape
     (a vector, a single row and a scalar keep their numbers, up to
-    :data:`ELIDED_MAX_VECTOR` of them; ``as_row``: read as a row, never as a shape)."""
+    :data:`ELIDED_MAX_VECTOR` of them; ``as_row``: read as a row, never as a shape;
+    ``wrap``: see :func:`h_numbers`)."""
     a = np.asarray(a)
     if elide and elides_to_shape(a, as_row):
         return h_shape(a, color)
-    return h_numbers(a, color, as_row, ELIDED_MAX_VECTOR if elide else PANEL_MAX_VECTOR)
+    return h_numbers(a, color, as_row, ELIDED_MAX_VECTOR if elide else PANEL_MAX_VECTOR, wrap)
 
 
-def h_jacobian(jac: np.ndarray) -> str:
-    """A Jacobian's numbers as a bracketed matrix (1×1: the plain number)."""
+def h_jacobian(jac: np.ndarray, wrap: int = 0) -> str:
+    """A Jacobian's numbers as a bracketed matrix (1×1: the plain number; ``wrap``: see
+    :func:`h_matrix`)."""
     if jac.shape == (1, 1):
         return h_color(esc(fmt_num(jac[0, 0])), colours.JACOBIAN)
-    return h_matrix(_cells(jac), colours.JACOBIAN)
+    return h_matrix(_cells(jac), colours.JACOBIAN, wrap)
 
 
 def h_equation(cells: Sequence[str]) -> str:
@@ -432,6 +461,7 @@ def step_html(
     elide: bool = False,
     interactive: bool = True,
     narrow: bool = False,
+    wrap: bool = False,
 ) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
@@ -449,7 +479,9 @@ def step_html(
     accumulation likewise: a tall, narrow column (an exported frame's) holds a 4×4
     Jacobian at full size that way; a Jacobian of more than :data:`ELIDED_MAX_VECTOR`
     columns is written as its shape and a row of more than that many numbers summarised
-    (the vjp and the matrices keep their numbers). ``interactive``: the
+    (the vjp and the matrices keep their numbers). ``wrap`` (the window's narrow panel,
+    which scrolls down): instead, every row longer than :data:`WRAP_NUMBERS` is written
+    on several lines and keeps its numbers (unless elided). ``interactive``: the
     window's text, which says where a Jacobian too large to print is shown (an export
     has no views).
     """
@@ -479,15 +511,16 @@ def step_html(
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
+    wrap_at = WRAP_NUMBERS if narrow and wrap and not elide else 0
     up_html = (
         h_numbers(step.upstream, colours.GRAD_TEXT, True, ELIDED_MAX_VECTOR)
-        if narrow and not elide
-        else h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, as_row=True)
+        if narrow and not elide and not wrap_at
+        else h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, True, wrap_at)
     )
-    vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide)
+    vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide, wrap=wrap_at)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
-        as_shape = (elide and m_c > 1) or (narrow and m_o > ELIDED_MAX_VECTOR)
-        jac_html = h_shape(jac, colours.JACOBIAN, "J") if as_shape else h_jacobian(jac)
+        as_shape = (elide and m_c > 1) or (narrow and not wrap_at and m_o > ELIDED_MAX_VECTOR)
+        jac_html = h_shape(jac, colours.JACOBIAN, "J") if as_shape else h_jacobian(jac, wrap_at)
         num = [eq if not accumulate else "+=", up_html, "·", jac_html, "=", vjp_html]
         parts += _lines(lead, num, (2, 4) if narrow else ())
         if jac.shape != (1, 1) and not elide:  # shortened: the words on J go
@@ -518,14 +551,14 @@ def step_html(
 
     # Accumulation at the operand: grad += vjp
     gname = f"{h_name(o)}.grad" if node_is_leaf(graph, o) else f"∂{A}/∂{h_name(o)}"
-    after = h_numbers_or_shape(step.accumulated, colours.GRAD_TEXT, elide)
+    after = h_numbers_or_shape(step.accumulated, colours.GRAD_TEXT, elide, wrap=wrap_at)
     if step.before is None:
         acc = [gname, "=", after]
     else:
         acc = [
             gname,
             "=",
-            h_numbers_or_shape(step.before, colours.GRAD_TEXT, elide),
+            h_numbers_or_shape(step.before, colours.GRAD_TEXT, elide, wrap=wrap_at),
             "+",
             vjp_html,
             "=",

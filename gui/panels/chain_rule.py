@@ -47,6 +47,11 @@ SHORTENINGS = ((False, False, False), (True, False, False), (False, True, False)
 #: elided; elided and narrow. The least overflowing is then shrunk until it fits.
 EXPORT_SHORTENINGS = ((False, False, False), (False, False, True), (False, True, False),
                       (False, True, True))
+#: The window's rule (its panel scrolls down, never sideways): as written; narrow, each
+#: long row wrapped onto several lines (every number kept); elided and narrow. The first
+#: that fits the width shrunk to no less than :data:`MIN_FIT` is shown so, else the last at
+#: MIN_FIT.
+WINDOW_SHORTENINGS = ((False, False, False), (False, False, True), (False, True, True))
 #: An exported frame's shortest write-up that still overflows is shrunk at most this many
 #: times (widths do not scale quite with the font: the tables' paddings are pixels).
 EXPORT_TRIES = 4
@@ -163,9 +168,10 @@ class ChainRulePanel(QWidget):
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
+        wrap = not (self.fit_height or self.fit_whole)  # the window's panel scrolls down
         return chain_rule_html(
             p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide,
-            sub, _update(p, frame), self.interactive, narrow,
+            sub, _update(p, frame), self.interactive, narrow, wrap,
         )
 
     def text(self) -> str:
@@ -309,9 +315,11 @@ class ChainRulePanel(QWidget):
         An exported frame does the same at the window's full size with
         :data:`EXPORT_SHORTENINGS`, then shrinks the least overflowing until it fits (a
         picture can neither scroll nor be cut: at 1280x720 the xor_mlp's 4×4 step had
-        been shrunk to 9 px and still cut at the right edge). The window shrinks the text
-        to fit the width, in one step from the overflow measured at full size (text widths
-        scale with the font), once more if needed.
+        been shrunk to 9 px and still cut at the right edge). The window tries
+        :data:`WINDOW_SHORTENINGS` in order, shrinking each to fit the width (not below
+        :data:`MIN_FIT`) in one step from the overflow measured at full size (text widths
+        scale with the font), once more if needed; one that overflows more than MIN_FIT
+        at full size is not shrunk (it cannot fit). As written and fitting: one layout.
         """
         if self.fit_height or self.fit_whole:
             (fit, compact, elide, narrow), doc = self._shortest(frame, first)
@@ -323,16 +331,27 @@ class ChainRulePanel(QWidget):
                 _drop(doc)
                 doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
             return (fit, compact, elide, narrow), doc
-        fit = 1.0
-        doc = self._laid_out(first)
-        for _ in range(2):
+        last = WINDOW_SHORTENINGS[-1]
+        for compact, elide, narrow in WINDOW_SHORTENINGS:
+            fit = 1.0
+            shortened = compact or elide or narrow
+            doc = self._laid_out(self._html(frame, 1.0, compact, elide, narrow)
+                                 if shortened else first)
             shrink = self._overflow(doc)
-            if shrink >= 1.0 or fit <= MIN_FIT:
-                break
-            fit = max(MIN_FIT, fit * shrink * 0.98)
+            if shrink < MIN_FIT and (compact, elide, narrow) != last:
+                _drop(doc)
+                continue
+            for _ in range(2):
+                if shrink >= 1.0 or fit <= MIN_FIT:
+                    break
+                fit = max(MIN_FIT, fit * shrink * 0.98)
+                _drop(doc)
+                doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
+                shrink = self._overflow(doc)
+            if shrink >= 1.0 or (compact, elide, narrow) == last:
+                return (fit, compact, elide, narrow), doc
             _drop(doc)
-            doc = self._laid_out(self._html(frame, fit, False, False))
-        return (fit, False, False, False), doc
+        raise AssertionError("the last window shortening always returns")
 
     def _shortest(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
         """The first shortening (presentation mode's :data:`SHORTENINGS`, an export's
