@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from ..theme import THEME
+from .coords import coords
 from .node_item import FAR_LOD, NodeItem
 
 #: A box's rectangle and band (scene coordinates), the band's colour, and selected.
@@ -41,7 +42,7 @@ class _Table:
         self.rows = {nid: i for i, nid in enumerate(looks)}
         self.boxes = [look[0] for look in looks.values()]
         self.bands = [look[1] for look in looks.values()]
-        bounds = [_bounds(b) for b in self.boxes]
+        bounds = [coords(b) for b in self.boxes]
         self.bounds = np.array(bounds, dtype=float).reshape(-1, 4)
         self.chosen = np.array([look[3] for look in looks.values()], dtype=bool)
         self._ids: dict[int, int] = {}  # a band colour's rgba -> its index in colours
@@ -61,21 +62,14 @@ class _Table:
         if row == len(self.boxes):
             self.boxes.append(look[0])
             self.bands.append(look[1])
-            self.bounds = np.vstack((self.bounds, _bounds(look[0])))
+            self.bounds = np.vstack((self.bounds, coords(look[0])))
             self.chosen = np.append(self.chosen, look[3])
             self.colour_ids = np.append(self.colour_ids, self._colour_id(look[2]))
             return
         self.boxes[row], self.bands[row] = look[0], look[1]
-        self.bounds[row] = _bounds(look[0])
+        self.bounds[row] = coords(look[0])
         self.chosen[row] = look[3]
         self.colour_ids[row] = self._colour_id(look[2])
-
-
-def _bounds(box: QRectF) -> tuple[float, float, float, float]:
-    """(left, top, right, bottom) in one Qt call (four getters cost four times that,
-    once per box when a big file's first far-away paint makes the table)."""
-    coords: tuple[float, float, float, float] = box.getCoords()  # type: ignore[assignment]  # PySide6's stubs say object
-    return coords
 
 
 class FarBoxes(QGraphicsItem):

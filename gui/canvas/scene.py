@@ -41,6 +41,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame, Phase
 from ..theme import CHAIN_RULE_PT, THEME
 from .camera_boxes import CameraBoxes
+from .coords import coords, rect_of
 from .edge_item import (
     ACTIVE,
     DONE,
@@ -110,7 +111,7 @@ class RectGrid(Generic[K]):
         return (int(b[0] // c), int(b[2] // c), int(b[1] // c), int(b[3] // c))
 
     def put(self, key: K, rect: QRectF) -> None:
-        self.put_bounds(key, _coords(rect.normalized()))
+        self.put_bounds(key, coords(rect.normalized()))
 
     def put_bounds(self, key: K, b: tuple[float, float, float, float]) -> None:
         """:meth:`put` from (left, top, right, bottom), normalised (left <= right,
@@ -149,7 +150,7 @@ class RectGrid(Generic[K]):
     def rect(self, key: K) -> QRectF | None:
         """``key``'s rectangle (None: not in the grid)."""
         b = self.bounds.get(key)
-        return None if b is None else _rect_of(b)
+        return None if b is None else rect_of(b)
 
     def _uncell(self, key: K, span: tuple[int, int, int, int]) -> None:
         if key in self._long:
@@ -187,7 +188,7 @@ class RectGrid(Generic[K]):
         return self._array
 
     def query(self, rect: QRectF) -> list[K]:
-        return self.query_bounds(*_coords(rect.normalized()))
+        return self.query_bounds(*coords(rect.normalized()))
 
     def query_bounds(self, left: float, top: float, right: float, bottom: float) -> list[K]:
         """The keys whose rectangle overlaps ``left <= x <= right, top <= y <= bottom``."""
@@ -217,22 +218,10 @@ class RectGrid(Generic[K]):
 MAX_CELLS = 256
 
 
-def _coords(r: QRectF) -> tuple[float, float, float, float]:
-    """``r``'s left, top, right and bottom in one Qt call (four getters cost four
-    times as much, and opening a big file puts thousands of rectangles in the grids)."""
-    coords: tuple[float, float, float, float] = r.getCoords()  # type: ignore[assignment]  # PySide6's stubs say object
-    return coords
-
-
 def _may_detour(x1: float, x2: float) -> bool:
     """Does an edge from an output port at ``x1`` to an operand port at ``x2`` span a
     distance a detour around the boxes in between may need?"""
     return ROUTE_MIN_SPAN * UNIT < x2 - x1 < ROUTE_MAX_SPAN * UNIT
-
-
-def _rect_of(b: tuple[float, float, float, float]) -> QRectF:
-    """The rectangle of (left, top, right, bottom)."""
-    return QRectF(b[0], b[1], b[2] - b[0], b[3] - b[1])
 
 
 def _cell_count(span: tuple[int, int, int, int]) -> int:
@@ -602,7 +591,7 @@ class CanvasScene(QGraphicsScene):
             edge.set_plain(x1, y1, x2, y2, repaint=False, hold=True)
             held.append(edge)
             lanes.put(key, None)
-            grid.put_bounds(key, _coords(edge.bounds))  # (a plain curve's: normalised)
+            grid.put_bounds(key, coords(edge.bounds))  # (a plain curve's: normalised)
             if _may_detour(x1, x2):
                 unrouted.append(key)
         unrouted.reverse()  # popped from the end: in sorted order
@@ -610,7 +599,7 @@ class CanvasScene(QGraphicsScene):
         self._route_timer.stop()
         b = grid.bounds_array()
         if len(b):
-            self.background_changed(_rect_of((b[:, 0].min(), b[:, 1].min(),
+            self.background_changed(rect_of((b[:, 0].min(), b[:, 1].min(),
                                               b[:, 2].max(), b[:, 3].max())))
 
     def _route_some(self) -> None:
@@ -756,7 +745,7 @@ class CanvasScene(QGraphicsScene):
             if grid.any_except(x1, lo, x2, hi, ends):
                 # a box between the ends: the curve may pass behind it (the boxes
                 # around may be in the way of a detour)
-                obstacles = [_rect_of(grid.bounds[n]) for n in grid.query_bounds(
+                obstacles = [rect_of(grid.bounds[n]) for n in grid.query_bounds(
                     x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH) if n not in ends]
         if not obstacles:
             edge.set_plain(x1, y1, x2, y2)
