@@ -50,16 +50,14 @@ def edge_label(
     ``short``: tensors as :func:`gui.model.labels.short_tensor` writes them."""
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
     head = f"∂{s.consumer}/∂{s.operand}"
-    tensor = labels.short_tensor if short else labels.inline_tensor
-    t, out = tensor(s.tangent), tensor(s.jvp)
+    t, out = labels.label_tensor(s.tangent, short), labels.label_tensor(s.jvp, short)
     if hidden & {"vjp", "accumulated"}:
         out = "?"
     if "jacobian" in hidden and jac is not None:
         return f"{head} = ?\nJ · {t} = {out}"
     if jac is None:
         return f"{head} ({fmt_shape(s.tangent.shape)} → {fmt_shape(s.jvp.shape)})\nJ · {t} = {out}"
-    text = labels.short_jacobian_text(jac) if short else labels.matrix_text(jac)
-    return f"{labels.equals_matrix(head, text)}\nJ · {t} = {out}"
+    return f"{labels.equals_matrix(head, labels.label_matrix(jac, short))}\nJ · {t} = {out}"
 
 
 def _step_body(

@@ -93,12 +93,13 @@ def small_jacobian(step: Step, max_entries: int = LABEL_MAX_ENTRIES) -> np.ndarr
     return step.jacobian()
 
 
-def jacobian_text(step: Step) -> str:
-    """``J`` as numbers when small, else its structure in words and symbols."""
+def jacobian_text(step: Step, short: bool = False) -> str:
+    """``J`` as numbers when small (``short``: :func:`label_matrix`'s), else its
+    structure in words and symbols."""
     jac = small_jacobian(step)
     if jac is None:
         return step.structure()
-    return matrix_text(jac)
+    return label_matrix(jac, short)
 
 
 def default_edge_label(step: Step, short: bool = False) -> str:
@@ -130,6 +131,19 @@ def short_jacobian_text(jac: np.ndarray) -> str:
     return matrix_text(jac)
 
 
+def label_tensor(a: np.ndarray, short: bool = False, as_row: bool = False) -> str:
+    """A tensor in an edge label: its numbers (``as_row``: the row vector that multiplies
+    a Jacobian), or ``short`` as :func:`short_tensor` writes it."""
+    if short:
+        return short_tensor(a, as_row)
+    return flat_row(a) if as_row else inline_tensor(a)
+
+
+def label_matrix(jac: np.ndarray, short: bool = False) -> str:
+    """A small Jacobian in an edge label (``short``: :func:`short_jacobian_text`)."""
+    return short_jacobian_text(jac) if short else matrix_text(jac)
+
+
 def edge_label(step: Step, short: bool = False) -> str:
     """The label on the active edge: the local Jacobian, then ``upstream · J = vjp``.
 
@@ -140,12 +154,12 @@ def edge_label(step: Step, short: bool = False) -> str:
     """
     jac = small_jacobian(step)
     head = f"∂{step.consumer}/∂{step.operand}"
-    up = short_tensor(step.upstream, as_row=True) if short else flat_row(step.upstream)
-    out = short_tensor(step.vjp) if short else inline_tensor(step.vjp)
+    up = label_tensor(step.upstream, short, as_row=True)
+    out = label_tensor(step.vjp, short)
     if jac is None:
         shape = f"{fmt_shape(step.upstream.shape)} → {fmt_shape(step.vjp.shape)}"
         return f"{head} ({shape}): {step.structure()}\n{up} · J = {out}"
-    text = short_jacobian_text(jac) if short else matrix_text(jac)
+    text = label_matrix(jac, short)
     if jac.shape == (1, 1):
         return f"{head} = {text}\n{up} · {text} = {out}"
     return f"{equals_matrix(head, text)}\n{up} · J = {out}"

@@ -349,16 +349,7 @@ class Quiz:
         if not hidden:
             return labels.edge_label(step, short)
         head = f"∂{step.consumer}/∂{step.operand}"
-        small = labels.small_jacobian(step) if short else None
-        if Hidden.JACOBIAN.value in hidden:
-            jac = "?"
-        elif small is not None:
-            jac = labels.short_jacobian_text(small)
-        else:
-            jac = labels.jacobian_text(step)
-        if Hidden.VJP.value in hidden:
-            vjp = "?"
-        else:
-            vjp = labels.short_tensor(step.vjp) if short else labels.inline_tensor(step.vjp)
-        up = labels.short_tensor(step.upstream, True) if short else labels.flat_row(step.upstream)
+        jac = "?" if Hidden.JACOBIAN.value in hidden else labels.jacobian_text(step, short)
+        vjp = "?" if Hidden.VJP.value in hidden else labels.label_tensor(step.vjp, short)
+        up = labels.label_tensor(step.upstream, short, as_row=True)
         return f"{head} = {jac}\n{up} · J = {vjp}"
