@@ -164,6 +164,33 @@ def captured_mlp(path: Path) -> Path:
     return path
 
 
+def lesson_file(name: str, folder: Path) -> Path:
+    """A shipped example's file by its stem, or ("mlp", "cnn") a captured model's trace
+    saved in ``folder`` (skipped without torch)."""
+    if name not in ("mlp", "cnn"):
+        from engine.examples import example_path
+
+        return example_path(name)
+    if torch is None:
+        import pytest
+
+        pytest.skip("torch is not installed")
+    return (captured_mlp if name == "mlp" else captured_cnn)(folder / f"{name}.bptrace")
+
+
+def present(win: Any, size: tuple[int, int] = (1280, 720)) -> Any:
+    """``win`` in presentation mode at ``size`` (the offscreen screen is not that size:
+    the window is sized instead), its animations off, settled."""
+    from PySide6.QtWidgets import QApplication
+
+    win.canvas.animations_enabled = False
+    win.enter_presentation()
+    win.showNormal()
+    win.resize(*size)
+    QApplication.processEvents()
+    return win
+
+
 def captured_cnn(path: Path) -> Path:
     """A small CNN (conv, batch norm, max-pool), captured and saved."""
     from engine.capture import capture, tracking

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from engine.examples import example_path
 from gui.main_window import MainWindow
+from support import present
 
 
 def _name_px(win: MainWindow) -> tuple[list[float], list[float]]:
@@ -35,12 +36,7 @@ def _name_px(win: MainWindow) -> tuple[list[float], list[float]]:
 @pytest.mark.parametrize("example", ["seed2_stack_vjp", "classifier_head"])
 def test_the_active_boxes_names_are_as_large_as_any(
         make_window, artifacts_dir, example) -> None:  # noqa: ANN001
-    win = make_window(path=example_path(example), size=(1280, 720))
-    win.canvas.animations_enabled = False
-    win.enter_presentation()
-    win.showNormal()
-    win.resize(1280, 720)
-    QApplication.processEvents()
+    win = present(make_window(path=example_path(example), size=(1280, 720)))
     steps = len(win.player.timeline.steps)
     assert steps >= 2
     for k in sorted({1, (steps + 1) // 2, steps}):

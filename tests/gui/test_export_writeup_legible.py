@@ -16,18 +16,9 @@ from engine import tracefile
 from engine.examples import example_path, list_examples
 from engine.fileformat import load
 from gui.document import GraphDocument
-from support import captured_cnn, captured_mlp, torch
+from support import lesson_file
 
 SIZE = (1280, 720)
-
-
-def _file(name: str, folder: Path) -> Path:
-    """A shipped example's file, or a captured model's trace saved in ``folder``."""
-    if name not in ("mlp", "cnn"):
-        return example_path(name)
-    if torch is None:
-        pytest.skip("torch is not installed")
-    return (captured_mlp if name == "mlp" else captured_cnn)(folder / f"{name}.bptrace")
 
 
 def _document(path: Path) -> GraphDocument:
@@ -73,7 +64,7 @@ def test_every_exported_step_writes_its_chain_rule_whole_and_legible(
     from gui.export.frame_sheet import frame_sheet
     from gui.panels.chain_rule import step_bottom
 
-    path = _file(name, tmp_path)
+    path = lesson_file(name, tmp_path)
     window = _window_px(make_window, path)
     doc = _document(path)
     bad = []

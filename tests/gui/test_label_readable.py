@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from gui.main_window import MainWindow
 from gui.model import labels
+from support import present
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "assets" / "examples").glob("*.bpgraph"))
 EPS = 0.05
@@ -25,19 +26,9 @@ def _show_step(win: MainWindow, k: int) -> None:
     QApplication.processEvents()
 
 
-def _presenting(make_window, path: Path) -> MainWindow:  # noqa: ANN001
-    win = make_window(path, size=(1280, 720))
-    win.canvas.animations_enabled = False
-    win.enter_presentation()
-    win.showNormal()
-    win.resize(1280, 720)
-    QApplication.processEvents()
-    return win
-
-
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_presentation_label_readable_every_step(make_window, path: Path) -> None:  # noqa: ANN001
-    win = _presenting(make_window, path)
+    win = present(make_window(path, size=(1280, 720)))
     canvas = win.canvas.canvas
     assert EXAMPLES  # the examples were found
     for k in range(1, len(win.player.timeline.steps) + 1):
@@ -55,7 +46,7 @@ def test_presentation_label_readable_every_step(make_window, path: Path) -> None
 
 def test_xor_step4_presentation_shows_the_short_text(make_window) -> None:  # noqa: ANN001
     path = Path(__file__).parents[2] / "assets" / "examples" / "xor_mlp.bpgraph"
-    win = _presenting(make_window, path)
+    win = present(make_window(path, size=(1280, 720)))
     _show_step(win, 4)
     canvas = win.canvas.canvas
     step = win.player.frame.active

@@ -17,7 +17,7 @@ from gui.commands import push
 from gui.document import GraphDocument
 from gui.export.frame_sheet import frame_sheet
 from gui.group_commands import set_collapsed
-from support import captured_cnn, captured_mlp, torch
+from support import captured_cnn, captured_mlp, present, torch
 
 pytestmark = pytest.mark.skipif(torch is None, reason="torch is not installed")
 
@@ -67,12 +67,7 @@ def test_exported_module_captions_read_like_the_boxes(make, tmp_path: Path) -> N
 
 
 def test_presentation_module_captions_read_like_the_boxes(make_window, tmp_path: Path) -> None:  # noqa: ANN001
-    win = make_window(captured_mlp(tmp_path / "mlp.bptrace"), size=(1280, 720))
-    win.canvas.animations_enabled = False
-    win.enter_presentation()
-    win.showNormal()
-    win.resize(1280, 720)
-    QApplication.processEvents()
+    win = present(make_window(captured_mlp(tmp_path / "mlp.bptrace"), size=(1280, 720)))
     frames = win.teaching.group_frames.frames
     assert not _module_steps(win.player, win.canvas, frames)
     # a module expanded and collapsed again reads the same

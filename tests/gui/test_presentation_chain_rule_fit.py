@@ -18,18 +18,12 @@ from engine.fileformat import GraphFile
 from gui.main_window import MainWindow
 from gui.model.chain_rule import SUMMARY_HEADING
 from gui.panels.chain_rule import PRESENT_BODY_PX, PRESENT_SUB_PX, step_bottom, text_px
-from support import script
+from support import present, script
 
 
 @pytest.fixture
 def presenting(make_window):  # noqa: ANN001, ANN201
-    win = make_window(size=(1280, 720))
-    win.canvas.animations_enabled = False
-    win.enter_presentation()
-    win.showNormal()
-    win.resize(1280, 720)
-    QApplication.processEvents()
-    return win
+    return present(make_window(size=(1280, 720)))
 
 
 def _random50(win: MainWindow) -> None:

@@ -12,18 +12,10 @@ import pytest
 
 from engine.examples import example_path, list_examples
 from gui.model.formatting import fmt_num
-from support import captured_cnn, captured_mlp, torch
+from support import lesson_file
 
 SIZE = (1280, 720)
 NAMES = [path.stem for path, _title in list_examples()] + ["mlp", "cnn"]
-
-
-def _file(name: str, folder: Path) -> Path:
-    if name not in ("mlp", "cnn"):
-        return example_path(name)
-    if torch is None:
-        pytest.skip("torch is not installed")
-    return (captured_mlp if name == "mlp" else captured_cnn)(folder / f"{name}.bptrace")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -32,7 +24,7 @@ def test_every_step_fits_the_windows_panel_width(
 ) -> None:
     from gui.panels.chain_rule import BASE_PT, MIN_FIT, PX_PER_PT, text_px
 
-    win = make_window(_file(name, tmp_path), size=SIZE)
+    win = make_window(lesson_file(name, tmp_path), size=SIZE)
     win.canvas.animations_enabled = False
     panel, tl = win.chain_rule, win.player.timeline
     bad = []
