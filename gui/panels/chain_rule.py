@@ -331,27 +331,42 @@ class ChainRulePanel(QWidget):
                 _drop(doc)
                 doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
             return (fit, compact, elide, narrow), doc
-        last = WINDOW_SHORTENINGS[-1]
-        for compact, elide, narrow in WINDOW_SHORTENINGS:
-            fit = 1.0
-            shortened = compact or elide or narrow
-            doc = self._laid_out(self._html(frame, 1.0, compact, elide, narrow)
-                                 if shortened else first)
+        *tries, last = WINDOW_SHORTENINGS
+        for shortening in tries:
+            doc = self._full_size(frame, first, *shortening)
             shrink = self._overflow(doc)
-            if shrink < MIN_FIT and (compact, elide, narrow) != last:
+            if shrink < MIN_FIT:  # cannot fit however far it shrinks: the next
                 _drop(doc)
                 continue
-            for _ in range(2):
-                if shrink >= 1.0 or fit <= MIN_FIT:
-                    break
-                fit = max(MIN_FIT, fit * shrink * 0.98)
-                _drop(doc)
-                doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
-                shrink = self._overflow(doc)
-            if shrink >= 1.0 or (compact, elide, narrow) == last:
-                return (fit, compact, elide, narrow), doc
+            fit, doc, shrink = self._shrunk(frame, doc, shrink, *shortening)
+            if shrink >= 1.0:
+                return (fit, *shortening), doc
             _drop(doc)
-        raise AssertionError("the last window shortening always returns")
+        doc = self._full_size(frame, first, *last)
+        fit, doc, _shrink = self._shrunk(frame, doc, self._overflow(doc), *last)
+        return (fit, *last), doc
+
+    def _shrunk(self, frame: Frame, doc: QTextDocument, shrink: float, compact: bool,
+                elide: bool, narrow: bool) -> tuple[float, QTextDocument, float]:
+        """The window's step ``doc`` (overflowing by ``shrink`` at full size) shrunk to fit
+        the width, not below :data:`MIN_FIT`: in one step (text widths scale with the
+        font), once more if needed. Its fit, document and remaining overflow."""
+        fit = 1.0
+        for _ in range(2):
+            if shrink >= 1.0 or fit <= MIN_FIT:
+                break
+            fit = max(MIN_FIT, fit * shrink * 0.98)
+            _drop(doc)
+            doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
+            shrink = self._overflow(doc)
+        return fit, doc, shrink
+
+    def _full_size(self, frame: Frame, first: str, compact: bool, elide: bool,
+                   narrow: bool) -> QTextDocument:
+        """The step at full size shortened so, laid out (``first`` when not shortened)."""
+        shortened = compact or elide or narrow
+        return self._laid_out(self._html(frame, 1.0, compact, elide, narrow)
+                              if shortened else first)
 
     def _shortest(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
         """The first shortening (presentation mode's :data:`SHORTENINGS`, an export's
@@ -360,9 +375,7 @@ class ChainRulePanel(QWidget):
         best: Choice = (0.0, False, False, False)
         kept: QTextDocument | None = None
         for compact, elide, narrow in SHORTENINGS if self.fit_height else EXPORT_SHORTENINGS:
-            shortened = compact or elide or narrow
-            html = self._html(frame, 1.0, compact, elide, narrow) if shortened else first
-            doc = self._laid_out(html)
+            doc = self._full_size(frame, first, compact, elide, narrow)
             overflow = self._overflow(doc)
             if overflow >= 1.0:
                 _drop(kept)
