@@ -122,11 +122,10 @@ def _candidates(
         slid = np.minimum(np.maximum(unslid, lo), hi)  # np.clip's arithmetic
         xs, ys = np.linspace(lo[0], hi[0], SWEEP), np.linspace(lo[1], hi[1], SWEEP)
         sweep = np.column_stack((np.tile(xs, SWEEP), np.repeat(ys, SWEEP)))
-        pieces, ends = [], np.cumsum([len(t) for t in tiers]).tolist()
-        for start, end in zip([0, *ends[:-1]], ends, strict=True):
-            pieces += [unslid[start:end], slid[start:end]]
-        tiers = [np.concatenate(pieces[0:2]), np.concatenate(pieces[2:4]),
-                 np.concatenate((*pieces[4:6], sweep))]
+        cuts = np.cumsum([len(t) for t in tiers[:-1]])
+        tiers = [np.concatenate((t, moved)) for t, moved in zip(tiers, np.split(slid, cuts),
+                                                                strict=True)]
+        tiers[2] = np.concatenate((tiers[2], sweep))
     spots, tier = np.concatenate(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
     # Each spot once, where it first comes (a spot slid into the view is often where it
     # was): a later copy ranks no better, and measuring copies against every box was
