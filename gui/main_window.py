@@ -710,8 +710,8 @@ class MainWindow(QMainWindow):
         SB = QMessageBox.StandardButton
         text = f"Save changes to {self.windowTitle().split('[*]')[0]}?"
         answer = plain_box(self, QMessageBox.Icon.Warning, APP_NAME, text,
-                                 SB.Save | SB.Discard | SB.Cancel, SB.Save,
-                                 "Your changes will be lost if you don't save them.")
+                           SB.Save | SB.Discard | SB.Cancel, SB.Save,
+                           "Your changes will be lost if you don't save them.")
         return {SB.Save: Answer.SAVE, SB.Discard: Answer.DISCARD}.get(answer, Answer.CANCEL)
 
     def show_error(self, text: str) -> None:
@@ -730,7 +730,7 @@ class MainWindow(QMainWindow):
         SB = QMessageBox.StandardButton
         text = f"{name} is read-only. Replace it anyway?"
         return plain_box(self, QMessageBox.Icon.Question, APP_NAME, text, SB.Yes | SB.No,
-                               SB.No) == SB.Yes
+                         SB.No) == SB.Yes
 
     def ask_changed_on_disk(self, name: str) -> DiskChange:
         box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME,
