@@ -32,8 +32,7 @@ def chain_rule_html(
     sub_pt: float | None = None,
     update: str = "",
     interactive: bool = True,
-    narrow: bool = False,
-    wrap: bool = False,
+    narrow: labels.Narrow = labels.Narrow.NO,
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
@@ -46,8 +45,8 @@ def chain_rule_html(
     parameter's new value), and after the last step and the summary it sat below the
     fold of the presentation panel at 1280x720. ``interactive``: the window's text, with
     its hints (a view to look in, a group to expand); an export has neither and says
-    only what is true on paper. ``narrow``: a step's numbers one factor a line, ``wrap``:
-    and a long row on several lines (:func:`labels.step_html`)."""
+    only what is true on paper. ``narrow``: how narrow a column the step's numbers are
+    written for (:class:`labels.Narrow`; at its narrowest the summary is elided too)."""
     results = tl.results
     trace = results.trace
     body: list[str] = [update] if update else []
@@ -97,7 +96,6 @@ def chain_rule_html(
                 elide,
                 interactive,
                 narrow,
-                wrap,
             )
         )
     elif frame.active_group is not None:
@@ -119,7 +117,7 @@ def chain_rule_html(
                     e2e.jacobian,
                     e2e.gradient,
                     e2e.vjp,
-                    elide=elide,
+                    elide=elide or narrow is labels.Narrow.SPLIT,
                 )
             )
         lines = labels.leaf_grad_lines(trace.leaf_grads)

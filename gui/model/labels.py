@@ -18,6 +18,7 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from enum import IntEnum
 from functools import lru_cache
 from typing import Any
 
@@ -41,10 +42,32 @@ PANEL_MAX_VECTOR = 16
 #: 4x4 hidden layer); a longer one is summarised, as a vector over
 #: :data:`PANEL_MAX_VECTOR` always is.
 ELIDED_MAX_VECTOR = 8
-#: The window's narrow write-up (one factor a line) wraps a longer row (a row vector, a
-#: matrix's row) onto lines of this many numbers, each continuation indented: every number
-#: kept at a readable size in a panel that scrolls down, not sideways.
+#: A wrapped write-up (:attr:`Narrow.WRAPPED`) puts a longer row (a row vector, a matrix's
+#: row) on lines of this many numbers, each continuation one column in after
+#: :data:`CONTINUED`: every number kept at a readable size in a column too narrow for it.
 WRAP_NUMBERS = ELIDED_MAX_VECTOR
+#: What starts a wrapped row's continuation line: the row goes on, it is not the matrix's
+#: next row (an indent alone read as one).
+CONTINUED = "↪"
+
+
+class Narrow(IntEnum):
+    """How narrow a column a step's numbers are written for (:func:`step_html`); each
+    level is one of the shortenings a panel or an export tries."""
+
+    #: As written: the row vector, the Jacobian and the vjp on one line.
+    NO = 0
+    #: One factor a line; a row of more than :data:`ELIDED_MAX_VECTOR` numbers summarised
+    #: and a Jacobian of more columns written as its shape.
+    FACTORS = 1
+    #: One factor a line, every number kept: a longer row wrapped onto lines of
+    #: :data:`WRAP_NUMBERS`.
+    WRAPPED = 2
+    #: :attr:`FACTORS`, and a gradient's name on its own line above its numbers, and the
+    #: whole call's summary after the last step shortened (elided): a column a 4×4
+    #: gradient's line was 10 px too wide for keeps its numbers.
+    SPLIT = 3
+
 
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).
 NOWRAP = "white-space:nowrap"
@@ -328,13 +351,14 @@ def h_matrix(cells: Sequence[Sequence[str]], color: str | None = None, wrap: int
 
 def _wrapped(cells: Sequence[Sequence[str]], wrap: int) -> list[list[str]]:
     """Each row of ``cells`` cut into lines of at most ``wrap`` cells; a row's continuation
-    lines start one empty cell in (its numbers still in columns), so a wrapped row reads as
-    one row, not as more rows of the matrix. Every line is ``wrap + 1`` cells wide."""
+    lines start with :data:`CONTINUED` (its numbers one column in, still in columns), so a
+    wrapped row reads as one row, not as more rows of the matrix. Every line is
+    ``wrap + 1`` cells wide."""
     out: list[list[str]] = []
     for row in cells:
         for start in range(0, max(len(row), 1), wrap):
             line = list(row[start : start + wrap])
-            lead = ["&nbsp;"] if start else []
+            lead = [h_color(CONTINUED, colours.TEXT_MUTED)] if start else []
             out.append(lead + line + [""] * (wrap + 1 - len(lead) - len(line)))
     return out
 
@@ -474,8 +498,7 @@ def step_html(
     compact: bool = False,
     elide: bool = False,
     interactive: bool = True,
-    narrow: bool = False,
-    wrap: bool = False,
+    narrow: Narrow = Narrow.NO,
 ) -> str:
     """The chain rule for one backward step, symbolic and with the numbers substituted.
 
@@ -488,14 +511,12 @@ def step_html(
     shape; the row vector arriving from above and every vector keep their numbers (up
     to :data:`ELIDED_MAX_VECTOR`, a longer one summarised); the operation's line and
     the words on the Jacobian go (the heading names both nodes, the shape says the
-    rest) and a fan-out is said in one short line. ``narrow`` writes the numbers line
-    one factor a line (the row vector; times the Jacobian; equals the vjp), and an
-    accumulation likewise: a tall, narrow column (an exported frame's) holds a 4×4
-    Jacobian at full size that way; a Jacobian of more than :data:`ELIDED_MAX_VECTOR`
-    columns is written as its shape and a row of more than that many numbers summarised
-    (the vjp and the matrices keep their numbers). ``wrap`` (the window's narrow panel,
-    which scrolls down): instead, every row longer than :data:`WRAP_NUMBERS` is written
-    on several lines and keeps its numbers (unless elided). ``interactive``: the
+    rest) and a fan-out is said in one short line. ``narrow`` (a :class:`Narrow` level)
+    writes the numbers line one factor a line (the row vector; times the Jacobian;
+    equals the vjp), and an accumulation likewise: a tall, narrow column (an exported
+    frame's) holds a 4×4 Jacobian at full size that way; the level says what is done
+    with a row too long for the column (summarised, or wrapped keeping its numbers,
+    unless elided) and whether a gradient's name goes on its own line. ``interactive``: the
     window's text, which says where a Jacobian too large to print is shown (an export
     has no views).
     """
@@ -525,15 +546,16 @@ def step_html(
     # Numbers: upstream . J = vjp
     up_known = "(the v you gave)" if c == output and objective != c else ""
     jac = small_jacobian(step, PANEL_MAX_ENTRIES)
-    wrap_at = WRAP_NUMBERS if narrow and wrap and not elide else 0
+    wrap_at = WRAP_NUMBERS if narrow is Narrow.WRAPPED and not elide else 0
+    summarise = bool(narrow) and not elide and not wrap_at  # a row too long: its summary
     up_html = (
         h_numbers(step.upstream, colours.GRAD_TEXT, True, ELIDED_MAX_VECTOR)
-        if narrow and not elide and not wrap_at
+        if summarise
         else h_numbers_or_shape(step.upstream, colours.GRAD_TEXT, elide, True, wrap_at)
     )
     vjp_html = h_numbers_or_shape(step.vjp, colours.GRAD_TEXT, elide, wrap=wrap_at)
     if jac is not None and max(m_c, m_o) <= PANEL_MAX_VECTOR:
-        as_shape = (elide and m_c > 1) or (narrow and not wrap_at and m_o > ELIDED_MAX_VECTOR)
+        as_shape = (elide and m_c > 1) or (summarise and m_o > ELIDED_MAX_VECTOR)
         jac_html = h_shape(jac, colours.JACOBIAN, "J") if as_shape else h_jacobian(jac, wrap_at)
         num = [eq if not accumulate else "+=", up_html, "·", jac_html, "=", vjp_html]
         parts += _lines(lead, num, (2, 4) if narrow else ())
@@ -578,7 +600,11 @@ def step_html(
             "=",
             after,
         ]
-    parts += _lines([], acc, (3, 5) if narrow and step.before is not None else ())
+    cuts = (3, 5) if narrow and step.before is not None else ()
+    if narrow is Narrow.SPLIT:  # the name, then its numbers a line below, indented
+        parts += [h_equation(acc[:2]), *_lines(lead, acc[2:], [c - 2 for c in cuts])]
+    else:
+        parts += _lines([], acc, cuts)
     if fan_in > 1 and elide:
         parts.append(
             h_para(

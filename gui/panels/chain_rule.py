@@ -8,12 +8,14 @@ this widget only picks the piece for the player's frame and renders it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
-from ..model.labels import QT_SUB_SHARE
+from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
 from ..model.train_view import update_html
 from ..paint_cache import PaintCache
@@ -39,26 +41,32 @@ MARGIN, PRESENT_MARGIN = 10, 2
 #: more than one row written as its shape, the upstream row vector and the vectors
 #: keeping their numbers; the operation's line dropped), the symbolic line and the
 #: numbers on separate lines and then side by side. Each is ``(compact, elide, narrow)``
-#: (presentation mode never writes narrow: its panel is wide and short).
-SHORTENINGS = ((False, False, False), (True, False, False), (False, True, False),
-               (True, True, False))
-#: An exported frame's rule (a tall, narrow column beside the canvas): as written; narrow
-#: (the numbers line written one factor a line: the row vector, the Jacobian, the vjp);
-#: elided; elided and narrow. The least overflowing is then shrunk until it fits.
-EXPORT_SHORTENINGS = ((False, False, False), (False, False, True), (False, True, False),
-                      (False, True, True))
+#: (presentation mode never writes narrow: its panel is wide and short; ``narrow`` is a
+#: :class:`~gui.model.labels.Narrow` level).
+SHORTENINGS = ((False, False, Narrow.NO), (True, False, Narrow.NO), (False, True, Narrow.NO),
+               (True, True, Narrow.NO))
+#: An export's rule (an exported frame's tall, narrow column beside the canvas, a PDF
+#: handout's half page, a web page's column), the numbers kept as long as they fit: as
+#: written; one factor a line (the row vector, the Jacobian, the vjp), a long row wrapped;
+#: one factor a line, a long row summarised; and each gradient's name on its own line
+#: (the whole call's summary elided); elided; elided and narrow. The least overflowing is
+#: then shrunk until it fits (:func:`fit_export`).
+EXPORT_SHORTENINGS = ((False, False, Narrow.NO), (False, False, Narrow.WRAPPED),
+                      (False, False, Narrow.FACTORS), (False, False, Narrow.SPLIT),
+                      (False, True, Narrow.NO), (False, True, Narrow.FACTORS))
 #: The window's rule (its panel scrolls down, never sideways): as written; narrow, each
 #: long row wrapped onto several lines (every number kept); elided and narrow. The first
 #: that fits the width shrunk to no less than :data:`MIN_FIT` is shown so, else the last at
 #: MIN_FIT.
-WINDOW_SHORTENINGS = ((False, False, False), (False, False, True), (False, True, True))
+WINDOW_SHORTENINGS = ((False, False, Narrow.NO), (False, False, Narrow.WRAPPED),
+                      (False, True, Narrow.FACTORS))
 #: An exported frame's shortest write-up that still overflows is shrunk at most this many
 #: times (widths do not scale quite with the font: the tables' paddings are pixels).
 EXPORT_TRIES = 4
-#: The choice of a step shown as written: full size, neither compact, elided nor narrow.
-AS_WRITTEN = (1.0, False, False, False)
 #: A choice: (fit, compact, elide, narrow).
-Choice = tuple[float, bool, bool, bool]
+Choice = tuple[float, bool, bool, Narrow]
+#: The choice of a step shown as written: full size, neither compact, elided nor narrow.
+AS_WRITTEN: Choice = (1.0, False, False, Narrow.NO)
 #: How many layouts' choices the panel remembers (a step shown again is laid out once).
 CHOICES_KEPT = 512
 #: How long after a step is shown the next one's write-up is laid out (ms): well after
@@ -98,7 +106,7 @@ class ChainRulePanel(QWidget):
         # How the shown step is shortened (presentation mode: :data:`SHORTENINGS`).
         self.compact = False
         self.elide = False
-        self.narrow = False
+        self.narrow = Narrow.NO
         # The choice (fit, compact, elide, narrow) per (content, viewport size, scale,
         # mode): a step shown again at the same size is laid out once, not once per try.
         self._choices: dict[tuple, Choice] = {}
@@ -161,17 +169,16 @@ class ChainRulePanel(QWidget):
                           self.elide, self.narrow)
 
     def _html(
-        self, frame: Frame, fit: float, compact: bool, elide: bool, narrow: bool = False
+        self, frame: Frame, fit: float, compact: bool, elide: bool, narrow: Narrow = Narrow.NO
     ) -> str:
         p = self.player
         size, sub = BASE_PT * THEME.scale * fit, None
         if self.fit_height:
             size = max(BASE_PT * THEME.scale, PRESENT_BODY_PX / PX_PER_PT)
             sub = PRESENT_SUB_PX / PX_PER_PT
-        wrap = not (self.fit_height or self.fit_whole)  # the window's panel scrolls down
         return chain_rule_html(
             p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide,
-            sub, _update(p, frame), self.interactive, narrow, wrap,
+            sub, _update(p, frame), self.interactive, narrow,
         )
 
     def text(self) -> str:
@@ -312,25 +319,20 @@ class ChainRulePanel(QWidget):
 
         Presentation mode keeps one size and tries :data:`SHORTENINGS` in order (the
         one that overflows least stays if none fits: never smaller than a back row reads).
-        An exported frame does the same at the window's full size with
-        :data:`EXPORT_SHORTENINGS`, then shrinks the least overflowing until it fits (a
-        picture can neither scroll nor be cut: at 1280x720 the xor_mlp's 4×4 step had
-        been shrunk to 9 px and still cut at the right edge). The window tries
+        An exported frame is fitted by :func:`fit_export` at the window's full size, as
+        every export's write-up is. The window tries
         :data:`WINDOW_SHORTENINGS` in order, shrinking each to fit the width (not below
         :data:`MIN_FIT`) in one step from the overflow measured at full size (text widths
         scale with the font), once more if needed; one that overflows more than MIN_FIT
         at full size is not shrunk (it cannot fit). As written and fitting: one layout.
         """
-        if self.fit_height or self.fit_whole:
-            (fit, compact, elide, narrow), doc = self._shortest(frame, first)
-            for _ in range(EXPORT_TRIES if self.fit_whole else 0):
-                shrink = self._overflow(doc)
-                if shrink >= 1.0:
-                    break
-                fit *= shrink * 0.98
-                _drop(doc)
-                doc = self._laid_out(self._html(frame, fit, compact, elide, narrow))
-            return (fit, compact, elide, narrow), doc
+        def lay_out(choice: Choice) -> QTextDocument:
+            return self._laid_out(first if choice == AS_WRITTEN else self._html(frame, *choice))
+
+        if self.fit_whole:
+            return fit_export(lay_out, self._overflow)
+        if self.fit_height:
+            return shortest(SHORTENINGS, lay_out, self._overflow)
         *tries, last = WINDOW_SHORTENINGS
         for shortening in tries:
             doc = self._full_size(frame, first, *shortening)
@@ -347,7 +349,7 @@ class ChainRulePanel(QWidget):
         return (fit, *last), doc
 
     def _shrunk(self, frame: Frame, doc: QTextDocument, shrink: float, compact: bool,
-                elide: bool, narrow: bool) -> tuple[float, QTextDocument, float]:
+                elide: bool, narrow: Narrow) -> tuple[float, QTextDocument, float]:
         """The window's step ``doc`` (overflowing by ``shrink`` at full size) shrunk to fit
         the width, not below :data:`MIN_FIT`: in one step (text widths scale with the
         font), once more if needed. Its fit, document and remaining overflow."""
@@ -362,32 +364,11 @@ class ChainRulePanel(QWidget):
         return fit, doc, shrink
 
     def _full_size(self, frame: Frame, first: str, compact: bool, elide: bool,
-                   narrow: bool) -> QTextDocument:
+                   narrow: Narrow) -> QTextDocument:
         """The step at full size shortened so, laid out (``first`` when not shortened)."""
         shortened = compact or elide or narrow
         return self._laid_out(self._html(frame, 1.0, compact, elide, narrow)
                               if shortened else first)
-
-    def _shortest(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
-        """The first shortening (presentation mode's :data:`SHORTENINGS`, an export's
-        :data:`EXPORT_SHORTENINGS`) that fits at full size, or the one that overflows
-        least (and its document)."""
-        best: Choice = (0.0, False, False, False)
-        kept: QTextDocument | None = None
-        for compact, elide, narrow in SHORTENINGS if self.fit_height else EXPORT_SHORTENINGS:
-            doc = self._full_size(frame, first, compact, elide, narrow)
-            overflow = self._overflow(doc)
-            if overflow >= 1.0:
-                _drop(kept)
-                return (1.0, compact, elide, narrow), doc
-            if (overflow, compact, elide, narrow) > best:
-                best = (overflow, compact, elide, narrow)
-                _drop(kept)
-                kept = doc
-            else:
-                _drop(doc)
-        assert kept is not None
-        return (1.0, best[1], best[2], best[3]), kept
 
     def _laid_out(self, html: str) -> QTextDocument:
         """A new document holding ``html``, laid out at the viewport's width, its
@@ -423,26 +404,96 @@ class ChainRulePanel(QWidget):
         self._ahead = (key, choice, doc, self.browser.drawing(doc))
 
     def _overflow(self, doc: QTextDocument) -> float:
-        """The share of its size the text of ``doc`` (laid out at the viewport's width)
-        must shrink to so that it fits (1: fits).
-
-        The document's margin does not scale with the font, so it is left out of the
-        height's ratio; the whole call's summary after the last step may scroll.
-        """
+        """:func:`overflow` in the viewport (the window's panel scrolls down: its width)."""
         viewport = self.browser.viewport()
-        room, wide = viewport.width(), doc.idealWidth()
-        shrink = room / wide if 0 < room < wide else 1.0
-        margin = doc.documentMargin()
-        high, tall = viewport.height() - 2 * margin, step_bottom(doc) - margin
-        if (self.fit_height or self.fit_whole) and 0 < high < tall:
-            shrink = min(shrink, high / tall)
-        return shrink
+        whole = self.fit_height or self.fit_whole
+        return overflow(doc, viewport.width(), viewport.height() if whole else None)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         old, new = event.oldSize(), event.size()
         if new.width() != old.width() or (self.fit_height and new.height() != old.height()):
             self.refresh()
+
+
+def overflow(doc: QTextDocument, width: float, height: float | None) -> float:
+    """The share of its size the text of ``doc`` (laid out at ``width``) must shrink to so
+    that it fits that width and (unless None) ``height`` (1: fits).
+
+    The document's margin does not scale with the font, so it is left out of the
+    height's ratio; the whole call's summary after the last step may run past it.
+    """
+    wide = doc.idealWidth()
+    shrink = width / wide if 0 < width < wide else 1.0
+    if height is not None:
+        margin = doc.documentMargin()
+        high, tall = height - 2 * margin, step_bottom(doc) - margin
+        if 0 < high < tall:
+            shrink = min(shrink, high / tall)
+    return shrink
+
+
+def shortest(
+    rule: Sequence[tuple[bool, bool, Narrow]],
+    lay_out: Callable[[Choice], QTextDocument],
+    measure: Callable[[QTextDocument], float],
+) -> tuple[Choice, QTextDocument]:
+    """The first shortening of ``rule`` (presentation mode's :data:`SHORTENINGS`, an
+    export's :data:`EXPORT_SHORTENINGS`) whose write-up (``lay_out`` at full size) fits
+    (``measure``: its :func:`overflow`), or the one that overflows least; and its document."""
+    best: tuple[float, bool, bool, Narrow] = (0.0, False, False, Narrow.NO)
+    kept: QTextDocument | None = None
+    for compact, elide, narrow in rule:
+        doc = lay_out((1.0, compact, elide, narrow))
+        shrink = measure(doc)
+        if shrink >= 1.0:
+            _drop(kept)
+            return (1.0, compact, elide, narrow), doc
+        if (shrink, compact, elide, narrow) > best:
+            best = (shrink, compact, elide, narrow)
+            _drop(kept)
+            kept = doc
+        else:
+            _drop(doc)
+    assert kept is not None
+    return (1.0, best[1], best[2], best[3]), kept
+
+
+def fit_export(
+    lay_out: Callable[[Choice], QTextDocument], measure: Callable[[QTextDocument], float]
+) -> tuple[Choice, QTextDocument]:
+    """How an export writes a step up, and its document: the first of
+    :data:`EXPORT_SHORTENINGS` that fits at full size, or the least overflowing shrunk
+    until it fits (at most :data:`EXPORT_TRIES` times). A picture or a page can neither
+    scroll nor be cut: at 1280x720 the xor_mlp's 4×4 step had been shrunk to 9 px and
+    still cut at the right edge. One rule for an exported frame's panel, a PDF's half
+    page and a web page's column (:func:`fitted_html`)."""
+    (fit, compact, elide, narrow), doc = shortest(EXPORT_SHORTENINGS, lay_out, measure)
+    for _ in range(EXPORT_TRIES):
+        shrink = measure(doc)
+        if shrink >= 1.0:
+            break
+        fit *= shrink * 0.98
+        _drop(doc)
+        doc = lay_out((fit, compact, elide, narrow))
+    return (fit, compact, elide, narrow), doc
+
+
+def fitted_html(write: Callable[[Choice], str], width: float, height: float | None) -> str:
+    """The write-up ``write`` gives for the choice :func:`fit_export` makes in a column
+    ``width`` pixels wide and (unless None: a web page scrolls down) ``height`` high, laid
+    out by Qt without a margin: what a PDF handout and a web page show beside a step."""
+
+    def lay_out(choice: Choice) -> QTextDocument:
+        doc = QTextDocument()
+        doc.setUndoRedoEnabled(False)
+        doc.setDocumentMargin(0)
+        doc.setHtml(write(choice))
+        doc.setTextWidth(width)
+        return doc
+
+    choice, _doc = fit_export(lay_out, lambda doc: overflow(doc, width, height))
+    return write(choice)
 
 
 def _drop(doc: QTextDocument | None) -> None:

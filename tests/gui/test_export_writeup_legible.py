@@ -90,7 +90,29 @@ def test_xor_mlps_4x4_step_keeps_its_numbers_one_factor_a_line(qapp) -> None:  #
     with frame_sheet(_document(example_path("xor_mlp")), SIZE) as sheet:
         sheet.show_position(sheet.player.timeline.position_of_step(3))  # out → W2, J 4×4
         panel = sheet.panel
-        assert (panel.fit, panel.narrow, panel.elide) == (1.0, True, False)
+        assert (panel.fit, panel.elide) == (1.0, False) and panel.narrow  # one factor a line
         assert _smallest_px(panel) >= CHAIN_RULE_PT * 96 / 72 * 0.9 - 0.01  # full size
         text = panel.text()
         assert "-0.6351" in text and "0.05394" in text  # J's last entry, the vjp's
+
+
+@pytest.mark.parametrize("k", [2, 4, 5])
+def test_xor_mlps_frames_keep_every_number_of_their_matrices(qapp, k: int) -> None:  # noqa: ANN001
+    """Steps 4 and 5 had written their vjp and gradient as ``[4×4]``/``[3×4]``: the
+    accumulation line was 496 px in a 486 px column, and at step 5 the summary's vᵀJ row
+    was wider still; step 2 wrote its 4×16 Jacobian as ``J[4×16]``. Now each keeps its
+    numbers (step 2's Jacobian wrapped, 8 a line), at full size."""
+    from gui.export.frame_sheet import frame_sheet
+    from gui.model.formatting import fmt_num
+
+    with frame_sheet(_document(example_path("xor_mlp")), SIZE) as sheet:
+        sheet.show_position(sheet.player.timeline.position_of_step(k))
+        panel, step = sheet.panel, sheet.player.timeline.steps[k - 1]
+        text = panel.text()
+        wanted = [step.vjp, step.accumulated] + ([step.jacobian()] if k == 2 else [])
+        missing = [fmt_num(v) for a in wanted for v in a.ravel() if fmt_num(v) not in text]
+        assert not missing, missing
+        assert "×4]" not in text and "×16]" not in text
+        assert panel.fit == 1.0 and not panel.elide
+        doc = panel.browser.document()
+        assert doc.idealWidth() <= panel.browser.viewport().width()
