@@ -35,8 +35,9 @@ from ..canvas.group_frames import GroupFrames
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
 from ..model.camera import CameraTarget
+from ..model.chain_rule import chain_rule_html
 from ..model.timeline import Direction
-from ..panels.chain_rule import ChainRulePanel
+from ..panels.chain_rule import ChainRulePanel, Choice, fitted_html
 from ..player import Player, connect_canvas
 from ..theme import THEME, application_palette
 from . import camera
@@ -162,6 +163,24 @@ class FrameSheet(QWidget):
         if glide >= 1.0:
             self._came_from = target
         self.canvas.set_pulse_progress(pulse)
+
+    def write_up(
+        self, position: int, pt: float, width: float, height: float | None, floor: float = 1.0
+    ) -> str:
+        """The chain-rule write-up of ``position`` at ``pt`` points, as an export fits it
+        in a column ``width`` pixels wide and ``height`` high (None: a page that scrolls
+        down): the PDF handout's and the web page's text beside a step, fitted by the
+        rule this sheet's own panel follows (:func:`gui.panels.chain_rule.fit_export`;
+        ``floor``: the least share of ``pt`` a step keeps its numbers at)."""
+        tl = self.player.timeline
+        frame, e2e = tl.frame(position), self.player.end_to_end
+
+        def write(choice: Choice) -> str:
+            fit, compact, elide, narrow = choice
+            return chain_rule_html(self.doc.graph, tl, frame, e2e, pt * fit, compact, elide,
+                                   interactive=False, narrow=narrow)  # a page has no tabs
+
+        return fitted_html(write, width, height, floor)
 
     def arrange(self, stacked: bool) -> None:
         """Chain-rule text beside the canvas, or (``stacked``) under it, full width."""

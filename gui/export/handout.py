@@ -24,7 +24,6 @@ from engine import app_signature
 from engine.atomic_write import write_atomic
 
 from ..model import labels, worksheet
-from ..model.chain_rule import chain_rule_html
 from ..model.lesson import ShotKind
 from .animation import Progress
 from .flow_page import write_flow_page
@@ -35,6 +34,9 @@ from .train_page import write_train_page
 PICTURE = (1200, 640)
 #: Points: cards, and the write-up under each step.
 CARD_PT, STEP_PT = 12.0, 9.5
+#: A step's write-up keeps its numbers shrunk to this share of STEP_PT (7.6 pt: a page is
+#: read close, and zoomed) before it is shortened to fit its half page.
+STEP_MIN_FIT = 0.8
 MARGIN_MM = 14.0
 GAP = 14.0  # between blocks, in page units (1/96 inch)
 
@@ -154,10 +156,8 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
             )
         else:
             sheet.show_position(position)
-            html = chain_rule_html(
-                doc.graph, tl, tl.frame(position), sheet.player.end_to_end, STEP_PT,
-                interactive=False,
-            )
+            text_h = half - step_picture_h - GAP / 2
+            html = sheet.write_up(position, STEP_PT, w, text_h, STEP_MIN_FIT)
         pages.picture(renderer, QRectF(0, top, w, step_picture_h))
         text_top = top + step_picture_h + GAP / 2
         pages.text(html, QRectF(0, text_top, w, half - step_picture_h - GAP / 2))

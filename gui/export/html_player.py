@@ -22,7 +22,6 @@ from engine import app_signature
 
 from ..desktop import ICON_FILE
 from ..model import colours
-from ..model.chain_rule import chain_rule_html
 from ..model.gradient_flow_view import FlowDocument, final_view, flow_html, flow_svg
 from ..model.lesson import ShotKind
 from ..model.timeline import Timeline
@@ -35,6 +34,10 @@ from .render import UPDATE_STATUS, LessonRenderer
 
 #: Points of the write-up text (the page scales with the browser's zoom).
 TEXT_PT = 12.0
+#: The write-up's column (CSS pixels, inside its padding): an exported 1280x720 frame's,
+#: at that frame's text size; each step is fitted to it as the frame's panel is (a wider
+#: step had pushed the picture off the page); anything wider still scrolls, never cut.
+TEXT_PX = 466
 #: The page puts the write-up beside the picture as text: its pictures are the canvas.
 PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
@@ -61,9 +64,10 @@ header{padding:8px 14px;background:$header;font-weight:bold}
 main{display:flex;gap:12px;padding:10px;align-items:flex-start}
 .slide{display:none;width:100%}
 .slide.on{display:flex;gap:12px}
-.picture{flex:62;background:$paper;border:1px solid $rule}
+.picture{flex:1;min-width:0;background:$paper;border:1px solid $rule}
 .picture svg{width:100%;height:auto;display:block}
-.text{flex:38;background:$paper;border:1px solid $rule;padding:8px;overflow-wrap:anywhere}
+.text{flex:0 0 auto;width:${text_px}px;overflow-x:auto;overflow-wrap:anywhere;
+background:$paper;border:1px solid $rule;padding:8px}
 .card{flex:1;background:$paper;border:1px solid $rule;padding:24px 40px}
 .card svg{width:100%;height:auto;display:block}
 nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
@@ -76,6 +80,7 @@ nav button{font-size:16px;min-width:44px}
     header=colours.HEADER,
     paper=colours.PAPER,
     rule=colours.RULE,
+    text_px=TEXT_PX,
 )
 
 SCRIPT = """
@@ -218,10 +223,7 @@ def _update_slide(renderer: LessonRenderer) -> str:
 def _picture_and_text(sheet: FrameSheet, position: int, more: str = "") -> str:
     """The sheet's canvas as it stands beside the chain-rule write-up of ``position``
     (then ``more``)."""
-    player = sheet.player
-    tl = player.timeline
-    text = chain_rule_html(sheet.doc.graph, tl, tl.frame(position), player.end_to_end, TEXT_PT,
-                           interactive=False)  # a page has no tabs to point to
+    text = sheet.write_up(position, TEXT_PT, TEXT_PX, None)
     return (f'<div class="picture">{inline_svg(sheet.svg())}</div>'
             f'<div class="text">{_body(text)}{more}</div>')
 

@@ -437,16 +437,18 @@ def shortest(
     rule: Sequence[tuple[bool, bool, Narrow]],
     lay_out: Callable[[Choice], QTextDocument],
     measure: Callable[[QTextDocument], float],
+    floor: float = 1.0,
 ) -> tuple[Choice, QTextDocument]:
     """The first shortening of ``rule`` (presentation mode's :data:`SHORTENINGS`, an
     export's :data:`EXPORT_SHORTENINGS`) whose write-up (``lay_out`` at full size) fits
-    (``measure``: its :func:`overflow`), or the one that overflows least; and its document."""
+    (``measure``: its :func:`overflow`) or would fit shrunk to ``floor``, or the one that
+    overflows least; and its document, at full size."""
     best: tuple[float, bool, bool, Narrow] = (0.0, False, False, Narrow.NO)
     kept: QTextDocument | None = None
     for compact, elide, narrow in rule:
         doc = lay_out((1.0, compact, elide, narrow))
         shrink = measure(doc)
-        if shrink >= 1.0:
+        if shrink >= floor:
             _drop(kept)
             return (1.0, compact, elide, narrow), doc
         if (shrink, compact, elide, narrow) > best:
@@ -460,15 +462,18 @@ def shortest(
 
 
 def fit_export(
-    lay_out: Callable[[Choice], QTextDocument], measure: Callable[[QTextDocument], float]
+    lay_out: Callable[[Choice], QTextDocument],
+    measure: Callable[[QTextDocument], float],
+    floor: float = 1.0,
 ) -> tuple[Choice, QTextDocument]:
     """How an export writes a step up, and its document: the first of
-    :data:`EXPORT_SHORTENINGS` that fits at full size, or the least overflowing shrunk
-    until it fits (at most :data:`EXPORT_TRIES` times). A picture or a page can neither
-    scroll nor be cut: at 1280x720 the xor_mlp's 4×4 step had been shrunk to 9 px and
-    still cut at the right edge. One rule for an exported frame's panel, a PDF's half
-    page and a web page's column (:func:`fitted_html`)."""
-    (fit, compact, elide, narrow), doc = shortest(EXPORT_SHORTENINGS, lay_out, measure)
+    :data:`EXPORT_SHORTENINGS` that fits at full size (or shrunk to no less than
+    ``floor``: a page read close), or the least overflowing, shrunk until it fits (at most
+    :data:`EXPORT_TRIES` times). A picture or a page can neither scroll nor be cut: at
+    1280x720 the xor_mlp's 4×4 step had been shrunk to 9 px and still cut at the right
+    edge. One rule for an exported frame's panel, a PDF's half page and a web page's
+    column (:func:`fitted_html`)."""
+    (fit, compact, elide, narrow), doc = shortest(EXPORT_SHORTENINGS, lay_out, measure, floor)
     for _ in range(EXPORT_TRIES):
         shrink = measure(doc)
         if shrink >= 1.0:
@@ -479,10 +484,13 @@ def fit_export(
     return (fit, compact, elide, narrow), doc
 
 
-def fitted_html(write: Callable[[Choice], str], width: float, height: float | None) -> str:
-    """The write-up ``write`` gives for the choice :func:`fit_export` makes in a column
-    ``width`` pixels wide and (unless None: a web page scrolls down) ``height`` high, laid
-    out by Qt without a margin: what a PDF handout and a web page show beside a step."""
+def fitted_html(
+    write: Callable[[Choice], str], width: float, height: float | None, floor: float = 1.0
+) -> str:
+    """The write-up ``write`` gives for the choice :func:`fit_export` makes (``floor``: see
+    there) in a column ``width`` pixels wide and (unless None: a web page scrolls down)
+    ``height`` high, laid out by Qt without a margin: what a PDF handout and a web page
+    show beside a step."""
 
     def lay_out(choice: Choice) -> QTextDocument:
         doc = QTextDocument()
@@ -492,7 +500,7 @@ def fitted_html(write: Callable[[Choice], str], width: float, height: float | No
         doc.setTextWidth(width)
         return doc
 
-    choice, _doc = fit_export(lay_out, lambda doc: overflow(doc, width, height))
+    choice, _doc = fit_export(lay_out, lambda doc: overflow(doc, width, height), floor)
     return write(choice)
 
 
