@@ -55,7 +55,7 @@ def chain_rule_html(
             labels.forward_html(frame.position, tl.forward_order, results.forward.values, graph)
         )
     elif tl.tangents is not None:  # the forward direction: J·t edge by edge
-        body.extend(forward_mode_body(tl.tangents, frame, tl.forward_order))
+        body.extend(forward_mode_body(tl.tangents, frame, tl.forward_order, elide))
     elif frame.phase is Phase.FORWARD_DONE and frame.active is None:
         if trace is None:
             reason = results.backward_error

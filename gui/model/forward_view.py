@@ -31,13 +31,25 @@ def tangent_lines(frame: Frame, order: list[str]) -> list[str]:
     return [f"tan {n} = {labels.inline_tensor(tans[n])}" for n in order if n in tans]
 
 
-def forward_mode_body(trace: ForwardTrace, frame: Frame, order: list[str]) -> list[str]:
+#: A shortened write-up names the nodes with a tangent so far instead of listing them.
+TANGENTS_SO_FAR = "tangents so far (each on its box): {}"
+
+
+def forward_mode_body(
+    trace: ForwardTrace, frame: Frame, order: list[str], elide: bool = False
+) -> list[str]:
     """A forward-direction frame as ``∂c/∂x = J``, ``J · tan x = share``,
     ``tan c: before → after`` (at 0: the inputs' tangents and what happens), then every
     node's tangent so far. While a quiz asks about the step, only its heading (the
-    question follows)."""
-    body = _step_body(trace, frame.tangent_step, frame.k, bool(frame.hidden))
-    lines = "<br/>".join(labels.esc(t) for t in tangent_lines(frame, order))
+    question follows). ``elide`` (as :func:`labels.step_html`'s): its matrices as their
+    shapes and the tangents so far by their nodes' names, one line (xor_mlp's list of
+    five 4×4 tangents ran past the bottom of presentation mode's panel)."""
+    body = _step_body(trace, frame.tangent_step, frame.k, bool(frame.hidden), elide)
+    if elide:
+        names = ", ".join(n for n in order if n in frame.grads)
+        lines = labels.esc(TANGENTS_SO_FAR.format(names or "none"))
+    else:
+        lines = "<br/>".join(labels.esc(t) for t in tangent_lines(frame, order))
     body.append(labels.h_para(lines, colours.TANGENT))
     return body
 
@@ -61,12 +73,14 @@ def edge_label(
 
 
 def _step_body(
-    trace: ForwardTrace, s: ForwardStep | None, k: int, asked: bool = False
+    trace: ForwardTrace, s: ForwardStep | None, k: int, asked: bool = False,
+    elide: bool = False,
 ) -> list[str]:
     n = len(trace.steps)
     body = []
     if s is None:
-        inputs = ", ".join(f"{x} = {labels.inline_tensor(u)}" for x, u in trace.inputs.items())
+        tangents = trace.inputs.items()
+        inputs = ", ".join(f"{x} = {labels.label_tensor(u, elide)}" for x, u in tangents)
         body.append(labels.h_heading(f"Forward mode: {n} edge steps"))
         body.append(
             labels.h_para(
@@ -87,24 +101,25 @@ def _step_body(
     if asked:
         return body
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
-    jtext = labels.matrix_text(jac) if jac is not None else "(too large to print)"
+    jtext = labels.label_matrix(jac, elide) if jac is not None else "(too large to print)"
     body.append(
         labels.h_para(labels.esc(f"∂{s.consumer}/∂{s.operand} = {jtext}"), colours.JACOBIAN)
     )
     body.append(
         labels.h_para(
             labels.esc(
-                f"J · tan {s.operand} = J · {labels.inline_tensor(s.tangent)} = "
-                f"{labels.inline_tensor(s.jvp)}"
+                f"J · tan {s.operand} = J · {labels.label_tensor(s.tangent, elide)} = "
+                f"{labels.label_tensor(s.jvp, elide)}"
             ),
             colours.TANGENT,
             bold=True,
         )
     )
-    before = "0" if s.before is None else labels.inline_tensor(s.before)
+    before = "0" if s.before is None else labels.label_tensor(s.before, elide)
+    after = labels.label_tensor(s.accumulated, elide)
     body.append(
         labels.h_para(
-            labels.esc(f"tan {s.consumer}: {before} → {labels.inline_tensor(s.accumulated)}"),
+            labels.esc(f"tan {s.consumer}: {before} → {after}"),
             colours.TANGENT,
         )
     )
