@@ -107,6 +107,13 @@ class _Pages:
         self.painter.end()
 
 
+def step_layout(w: float, h: float) -> tuple[float, float, float]:
+    """A step's half of a ``w`` x ``h`` page: its height, its picture's and its write-up's."""
+    half = (h - GAP) / 2
+    picture = min(w * PICTURE[1] / PICTURE[0], half * 0.55)
+    return half, picture, half - picture - GAP / 2
+
+
 def write_handout(renderer: LessonRenderer, out: Path, progress: Progress | None = None) -> None:
     """Write the renderer's lesson as a PDF handout (or worksheet) to ``out``."""
     pages = _Pages(renderer.sheet.title)
@@ -140,8 +147,7 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))
     tick(1)
 
-    half = (h - GAP) / 2
-    step_picture_h = min(picture_h, half * 0.55)
+    half, step_picture_h, text_h = step_layout(w, h)
     for k, step in enumerate(steps, 1):
         top = 0.0 if k % 2 == 1 else half + GAP
         if k % 2 == 1:
@@ -156,11 +162,10 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
             )
         else:
             sheet.show_position(position)
-            text_h = half - step_picture_h - GAP / 2
             html = sheet.write_up(position, STEP_PT, w, text_h, STEP_MIN_FIT)
         pages.picture(renderer, QRectF(0, top, w, step_picture_h))
         text_top = top + step_picture_h + GAP / 2
-        pages.text(html, QRectF(0, text_top, w, half - step_picture_h - GAP / 2))
+        pages.text(html, QRectF(0, text_top, w, text_h))
         tick(1 + k)
 
     if worksheet_mode:

@@ -32,6 +32,16 @@ def group_vectors(step: GroupStep) -> tuple[np.ndarray, np.ndarray]:
     return _joined(step.upstream, step.outputs), _joined(step.vjps, step.inputs)
 
 
+def group_shape(step: GroupStep) -> tuple[int, int]:
+    """The shape of the group step's Jacobian: the sizes of :func:`group_vectors`, counted
+    without joining them."""
+    return _size(step.upstream, step.outputs), _size(step.vjps, step.inputs)
+
+
+def _size(parts: Mapping[str, np.ndarray], order: Sequence[str]) -> int:
+    return sum(int(np.size(parts[x])) for x in order if x in parts)
+
+
 def _joined(parts: Mapping[str, np.ndarray], order: Sequence[str]) -> np.ndarray:
     flat = [np.ravel(parts[x]) for x in order if x in parts]
     return np.concatenate(flat) if flat else np.zeros(0)
@@ -45,14 +55,14 @@ def group_jacobian_text(
     picture or a page has no tabs) its shape; ``elide`` (a shortened write-up, as
     :func:`labels.step_html`'s): its shape, however small."""
     outs, ins = ", ".join(step.outputs), ", ".join(step.inputs)
-    row, out = group_vectors(step)
+    rows, columns = group_shape(step)
     if elide:
-        return f"J = ∂({outs})/∂({ins}): {row.size}×{out.size}"
+        return f"J = ∂({outs})/∂({ins}): {rows}×{columns}"
     jac = step_jacobian(graph, fwd, step, labels.LABEL_MAX_ENTRIES * 4)
     if interactive:
         big = "(too large to print: see the Jacobian heatmap tab)"
     else:
-        big = f"(too large to print: {row.size}×{out.size})"
+        big = f"(too large to print: {rows}×{columns})"
     jtext = labels.matrix_text(jac) if jac is not None else big
     return f"J = ∂({outs})/∂({ins}) = {jtext}"
 
