@@ -173,7 +173,8 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
     # End page: the whole call as vT J and the leaves' .grad, with the final graph.
     pages.new_page()
     used = pages.text(
-        renderer.card_html(ShotKind.END, CARD_PT), QRectF(0, 0, w, h - picture_h - GAP)
+        renderer.card_html(ShotKind.END, CARD_PT, room=(w, h - picture_h - GAP)),
+        QRectF(0, 0, w, h - picture_h - GAP),
     )
     sheet.show_position(tl.end)
     pages.picture(renderer, QRectF(0, used + GAP, w, picture_h))

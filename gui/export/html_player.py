@@ -38,6 +38,9 @@ TEXT_PT = 12.0
 #: at that frame's text size; each step is fitted to it as the frame's panel is (a wider
 #: step had pushed the picture off the page); anything wider still scrolls, never cut.
 TEXT_PX = 466
+#: A card's text column (CSS pixels): a 1280-pixel-wide page's, less its paddings and some
+#: slack; the end card is fitted to it (wider content scrolls, never cut).
+CARD_PX = 1100
 #: The page puts the write-up beside the picture as text: its pictures are the canvas.
 PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
@@ -68,7 +71,8 @@ main{display:flex;gap:12px;padding:10px;align-items:flex-start}
 .picture svg{width:100%;height:auto;display:block}
 .text{flex:0 0 auto;width:${text_px}px;overflow-x:auto;overflow-wrap:anywhere;
 background:$paper;border:1px solid $rule;padding:8px}
-.card{flex:1;background:$paper;border:1px solid $rule;padding:24px 40px}
+.card{flex:1;min-width:0;overflow-x:auto;background:$paper;border:1px solid $rule;
+padding:24px 40px}
 .card svg{width:100%;height:auto;display:block}
 nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
 nav input[type=range]{flex:1}
@@ -190,7 +194,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
                 inner = f'<div class="picture">{inline_svg(picture)}</div>'
                 f.write(_slide("loss", LOSS_STATUS, inner))
             else:
-                card = _body(renderer.card_html(shot.kind, TEXT_PT * 1.2))
+                card = _body(renderer.card_html(shot.kind, TEXT_PT * 1.2, room=(CARD_PX, None)))
                 status = "title" if shot.kind is ShotKind.TITLE else "backward done: vᵀJ"
                 f.write(_slide("card-slide", status, f'<div class="card">{card}</div>'))
             if progress is not None:

@@ -31,6 +31,7 @@ from ..model.lesson import Shot, ShotKind
 from ..model.timeline import Direction
 from ..model.train_view import Rehearsal, TrainState, propose, rehearse, start
 from ..model.update_act import DONE, UpdateFrame
+from ..panels.chain_rule import Choice, fitted_html
 from .frame_sheet import FrameSheet, ensure_app, paint_html, painted_image
 from .options import LessonOptions
 from .train_page import paint_loss_card
@@ -40,6 +41,8 @@ CARD_PT = 17.0
 CARD_MARGIN = 0.07  # of the width, each side
 #: The update frame's status line (the optimizer's name filled in).
 UPDATE_STATUS = "then the update: training step 1 ({})"
+#: The margin (pixels) paint_html's text keeps inside its rect: Qt's default.
+PAINT_MARGIN = 4.0
 
 
 def load_document(file: str | Path) -> GraphDocument:
@@ -130,9 +133,14 @@ class LessonRenderer:
 
     # ------------------------------------------------------------------ cards
 
-    def card_html(self, kind: ShotKind, base_pt: float, notes: bool = True) -> str:
+    def card_html(
+        self, kind: ShotKind, base_pt: float, notes: bool = True,
+        room: tuple[float, float | None] | None = None,
+    ) -> str:
         """The title or end card's text (Qt rich text); ``notes``: the title card shows
-        the document's description."""
+        the document's description; ``room``: the end card's column (width, and height or
+        None), which it is fitted to as a step's write-up is (:func:`fitted_html`: at
+        1280x720 xor_mlp's 16-number vᵀJ row ran off the card's right edge)."""
         doc, trace = self.doc, self.doc.results.trace
         if kind is ShotKind.TITLE:
             call = None if trace is None else lesson.backward_call(trace.output, trace.gradient)
@@ -145,7 +153,13 @@ class LessonRenderer:
             return lesson.forward_end_html(lines, base_pt)
         e2e = self.sheet.player.end_to_end()
         grads = None if trace is None else trace.leaf_grads
-        return lesson.end_html(e2e, grads, base_pt)
+        if room is None:
+            return lesson.end_html(e2e, grads, base_pt)
+
+        def write(choice: Choice) -> str:
+            return lesson.end_html(e2e, grads, base_pt * choice[0], elide=choice[2])
+
+        return fitted_html(write, *room)
 
     # ------------------------------------------------------------------ frames
 
@@ -169,7 +183,9 @@ class LessonRenderer:
                 assert self.doc.train is not None
                 paint_loss_card(painter, rect, self.doc.train, self.rehearsal, pt)
             else:
-                paint_html(painter, self.card_html(kind, pt), rect)
+                m = PAINT_MARGIN  # the text's own, inside the rect
+                room = (rect.width() - 2 * m, rect.height() - 2 * m)
+                paint_html(painter, self.card_html(kind, pt, room=room), rect)
         finally:
             painter.end()
 

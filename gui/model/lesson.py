@@ -164,10 +164,15 @@ def title_html(
     return labels.h_document("".join(parts), base_pt)
 
 
-def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_pt: float) -> str:
+def end_html(
+    e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_pt: float,
+    elide: bool = False,
+) -> str:
     """The end card: the whole call as ``vᵀ J`` and the leaves' ``.grad``.
 
-    ``e2e`` is the player's :class:`~gui.player.EndToEnd` (None: no backward pass).
+    ``e2e`` is the player's :class:`~gui.player.EndToEnd` (None: no backward pass);
+    ``elide``: ``J`` and ``vᵀJ`` said by their shape (:func:`labels.end_to_end_html`; the
+    leaves' ``.grad`` follow anyway).
     """
     parts = [labels.h_heading("Backward done", _pt(base_pt, 1.7))]
     if e2e is None or leaf_grads is None:
@@ -175,7 +180,8 @@ def end_html(e2e: Any, leaf_grads: Mapping[str, np.ndarray | None] | None, base_
         return labels.h_document("".join(parts), base_pt)
     parts.append(
         labels.end_to_end_html(
-            e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp
+            e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp,
+            elide=elide,
         )
     )
     parts.append(labels.h_heading("Leaf gradients", _pt(base_pt, 1.2)))

@@ -162,3 +162,26 @@ def test_a_modules_write_up_joins_its_vectors_once(
         assert len(joined) == 2, (elide, len(joined))  # the row and the vjps, once each
         rows, columns = group_view.group_shape(steps[0])
         assert f"{rows}×{columns}" in html or "J = ∂" in html
+
+
+@pytest.mark.parametrize("name", ["xor_mlp", "neuron_layer", "classifier_head", "mlp"])
+def test_the_end_card_fits_its_picture_page_and_web_page(
+    name: str, qapp: Any, tmp_path: Path
+) -> None:
+    """The end card's vᵀJ rows ran off the right edge of an animation's end card, the
+    PDF's end page and the web page (xor_mlp's 16 numbers, neuron_layer's 2×11 J)."""
+    from gui.export.handout import CARD_PT as PAGE_PT
+    from gui.export.html_player import CARD_PX, TEXT_PT
+    from gui.export.options import Kind, LessonOptions
+    from gui.export.render import CARD_PT, lesson_renderer
+    from gui.model.lesson import ShotKind
+
+    doc = load_document(lesson_file(name, tmp_path))
+    with lesson_renderer(doc, LessonOptions(Kind.GIF)) as renderer:
+        for pt, room in ((CARD_PT, (1100.0, 600.0)), (PAGE_PT, (680.0, 500.0)),
+                         (TEXT_PT * 1.2, (float(CARD_PX), None))):
+            html = renderer.card_html(ShotKind.END, pt, room=room)
+            laid = _laid_out(html, room[0])
+            assert laid.idealWidth() <= room[0], (pt, laid.idealWidth())
+            assert room[1] is None or laid.size().height() <= room[1]
+            assert "Leaf gradients" in laid.toPlainText()
