@@ -326,13 +326,13 @@ class ChainRulePanel(QWidget):
         scale with the font), once more if needed; one that overflows more than MIN_FIT
         at full size is not shrunk (it cannot fit). As written and fitting: one layout.
         """
-        def lay_out(choice: Choice) -> QTextDocument:
-            return self._laid_out(first if choice == AS_WRITTEN else self._html(frame, *choice))
+        def write(choice: Choice) -> str:
+            return first if choice == AS_WRITTEN else self._html(frame, *choice)
 
         if self.fit_whole:
-            return fit_export(lay_out, self._overflow)
+            return fit_export(write, self._laid_out, self._overflow)
         if self.fit_height:
-            return shortest(SHORTENINGS, lay_out, self._overflow)
+            return shortest(SHORTENINGS, write, self._laid_out, self._overflow)
         *tries, last = WINDOW_SHORTENINGS
         for shortening in tries:
             doc = self._full_size(frame, first, *shortening)
@@ -435,18 +435,26 @@ def overflow(doc: QTextDocument, width: float, height: float | None) -> float:
 
 def shortest(
     rule: Sequence[tuple[bool, bool, Narrow]],
-    lay_out: Callable[[Choice], QTextDocument],
+    write: Callable[[Choice], str],
+    lay_out: Callable[[str], QTextDocument],
     measure: Callable[[QTextDocument], float],
     floor: float = 1.0,
 ) -> tuple[Choice, QTextDocument]:
     """The first shortening of ``rule`` (presentation mode's :data:`SHORTENINGS`, an
-    export's :data:`EXPORT_SHORTENINGS`) whose write-up (``lay_out`` at full size) fits
-    (``measure``: its :func:`overflow`) or would fit shrunk to ``floor``, or the one that
-    overflows least; and its document, at full size."""
+    export's :data:`EXPORT_SHORTENINGS`) whose write-up (``write`` at full size, laid out
+    by ``lay_out``) fits (``measure``: its :func:`overflow`) or would fit shrunk to
+    ``floor``, or the one that overflows least; and its document, at full size. A
+    shortening that writes what an earlier one wrote is not laid out again (a step with
+    no long row wraps none: it overflowed already)."""
     best: tuple[float, bool, bool, Narrow] = (0.0, False, False, Narrow.NO)
     kept: QTextDocument | None = None
+    tried: set[str] = set()
     for compact, elide, narrow in rule:
-        doc = lay_out((1.0, compact, elide, narrow))
+        html = write((1.0, compact, elide, narrow))
+        if html in tried:
+            continue
+        tried.add(html)
+        doc = lay_out(html)
         shrink = measure(doc)
         if shrink >= floor:
             _drop(kept)
@@ -462,7 +470,8 @@ def shortest(
 
 
 def fit_export(
-    lay_out: Callable[[Choice], QTextDocument],
+    write: Callable[[Choice], str],
+    lay_out: Callable[[str], QTextDocument],
     measure: Callable[[QTextDocument], float],
     floor: float = 1.0,
 ) -> tuple[Choice, QTextDocument]:
@@ -473,14 +482,15 @@ def fit_export(
     1280x720 the xor_mlp's 4×4 step had been shrunk to 9 px and still cut at the right
     edge. One rule for an exported frame's panel, a PDF's half page and a web page's
     column (:func:`fitted_html`)."""
-    (fit, compact, elide, narrow), doc = shortest(EXPORT_SHORTENINGS, lay_out, measure, floor)
+    (fit, compact, elide, narrow), doc = shortest(EXPORT_SHORTENINGS, write, lay_out, measure,
+                                                  floor)
     for _ in range(EXPORT_TRIES):
         shrink = measure(doc)
         if shrink >= 1.0:
             break
         fit *= shrink * 0.98
         _drop(doc)
-        doc = lay_out((fit, compact, elide, narrow))
+        doc = lay_out(write((fit, compact, elide, narrow)))
     return (fit, compact, elide, narrow), doc
 
 
@@ -492,15 +502,15 @@ def fitted_html(
     ``height`` high, laid out by Qt without a margin: what a PDF handout and a web page
     show beside a step."""
 
-    def lay_out(choice: Choice) -> QTextDocument:
+    def lay_out(html: str) -> QTextDocument:
         doc = QTextDocument()
         doc.setUndoRedoEnabled(False)
         doc.setDocumentMargin(0)
-        doc.setHtml(write(choice))
+        doc.setHtml(html)
         doc.setTextWidth(width)
         return doc
 
-    choice, _doc = fit_export(lay_out, lambda doc: overflow(doc, width, height), floor)
+    choice, _doc = fit_export(write, lay_out, lambda doc: overflow(doc, width, height), floor)
     return write(choice)
 
 
