@@ -185,3 +185,22 @@ def test_the_end_card_fits_its_picture_page_and_web_page(
             assert laid.idealWidth() <= room[0], (pt, laid.idealWidth())
             assert room[1] is None or laid.size().height() <= room[1]
             assert "Leaf gradients" in laid.toPlainText()
+
+
+def test_a_wrapped_row_marks_each_continuation_line(make_window: Any) -> None:
+    """A row wrapped onto several lines had only an indent to tell its continuation from
+    the matrix's next row: each continuation line now starts with ↪, in the window (xor
+    step 4's 16 upstream numbers) and in an exported frame (step 2's 4×16 Jacobian: one
+    mark per row, its 16 numbers on two lines)."""
+    from gui.export.frame_sheet import frame_sheet
+    from gui.model.labels import CONTINUED, WRAP_NUMBERS, h_matrix
+
+    cells = [[str(i) for i in range(2 * WRAP_NUMBERS)], ["x"] * 3]
+    html = h_matrix(cells, wrap=WRAP_NUMBERS)
+    assert html.count(CONTINUED) == 1 and html.count("<tr>") == 3
+    win = make_window(example_path("xor_mlp"), size=SIZE)
+    win.player.seek(win.player.timeline.position_of_step(4))
+    assert CONTINUED in win.chain_rule.text()
+    with frame_sheet(load_document(example_path("xor_mlp")), SIZE) as sheet:
+        sheet.show_position(sheet.player.timeline.position_of_step(2))
+        assert sheet.panel.text().count(CONTINUED) == 4  # J's 4 rows, each on two lines
