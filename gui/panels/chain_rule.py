@@ -416,18 +416,22 @@ class ChainRulePanel(QWidget):
             self.refresh()
 
 
-def overflow(doc: QTextDocument, width: float, height: float | None) -> float:
+def overflow(
+    doc: QTextDocument, width: float, height: float | None, whole: bool = False
+) -> float:
     """The share of its size the text of ``doc`` (laid out at ``width``) must shrink to so
     that it fits that width and (unless None) ``height`` (1: fits).
 
     The document's margin does not scale with the font, so it is left out of the
-    height's ratio; the whole call's summary after the last step may run past it.
+    height's ratio; the whole call's summary after the last step may run past it (a
+    panel scrolls to it), unless ``whole`` (a page: it is drawn whole, or shrunk).
     """
     wide = doc.idealWidth()
     shrink = width / wide if 0 < width < wide else 1.0
     if height is not None:
         margin = doc.documentMargin()
-        high, tall = height - 2 * margin, step_bottom(doc) - margin
+        bottom = doc.size().height() - margin if whole else step_bottom(doc)
+        high, tall = height - 2 * margin, bottom - margin
         if 0 < high < tall:
             shrink = min(shrink, high / tall)
     return shrink
@@ -500,7 +504,8 @@ def fitted_html(
     """The write-up ``write`` gives for the choice :func:`fit_export` makes (``floor``: see
     there) in a column ``width`` pixels wide and (unless None: a web page scrolls down)
     ``height`` high, laid out by Qt without a margin: what a PDF handout and a web page
-    show beside a step."""
+    show beside a step (all of it: a page draws the whole call's summary after the last
+    step in the same room, and would shrink it all to fit)."""
 
     def lay_out(html: str) -> QTextDocument:
         doc = QTextDocument()
@@ -510,7 +515,10 @@ def fitted_html(
         doc.setTextWidth(width)
         return doc
 
-    choice, _doc = fit_export(write, lay_out, lambda doc: overflow(doc, width, height), floor)
+    def measure(doc: QTextDocument) -> float:
+        return overflow(doc, width, height, whole=True)
+
+    choice, _doc = fit_export(write, lay_out, measure, floor)
     return write(choice)
 
 

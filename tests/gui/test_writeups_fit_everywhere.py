@@ -50,7 +50,6 @@ def test_every_pdf_and_web_page_step_fits_its_column(name: str, qapp: Any, tmp_p
     from gui.export.frame_sheet import frame_sheet
     from gui.export.handout import STEP_MIN_FIT, STEP_PT, _Pages, step_layout
     from gui.export.html_player import TEXT_PT, TEXT_PX
-    from gui.panels.chain_rule import step_bottom
 
     pages = _Pages("fits")
     width, height = pages.width, pages.height
@@ -64,9 +63,12 @@ def test_every_pdf_and_web_page_step_fits_its_column(name: str, qapp: Any, tmp_p
             sheet.show_position(position)
             pdf = sheet.write_up(position, STEP_PT, width, text_h, STEP_MIN_FIT)
             doc = _laid_out(pdf, width)
-            if doc.idealWidth() > width or step_bottom(doc) > text_h:
-                bad.append(f"PDF step {k}: {doc.idealWidth()}x{step_bottom(doc)}")
-            if _pt(pdf) < STEP_PT * STEP_MIN_FIT * 0.98:
+            # the whole page's text, the last step's summary too (a page does not scroll)
+            if doc.idealWidth() > width or doc.size().height() > text_h:
+                bad.append(f"PDF step {k}: {doc.idealWidth()}x{doc.size().height()}")
+            # the numbers kept to STEP_MIN_FIT; shortened and still too tall (a captured
+            # CNN's last step shares its half page with the summary), shrunk: 7.1 pt
+            if _pt(pdf) < STEP_PT * 0.7:
                 bad.append(f"PDF step {k}: {_pt(pdf)} pt")
             page = sheet.write_up(position, TEXT_PT, TEXT_PX, None)
             if _laid_out(page, TEXT_PX).idealWidth() > TEXT_PX:
