@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
 from engine.groups import GroupStep, step_jacobian
 from engine.trace import Step
 
+from ..layouts import fill
 from ..model import colours, labels
 from ..model.formatting import fmt_num, fmt_shape
 from ..model.group_view import group_title, group_vectors
@@ -127,15 +128,9 @@ class JacobianView(QWidget):
 
         # Tall: title, plot, info stacked. Wide and short (the panel dock of a 1280x720
         # window): the text beside the plot, so the plot keeps the whole height.
-        self.text_column = QVBoxLayout()
-        self.text_column.setContentsMargins(0, 0, 0, 0)
-        self.text_column.addWidget(self.title)
-        self.text_column.addWidget(self.info)
-        self.text_column.addStretch(1)
-        self.box = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
-        self.box.setContentsMargins(6, 6, 6, 6)
-        self.box.addWidget(self.plots, 1)
-        self.box.addLayout(self.text_column)
+        self.text_column = fill(QVBoxLayout(), self.title, self.info, 1, margins=(0, 0, 0, 0))
+        self.box = fill(QBoxLayout(QBoxLayout.Direction.TopToBottom, self), (self.plots, 1),
+                        self.text_column, margins=(6, 6, 6, 6))
         self._arrange(side_by_side=False)
         self.follow = FollowPlayer(self, player, self._render, self._cache.clear)
         self.apply_theme()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from engine.ops import OPS, ops_in
 from engine.ops.record import CATEGORIES
 
+from ..layouts import fill
 from ..model.names import MIME_OP
 from ..tensor_editor import claims_navigation_key
 
@@ -103,11 +104,7 @@ class Palette(QWidget):
         super().__init__(parent)
         self.filter = QLineEdit(placeholderText="Filter ops…", clearButtonEnabled=True)
         self.tree = OpTree()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.setSpacing(4)
-        layout.addWidget(self.filter)
-        layout.addWidget(self.tree)
+        fill(QVBoxLayout(self), self.filter, self.tree, margins=(4, 4, 4, 4)).setSpacing(4)
         self._items: dict[str, QTreeWidgetItem] = {}
         for category in CATEGORIES:
             group = QTreeWidgetItem(self.tree, [category])
