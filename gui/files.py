@@ -190,6 +190,7 @@ class FileController(QObject):
         return True
 
     def open_dialog(self) -> bool:
+        """File > Open: a graph, or a captured ``.bptrace`` pass (shown read-only)."""
         path = self.host.ask_open_path()
         return self.open_path(path) if path else False
 

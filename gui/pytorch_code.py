@@ -521,26 +521,17 @@ class PytorchCode(QObject):
         note.show()
 
 
-def _export_menu(file_menu: QMenu) -> QMenu:
-    """File > Export: the existing submenu, or a new one before the menu's last item."""
-    for action in file_menu.actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and menu.title().replace("&", "") == "Export":
-            return menu
-    menu = QMenu("E&xport", file_menu)
-    actions = file_menu.actions()
-    file_menu.insertMenu(actions[-1] if actions else None, menu)  # type: ignore[arg-type]
-    return menu
-
-
 def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
-    """Add the PyTorch actions to the File, Edit and View menus and the code dock."""
+    """Add the PyTorch actions to the File, Edit and View menus (Import before the first
+    submenu, File > Export before the last item) and the code dock."""
     code = PytorchCode(window)
     file_menu = menus["File"]
     first = file_menu.actions()
     after_open = next((a for a in first if a.menu() is not None), None)
     file_menu.insertAction(after_open, code.import_action)  # type: ignore[arg-type]
-    _export_menu(file_menu).addAction(code.export_action)
+    export = QMenu("E&xport", file_menu)
+    file_menu.insertMenu(file_menu.actions()[-1], export)
+    export.addAction(code.export_action)
     if torch_available():
         menus["Edit"].addSeparator()
         menus["Edit"].addAction(code.check_action)
