@@ -98,8 +98,7 @@ class ExportAnimationDialog(QDialog):
 
         defaults = Timing()
         self.format_box = QComboBox()
-        for f in FORMATS:
-            self.format_box.addItem(f.label)
+        self.format_box.addItems([f.label for f in FORMATS])
         self.path_edit = QLineEdit(self._suggested_path(FORMATS[0]))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
@@ -143,9 +142,8 @@ class ExportAnimationDialog(QDialog):
         self.status = QLabel("", wordWrap=True)
 
         self.buttons = QDialogButtonBox()
-        self.export_button = self.buttons.addButton(
-            "Export", QDialogButtonBox.ButtonRole.AcceptRole
-        )
+        accept = QDialogButtonBox.ButtonRole.AcceptRole
+        self.export_button = self.buttons.addButton("Export", accept)
         self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.export_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
@@ -182,15 +180,10 @@ class ExportAnimationDialog(QDialog):
 
     def ask_replace(self, path: Path) -> bool:
         """Whether an existing ``path`` may be replaced (Export never does so unasked)."""
-        answer = plain_box(
-            self,
-            QMessageBox.Icon.Question,
-            "Replace file?",
-            f"{path.name} already exists in {path.parent}. Replace it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        SB = QMessageBox.StandardButton
+        text = f"{path.name} already exists in {path.parent}. Replace it?"
+        return plain_box(self, QMessageBox.Icon.Question, "Replace file?", text, SB.Yes | SB.No,
+                         SB.No) == SB.Yes
 
     def _browse(self) -> None:
         suffix = FORMATS[self.format_box.currentIndex()].suffix
