@@ -96,19 +96,16 @@ class JacobianView(QWidget):
         gl.layout.setRowStretchFactor(0, 8)
         gl.layout.setRowMaximumHeight(1, 90)
 
-        self.j_img = pg.ImageItem()
-        self.up_img = pg.ImageItem()
-        self.vjp_img = pg.ImageItem()
-        self.j_plot.addItem(self.j_img)
-        self.up_plot.addItem(self.up_img)
-        self.vjp_plot.addItem(self.vjp_img)
-        self.j_bar.setImageItem(self.j_img)
-        self.g_bar.setImageItem([self.up_img, self.vjp_img])
-        for plot in (self.j_plot, self.up_plot, self.vjp_plot):
+        self.j_img, self.up_img, self.vjp_img = pg.ImageItem(), pg.ImageItem(), pg.ImageItem()
+        for plot, img in ((self.j_plot, self.j_img), (self.up_plot, self.up_img),
+                          (self.vjp_plot, self.vjp_img)):
+            plot.addItem(img)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.setMouseEnabled(x=False, y=False)
             plot.invertY(True)
+        self.j_bar.setImageItem(self.j_img)
+        self.g_bar.setImageItem([self.up_img, self.vjp_img])
         self.up_plot.setYLink(self.j_plot)
         self.vjp_plot.setXLink(self.j_plot)
         # Same axes on both sides of each link, so the strips line up with J's cells.
