@@ -203,10 +203,6 @@ class FileController(QObject):
         self._apply(gf, Path(path), example)
         return True
 
-    def open_example(self, path: str | os.PathLike[str]) -> bool:
-        """Open a shipped example as an untitled copy, so Save never overwrites it."""
-        return self.open_path(path, example=True)
-
     def load_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
         """Replace the document with a file without asking; a broken file changes nothing."""
         gf = self._read(Path(path))

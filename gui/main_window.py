@@ -477,7 +477,7 @@ class MainWindow(QMainWindow):
         for path, title in examples:
             action = self.examples_menu.addAction(title or path.stem)
             action.setStatusTip(path.name)
-            action.triggered.connect(lambda _c=False, p=path: self.files.open_example(p))
+            action.triggered.connect(lambda _c=False, p=path: self.files.open_path(p, example=True))
         self.examples_menu.setEnabled(bool(examples))
 
     def _fill_recent(self) -> None:
