@@ -100,10 +100,6 @@ def export_size() -> tuple[int, int]:
     return (w, h) if 200 <= w <= 8192 and 200 <= h <= 8192 else (1280, 720)
 
 
-def set_export_size(size: tuple[int, int]) -> None:
-    QSettings().setValue(EXPORT_SIZE_KEY, f"{size[0]}x{size[1]}")
-
-
 def saved_theme() -> str:
     """The colour theme chosen last (View > Theme), persisted; the default one if none
     or an unknown name was saved."""
@@ -666,7 +662,8 @@ class MainWindow(QMainWindow):
         if not ok:
             return
         try:
-            set_export_size(parse_size(text))
+            w, h = parse_size(text)
+            QSettings().setValue(EXPORT_SIZE_KEY, f"{w}x{h}")
         except ExportError as exc:
             self.show_error(str(exc))
 
