@@ -22,6 +22,7 @@ from engine.ops import OPS, ops_in
 from engine.ops.record import CATEGORIES
 
 from ..layouts import fill
+from ..model.formatting import count
 from ..model.names import MIME_OP
 from ..tensor_editor import claims_navigation_key
 
@@ -55,9 +56,7 @@ def op_tooltip(op: str) -> str:
     spec = OPS[op]
     if spec.is_leaf:
         return spec.doc
-    arity = "n operands" if spec.arity is None else f"{spec.arity} operand" + (
-        "s" if spec.arity != 1 else ""
-    )
+    arity = "n operands" if spec.arity is None else count(spec.arity, "operand")
     return f"{spec.doc} ({arity})"
 
 
