@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 from engine import APP_NAME, DISTRIBUTION, app_version
 
 from .files import autosave_dir
+from .layouts import fill
 from .theme import NAME_FONT_FILE
 
 FONT_LICENCE = NAME_FONT_FILE.parent / "OFL.txt"
@@ -106,7 +107,5 @@ class AboutDialog(QDialog):
         self.text.setHtml(about_html())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.text)
-        layout.addWidget(buttons)
+        fill(QVBoxLayout(self), self.text, buttons)
         self.resize(640, 600)

@@ -41,13 +41,8 @@ def snapshot_selection(doc: GraphDocument, ids: list[str]) -> list[NodeSnapshot]
         node = doc.graph.nodes[nid].copy()
         node.inputs = [s if s in chosen else None for s in node.inputs]
         node.trim_empty_ports()
-        snaps.append(
-            NodeSnapshot(
-                removed=Removed(node, []),
-                position=doc.positions.get(nid, (0.0, 0.0)),
-                extra=copy.deepcopy(doc.node_extra[nid]) if nid in doc.node_extra else {},
-            )
-        )
+        extra = copy.deepcopy(doc.node_extra[nid]) if nid in doc.node_extra else {}
+        snaps.append(NodeSnapshot(Removed(node, []), doc.positions.get(nid, (0.0, 0.0)), extra))
     return snaps
 
 
@@ -70,13 +65,8 @@ def renamed_copy(
         node.id = mapping[node.id]
         node.inputs = [mapping.get(s) if s is not None else None for s in node.inputs]
         x, y = snap.position
-        out.append(
-            NodeSnapshot(
-                removed=Removed(node, []),
-                position=(x + offset[0], y + offset[1]),
-                extra=copy.deepcopy(snap.extra) if snap.extra else {},
-            )
-        )
+        extra = copy.deepcopy(snap.extra) if snap.extra else {}
+        out.append(NodeSnapshot(Removed(node, []), (x + offset[0], y + offset[1]), extra))
     return out, mapping
 
 

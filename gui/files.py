@@ -190,6 +190,7 @@ class FileController(QObject):
         return True
 
     def open_dialog(self) -> bool:
+        """File > Open: a graph, or a captured ``.bptrace`` pass (shown read-only)."""
         path = self.host.ask_open_path()
         return self.open_path(path) if path else False
 
@@ -201,10 +202,6 @@ class FileController(QObject):
             return False
         self._apply(gf, Path(path), example)
         return True
-
-    def open_example(self, path: str | os.PathLike[str]) -> bool:
-        """Open a shipped example as an untitled copy, so Save never overwrites it."""
-        return self.open_path(path, example=True)
 
     def load_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
         """Replace the document with a file without asking; a broken file changes nothing."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from .layouts import fill
 from .theme import THEME
 
 #: QSettings key: the tour was finished or dismissed (a later launch shows none).
@@ -93,16 +94,8 @@ class Callout(QFrame):
         self.count = QLabel()
         self.next_button = QPushButton("Next")
         self.dismiss_button = QPushButton("Dismiss")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.count)
-        buttons.addStretch(1)
-        buttons.addWidget(self.dismiss_button)
-        buttons.addWidget(self.next_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.addWidget(self.title)
-        layout.addWidget(self.text)
-        layout.addLayout(buttons)
+        buttons = fill(QHBoxLayout(), self.count, 1, self.dismiss_button, self.next_button)
+        fill(QVBoxLayout(self), self.title, self.text, buttons, margins=(14, 10, 14, 10))
         self.hide()
 
     def show_stop(self, stop: Stop, k: int, n: int) -> None:

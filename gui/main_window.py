@@ -100,10 +100,6 @@ def export_size() -> tuple[int, int]:
     return (w, h) if 200 <= w <= 8192 and 200 <= h <= 8192 else (1280, 720)
 
 
-def set_export_size(size: tuple[int, int]) -> None:
-    QSettings().setValue(EXPORT_SIZE_KEY, f"{size[0]}x{size[1]}")
-
-
 def saved_theme() -> str:
     """The colour theme chosen last (View > Theme), persisted; the default one if none
     or an unknown name was saved."""
@@ -234,10 +230,6 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.panels_dock], [250], Qt.Orientation.Vertical)
         self.resizeDocks([self.notes_dock], [120], Qt.Orientation.Vertical)
 
-    def _file_opened(self) -> None:
-        player = self.player
-        player.seek(player.timeline.forward_length)
-
     def _make_summary(self) -> QWidget:
         # Lazy, like _make_jacobian: the panel loads when its tab is first shown.
         from .panels.summary import SummaryPanel
@@ -335,7 +327,7 @@ class MainWindow(QMainWindow):
         a = self._action
         self.named_actions: dict[str, QAction] = {
             "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
-            "open": a("&Open…", self.open_dialog, SK.Open, "Open a .bpgraph file"),
+            "open": a("&Open…", self.files.open_dialog, SK.Open, "Open a .bpgraph file"),
             "save": a("&Save", self.files.save, SK.Save, "Save the graph"),
             "save_as": a("Save &As…", self.files.save_as, "Ctrl+Shift+S",
                          "Save the graph under a new name"),
@@ -481,7 +473,7 @@ class MainWindow(QMainWindow):
         for path, title in examples:
             action = self.examples_menu.addAction(title or path.stem)
             action.setStatusTip(path.name)
-            action.triggered.connect(lambda _c=False, p=path: self.files.open_example(p))
+            action.triggered.connect(lambda _c=False, p=path: self.files.open_path(p, example=True))
         self.examples_menu.setEnabled(bool(examples))
 
     def _fill_recent(self) -> None:
@@ -512,7 +504,7 @@ class MainWindow(QMainWindow):
         # An opened file starts at step 0, forward values shown (Play starts the lesson);
         # an edit keeps showing the whole pass.
         self.files.opening.connect(lambda on: setattr(self.player, "open_at_start", on))
-        self.files.opened.connect(self._file_opened)
+        self.files.opened.connect(lambda: self.player.seek(self.player.timeline.forward_length))
         self.files.recentChanged.connect(self._fill_recent)
         self.palette_panel.opActivated.connect(self.add_op_at_centre)
         self.player.frameChanged.connect(self._player_moved)
@@ -619,12 +611,6 @@ class MainWindow(QMainWindow):
     def new_document(self) -> None:
         self.files.new_document()
 
-    def open_dialog(self) -> None:
-        """A graph, or a captured ``.bptrace`` pass (shown read-only in this window)."""
-        path = self.ask_open_path()
-        if path:
-            self.files.open_path(path)
-
     def quit(self) -> None:
         """Close (asking about unsaved changes), then end the process: no window stays."""
         if self.close():
@@ -676,7 +662,8 @@ class MainWindow(QMainWindow):
         if not ok:
             return
         try:
-            set_export_size(parse_size(text))
+            w, h = parse_size(text)
+            QSettings().setValue(EXPORT_SIZE_KEY, f"{w}x{h}")
         except ExportError as exc:
             self.show_error(str(exc))
 
@@ -974,8 +961,7 @@ class MainWindow(QMainWindow):
     def show_shortcuts(self) -> None:
         from .shortcuts import ShortcutsDialog  # lazy: built when first asked for
 
-        dialog = ShortcutsDialog(self.menuBar(), self)
-        dialog.exec()
+        ShortcutsDialog(self.menuBar(), self).exec()
 
     def show_about(self) -> None:
         from .about import AboutDialog  # lazy: read the licences only when asked

@@ -64,6 +64,7 @@ from engine.train import TrainSpec
 
 from .commands import SwapEdit, push
 from .document import GraphDocument, Point
+from .layouts import fill
 from .model.formatting import count
 from .theme import THEME, error_sheet, style
 
@@ -152,14 +153,8 @@ class ImportCodeDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        row = QHBoxLayout()
-        row.addWidget(open_button)
-        row.addStretch(1)
-        row.addWidget(self.buttons)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.editor, 1)
-        layout.addWidget(self.preview)
-        layout.addLayout(row)
+        row = fill(QHBoxLayout(), open_button, 1, self.buttons)
+        fill(QVBoxLayout(self), (self.editor, 1), self.preview, row)
         self._timer = QTimer(self, singleShot=True, interval=250)
         self._timer.timeout.connect(self.update_preview)
         self.editor.textChanged.connect(self._timer.start)
@@ -288,14 +283,8 @@ class CodeDock(QDockWidget):
         apply_button.clicked.connect(self.apply)
         revert = QPushButton("Revert", body)
         revert.clicked.connect(self.revert)
-        row = QHBoxLayout()
-        row.addWidget(status, 1)
-        row.addWidget(revert)
-        row.addWidget(apply_button)
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(editor, 1)
-        layout.addLayout(row)
+        row = fill(QHBoxLayout(), (status, 1), revert, apply_button)
+        fill(QVBoxLayout(body), (editor, 1), row, margins=(4, 4, 4, 4))
         self.setWidget(body)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             shortcut = QShortcut(QKeySequence(keys), editor)
@@ -399,10 +388,7 @@ class CheckDialog(QDialog):
         self.table.resizeColumnsToContents()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(head)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(buttons)
+        fill(QVBoxLayout(self), head, (self.table, 1), buttons)
 
 
 class CodeHost(Protocol):
@@ -535,26 +521,17 @@ class PytorchCode(QObject):
         note.show()
 
 
-def _export_menu(file_menu: QMenu) -> QMenu:
-    """File > Export: the existing submenu, or a new one before the menu's last item."""
-    for action in file_menu.actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and menu.title().replace("&", "") == "Export":
-            return menu
-    menu = QMenu("E&xport", file_menu)
-    actions = file_menu.actions()
-    file_menu.insertMenu(actions[-1] if actions else None, menu)  # type: ignore[arg-type]
-    return menu
-
-
 def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
-    """Add the PyTorch actions to the File, Edit and View menus and the code dock."""
+    """Add the PyTorch actions to the File, Edit and View menus (Import before the first
+    submenu, File > Export before the last item) and the code dock."""
     code = PytorchCode(window)
     file_menu = menus["File"]
     first = file_menu.actions()
     after_open = next((a for a in first if a.menu() is not None), None)
     file_menu.insertAction(after_open, code.import_action)  # type: ignore[arg-type]
-    _export_menu(file_menu).addAction(code.export_action)
+    export = QMenu("E&xport", file_menu)
+    file_menu.insertMenu(file_menu.actions()[-1], export)
+    export.addAction(code.export_action)
     if torch_available():
         menus["Edit"].addSeparator()
         menus["Edit"].addAction(code.check_action)

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .layouts import fill
+
 #: Gestures handled inside widgets rather than by actions.
 GESTURES: list[tuple[str, str, str]] = [
     ("Canvas", "Quick search: add a node by typing its op", "Tab"),
@@ -94,8 +96,6 @@ class ShortcutsDialog(QDialog):
         self.table = table
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(table)
-        layout.addWidget(buttons)
+        fill(QVBoxLayout(self), table, buttons)
         self.resize(640, 560)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)

@@ -95,15 +95,12 @@ class Teaching(QObject):
             pace=self._train_pace,
         )
         self.menu = QMenu("&Teach", window)  # type: ignore[call-overload]
-        self.menu.addActions([self.actions[k] for k in ("quiz_mode", "reveal")])
-        self.menu.addSeparator()
-        self.menu.addActions(
-            [self.actions[k] for k in ("group_selection", "ungroup", "collapse_or_expand_group")]
-        )
-        self.menu.addSeparator()
-        self.menu.addAction(self.actions["check_gradients"])
-        self.menu.addSeparator()
-        self.menu.addAction(self.actions["train"])
+        for i, section in enumerate((("quiz_mode", "reveal"),
+                                     ("group_selection", "ungroup", "collapse_or_expand_group"),
+                                     ("check_gradients",), ("train",))):
+            if i:
+                self.menu.addSeparator()
+            self.menu.addActions([self.actions[k] for k in section])
         bar = window.menuBar()
         help_action = bar.actions()[-1] if bar.actions() else None
         bar.insertMenu(help_action, self.menu)  # type: ignore[arg-type]

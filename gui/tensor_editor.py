@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .layouts import fill
 from .model.formatting import fmt_num
 
 
@@ -199,22 +200,14 @@ class TensorEditor(QWidget):
         self.rows = QSpinBox(minimum=1, maximum=MAX_SIZE, prefix="rows ")
         self.cols = QSpinBox(minimum=1, maximum=MAX_SIZE, prefix="cols ")
 
-        shape_row = QHBoxLayout()
-        shape_row.setContentsMargins(0, 0, 0, 0)
-        shape_row.addWidget(self.kind)
-        shape_row.addWidget(self.rows)
-        shape_row.addWidget(self.cols)
-        shape_row.addStretch(1)
+        self.shape_box = QWidget()
+        fill(QHBoxLayout(self.shape_box), self.kind, self.rows, self.cols, 1, margins=(0, 0, 0, 0))
 
         self.spin = ScrubSpinBox()
         self.spin.setToolTip("Type a number, use the wheel or arrow keys, or drag ⇔")
         self.handle = ScrubHandle()
-        scalar_row = QHBoxLayout()
-        scalar_row.setContentsMargins(0, 0, 0, 0)
-        scalar_row.addWidget(self.spin, 1)
-        scalar_row.addWidget(self.handle)
         self.scalar_box = QWidget()
-        self.scalar_box.setLayout(scalar_row)
+        fill(QHBoxLayout(self.scalar_box), (self.spin, 1), self.handle, margins=(0, 0, 0, 0))
 
         self.table = CellTable(1, 1)
         self.table.setEditTriggers(
@@ -233,15 +226,9 @@ class TensorEditor(QWidget):
         self.note.setWordWrap(True)
         self.note.hide()
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout = fill(QVBoxLayout(self), self.shape_box, self.scalar_box, self.table, self.note,
+                      margins=(0, 0, 0, 0))
         layout.setSpacing(4)
-        self.shape_box = QWidget()
-        self.shape_box.setLayout(shape_row)
-        layout.addWidget(self.shape_box)
-        layout.addWidget(self.scalar_box)
-        layout.addWidget(self.table)
-        layout.addWidget(self.note)
 
         self.kind.currentTextChanged.connect(self._shape_edited)
         self.rows.valueChanged.connect(self._shape_edited)

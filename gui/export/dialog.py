@@ -44,6 +44,7 @@ from engine.atomic_write import remove_stale_temps
 from engine.fileformat import SUFFIX, save
 
 from ..document import GraphDocument
+from ..layouts import fill
 from ..model import colours
 from ..model.timeline import Direction, timeline_of
 from ..plain_box import plain_box
@@ -97,22 +98,16 @@ class ExportAnimationDialog(QDialog):
 
         defaults = Timing()
         self.format_box = QComboBox()
-        for f in FORMATS:
-            self.format_box.addItem(f.label)
+        self.format_box.addItems([f.label for f in FORMATS])
         self.path_edit = QLineEdit(self._suggested_path(FORMATS[0]))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
-        path_row = QHBoxLayout()
-        path_row.addWidget(self.path_edit, 1)
-        path_row.addWidget(browse)
+        path_row = fill(QHBoxLayout(), (self.path_edit, 1), browse)
         self.width_box, self.height_box = (
             QSpinBox(minimum=MIN_SIDE, maximum=MAX_SIDE, value=value, suffix=" px")
             for value in DEFAULT_SIZE
         )
-        size_row = QHBoxLayout()
-        size_row.addWidget(self.width_box)
-        size_row.addWidget(QLabel("×"))
-        size_row.addWidget(self.height_box)
+        size_row = fill(QHBoxLayout(), self.width_box, QLabel("×"), self.height_box)
         self.hold_box = self._seconds(defaults.hold, HOLD_RANGE)
         self.transition_box = self._seconds(defaults.transition, TRANSITION_RANGE)
         self.fps_box = QSpinBox(minimum=FPS_RANGE[0], maximum=FPS_RANGE[1], value=int(defaults.fps))
@@ -147,21 +142,14 @@ class ExportAnimationDialog(QDialog):
         self.status = QLabel("", wordWrap=True)
 
         self.buttons = QDialogButtonBox()
-        self.export_button = self.buttons.addButton(
-            "Export", QDialogButtonBox.ButtonRole.AcceptRole
-        )
+        accept = QDialogButtonBox.ButtonRole.AcceptRole
+        self.export_button = self.buttons.addButton("Export", accept)
         self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.export_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
 
-        top = QHBoxLayout()
-        top.addLayout(form, 1)
-        top.addWidget(self.preview)
-        outer = QVBoxLayout(self)
-        outer.addLayout(top)
-        outer.addWidget(self.progress)
-        outer.addWidget(self.status)
-        outer.addWidget(self.buttons)
+        top = fill(QHBoxLayout(), (form, 1), self.preview)
+        fill(QVBoxLayout(self), top, self.progress, self.status, self.buttons)
 
         self.format_box.currentIndexChanged.connect(self._format_changed)
         for box in (self.width_box, self.height_box):
@@ -192,15 +180,10 @@ class ExportAnimationDialog(QDialog):
 
     def ask_replace(self, path: Path) -> bool:
         """Whether an existing ``path`` may be replaced (Export never does so unasked)."""
-        answer = plain_box(
-            self,
-            QMessageBox.Icon.Question,
-            "Replace file?",
-            f"{path.name} already exists in {path.parent}. Replace it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        SB = QMessageBox.StandardButton
+        text = f"{path.name} already exists in {path.parent}. Replace it?"
+        return plain_box(self, QMessageBox.Icon.Question, "Replace file?", text, SB.Yes | SB.No,
+                         SB.No) == SB.Yes
 
     def _browse(self) -> None:
         suffix = FORMATS[self.format_box.currentIndex()].suffix

@@ -172,20 +172,18 @@ class NodeBoxes:
         tangent = frame.tangent_step if frame is not None else None
         grad_active, fan_in = False, 0
         grad: str | None
-        if tangent is not None and tangent.consumer == nid:  # forward mode: J·t arrives
+        # What arrives here now: forward mode's J·t, else the backward step's vjp.
+        arriving = tangent if tangent is not None and tangent.consumer == nid else (
+            active if active is not None and active.operand == nid else None)
+        if arriving is not None:
             if frame is not None and frame.hidden & {"vjp", "accumulated"}:  # a quiz asks it
-                before = "0" if tangent.before is None else self._fmt(tangent.before)
+                before = "0" if arriving.before is None else self._fmt(arriving.before)
                 grad = side_by_side(before, " → ", "?")
             else:
-                grad = self._change_text(tangent.before, tangent.accumulated)
+                grad = self._change_text(arriving.before, arriving.accumulated)
             grad_active = True
-        elif active is not None and active.operand == nid:
-            if frame is not None and frame.hidden & {"vjp", "accumulated"}:
-                before = "0" if active.before is None else self._fmt(active.before)
-                grad = side_by_side(before, " → ", "?")
-            else:
-                grad = self._change_text(active.before, active.accumulated)
-            grad_active, fan_in = True, frame.fan_in.get(nid, 0) if frame else 0
+            if arriving is active:
+                fan_in = frame.fan_in.get(nid, 0) if frame else 0
         else:
             if frame is None:
                 trace = results.trace

@@ -29,7 +29,7 @@ from engine.graph import Graph
 from engine.trace import Step
 
 from . import labels
-from .formatting import fmt_shape, format_tensor
+from .formatting import count, fmt_shape, format_tensor
 from .timeline import Frame, Timeline
 
 #: Relative tolerance of a right answer (a value rounded to 3 significant digits passes).
@@ -86,15 +86,8 @@ def questions(graph: Graph, timeline: Timeline, hidden: Iterable[Hidden]) -> lis
     if Hidden.FORWARD in hide:
         for i, nid in enumerate(timeline.forward_order):
             if not graph.nodes[nid].is_leaf:
-                out.append(
-                    Question(
-                        i + 1,
-                        Hidden.FORWARD,
-                        f"the value of {nid}",
-                        np.asarray(graph_values[nid]),
-                        node=nid,
-                    )
-                )
+                value = np.asarray(graph_values[nid])
+                out.append(Question(i + 1, Hidden.FORWARD, f"the value of {nid}", value, node=nid))
     for k, s in enumerate(timeline.steps, 1):
         if isinstance(s, Step | ForwardStep):  # not a collapsed group: no members' numbers shown
             out.extend(_edge_questions(s, k, timeline.position_of_step(k), hide, graph))
@@ -145,12 +138,9 @@ _BINARY = {
 
 
 def _number(node: ast.AST) -> float | list:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int | float)
-        and not isinstance(node.value, bool)
-    ):
-        return float(node.value)
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bool):
+        if isinstance(node.value, int | float):
+            return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         value = _number(node.operand)
         if isinstance(value, float):
@@ -218,11 +208,9 @@ def grade(typed: np.ndarray, answer: np.ndarray) -> Verdict:
     """Compare a typed answer with the engine's (same number of elements, within tolerance)."""
     answer = np.asarray(answer, dtype=np.float64)
     if typed.size != answer.size:
-        want = "1 number" if answer.size == 1 else f"{answer.size} numbers"
-        return Verdict(
-            False,
-            f"wrong shape: expected {want} (shape {fmt_shape(answer.shape)}), got {typed.size}",
-        )
+        want = count(answer.size, "number")
+        shape = fmt_shape(answer.shape)
+        return Verdict(False, f"wrong shape: expected {want} (shape {shape}), got {typed.size}")
     typed = typed.reshape(answer.shape)
     ok = np.isclose(typed, answer, rtol=RTOL, atol=ATOL, equal_nan=True)
     if ok.all():
@@ -267,9 +255,8 @@ class Quiz:
         """Grade ``text`` for question ``index``; unreadable text is refused, not counted."""
         attempt = self.attempts[index]
         if attempt.settled:
-            return Verdict(
-                attempt.correct, "already " + ("answered" if attempt.correct else "revealed")
-            )
+            said = "answered" if attempt.correct else "revealed"
+            return Verdict(attempt.correct, f"already {said}")
         try:
             typed = parse_answer(text)
         except ValueError as exc:
@@ -302,12 +289,8 @@ class Quiz:
         return sum(1 for a in self.attempts if a.settled)
 
     def score_text(self) -> str:
-        total = len(self.questions)
-        tries = "1 attempt" if self.tries == 1 else f"{self.tries} attempts"
-        return (
-            f"score {self.score} of {self.settled} answered at the first attempt"
-            f" ({tries}, {total} questions)"
-        )
+        return (f"score {self.score} of {self.settled} answered at the first attempt"
+                f" ({count(self.tries, 'attempt')}, {len(self.questions)} questions)")
 
     # ------------------------------------------------------------------ hiding
 

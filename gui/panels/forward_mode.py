@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from engine.errors import GraphError
 from engine.forward_mode import one_hot, ones, pass_counts, tangent_inputs
 
+from ..layouts import fill
 from ..model import forward_view
 from ..model.forward_view import CAPTURED_NO_JVP
 from ..model.quiz import parse_answer
@@ -52,24 +53,15 @@ class ForwardModePanel(QWidget):
         run = QPushButton("Run forward mode")
         run.setToolTip("Play these tangents in the player (direction: forward)")
         run.clicked.connect(self.run)
-        shortcuts = QHBoxLayout()
-        for w in (self.onehot_index, onehot, all_ones, run):
-            shortcuts.addWidget(w)
-        shortcuts.addStretch(1)
+        shortcuts = fill(QHBoxLayout(), self.onehot_index, onehot, all_ones, run, 1)
 
         self.comparison = QLabel(wordWrap=True)
         self.comparison.setObjectName("ForwardModeComparison")
         self.message = QLabel()
         style(self.message, error_sheet)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.addWidget(QLabel("Tangent u on each input (torch.func.jvp's tangents):"))
-        layout.addLayout(self.form)
-        layout.addLayout(shortcuts)
-        layout.addWidget(self.message)
-        layout.addWidget(self.comparison)
-        layout.addStretch(1)
+        fill(QVBoxLayout(self), QLabel("Tangent u on each input (torch.func.jvp's tangents):"),
+             self.form, shortcuts, self.message, self.comparison, 1, margins=(8, 6, 8, 6))
         # A tab behind another one catches up when shown, not on every edit.
         self.follow = WhenVisible(self, self.rebuild)
         self.doc.resultsChanged.connect(self.follow.request)

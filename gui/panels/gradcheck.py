@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.gradcheck import GradCheck, Status
 
+from ..layouts import fill
 from ..model.formatting import fmt_num
 from ..theme import THEME, muted_sheet, style
 
@@ -58,11 +59,7 @@ class GradCheckPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.method)
-        layout.addWidget(self.table, 1)
+        fill(QVBoxLayout(self), self.heading, self.method, (self.table, 1), margins=(8, 6, 8, 6))
         self.apply_theme()
 
     def apply_theme(self) -> None:

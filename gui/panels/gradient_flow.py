@@ -93,17 +93,15 @@ class GradientFlowPanel(QWidget):
         """Colours and fonts from THEME (presentation mode scales them)."""
         self.plot.setBackground(QColor(colours.PAPER))
         font = THEME.font(LABEL_PT)
-        right = self.plot.getAxis("right")
-        right.setTextPen(QColor(colours.ERROR_TEXT))
-        right.setWidth(int(QFontMetricsF(font).horizontalAdvance("exploding") + 12))
-        for name in ("left", "bottom", "right"):
+        # each axis: the ink of its labels, and the widest one its width must fit
+        for name, ink, widest in (("left", colours.TEXT, "1e-10"), ("bottom", colours.TEXT, ""),
+                                  ("right", colours.ERROR_TEXT, "exploding")):
             axis = self.plot.getAxis(name)
             axis.setTickFont(font)
-            if name != "right":
-                axis.setTextPen(QColor(colours.TEXT))
+            axis.setTextPen(QColor(ink))
             axis.setPen(QColor(colours.RULE))
-        self.plot.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("1e-10")
-                                                  + 12))
+            if widest:
+                axis.setWidth(int(QFontMetricsF(font).horizontalAdvance(widest) + 12))
         self.refresh()
 
     def refresh(self, *_args: object) -> None:

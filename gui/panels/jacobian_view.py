@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
 from engine.groups import GroupStep, step_jacobian
 from engine.trace import Step
 
+from ..layouts import fill
 from ..model import colours, labels
 from ..model.formatting import fmt_num, fmt_shape
 from ..model.group_view import group_title, group_vectors
@@ -95,19 +96,16 @@ class JacobianView(QWidget):
         gl.layout.setRowStretchFactor(0, 8)
         gl.layout.setRowMaximumHeight(1, 90)
 
-        self.j_img = pg.ImageItem()
-        self.up_img = pg.ImageItem()
-        self.vjp_img = pg.ImageItem()
-        self.j_plot.addItem(self.j_img)
-        self.up_plot.addItem(self.up_img)
-        self.vjp_plot.addItem(self.vjp_img)
-        self.j_bar.setImageItem(self.j_img)
-        self.g_bar.setImageItem([self.up_img, self.vjp_img])
-        for plot in (self.j_plot, self.up_plot, self.vjp_plot):
+        self.j_img, self.up_img, self.vjp_img = pg.ImageItem(), pg.ImageItem(), pg.ImageItem()
+        for plot, img in ((self.j_plot, self.j_img), (self.up_plot, self.up_img),
+                          (self.vjp_plot, self.vjp_img)):
+            plot.addItem(img)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.setMouseEnabled(x=False, y=False)
             plot.invertY(True)
+        self.j_bar.setImageItem(self.j_img)
+        self.g_bar.setImageItem([self.up_img, self.vjp_img])
         self.up_plot.setYLink(self.j_plot)
         self.vjp_plot.setXLink(self.j_plot)
         # Same axes on both sides of each link, so the strips line up with J's cells.
@@ -127,15 +125,9 @@ class JacobianView(QWidget):
 
         # Tall: title, plot, info stacked. Wide and short (the panel dock of a 1280x720
         # window): the text beside the plot, so the plot keeps the whole height.
-        self.text_column = QVBoxLayout()
-        self.text_column.setContentsMargins(0, 0, 0, 0)
-        self.text_column.addWidget(self.title)
-        self.text_column.addWidget(self.info)
-        self.text_column.addStretch(1)
-        self.box = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
-        self.box.setContentsMargins(6, 6, 6, 6)
-        self.box.addWidget(self.plots, 1)
-        self.box.addLayout(self.text_column)
+        self.text_column = fill(QVBoxLayout(), self.title, self.info, 1, margins=(0, 0, 0, 0))
+        self.box = fill(QBoxLayout(QBoxLayout.Direction.TopToBottom, self), (self.plots, 1),
+                        self.text_column, margins=(6, 6, 6, 6))
         self._arrange(side_by_side=False)
         self.follow = FollowPlayer(self, player, self._render, self._cache.clear)
         self.apply_theme()

@@ -16,6 +16,7 @@ from engine.file_limits import MAX_TEXT_LENGTH
 
 from ..commands import SetDescription, push
 from ..document import GraphDocument
+from ..layouts import fill
 
 
 class NotesPanel(QWidget):
@@ -27,13 +28,10 @@ class NotesPanel(QWidget):
         self.doc = doc
         self.edit = QPlainTextEdit(self, placeholderText="Notes about this graph (saved with it)")
         self.edit.setObjectName("NotesText")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.edit)
         self.message = QLabel(self)
         self.message.setObjectName("NotesMessage")
         self.message.hide()
-        layout.addWidget(self.message)
+        fill(QVBoxLayout(self), self.edit, self.message, margins=(4, 4, 4, 4))
         self._showing = False
         self.edit.textChanged.connect(self._typed)
         doc.fileChanged.connect(self.sync)

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
 from engine.ops import OPS, ops_in
 from engine.ops.record import CATEGORIES
 
+from ..layouts import fill
+from ..model.formatting import count
 from ..model.names import MIME_OP
 from ..tensor_editor import claims_navigation_key
 
@@ -54,9 +56,7 @@ def op_tooltip(op: str) -> str:
     spec = OPS[op]
     if spec.is_leaf:
         return spec.doc
-    arity = "n operands" if spec.arity is None else f"{spec.arity} operand" + (
-        "s" if spec.arity != 1 else ""
-    )
+    arity = "n operands" if spec.arity is None else count(spec.arity, "operand")
     return f"{spec.doc} ({arity})"
 
 
@@ -103,11 +103,7 @@ class Palette(QWidget):
         super().__init__(parent)
         self.filter = QLineEdit(placeholderText="Filter ops…", clearButtonEnabled=True)
         self.tree = OpTree()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.setSpacing(4)
-        layout.addWidget(self.filter)
-        layout.addWidget(self.tree)
+        fill(QVBoxLayout(self), self.filter, self.tree, margins=(4, 4, 4, 4)).setSpacing(4)
         self._items: dict[str, QTreeWidgetItem] = {}
         for category in CATEGORIES:
             group = QTreeWidgetItem(self.tree, [category])

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from engine.trace import Step
 
+from ..layouts import fill
 from ..model import labels
 from ..model.quiz import DEFAULT_HIDDEN, TOLERANCE_TEXT, Hidden, Quiz
 from ..model.timeline import Frame
@@ -44,15 +45,12 @@ class QuizPanel(QWidget):
         self.enabled_box.setObjectName("QuizEnabled")
         self.enabled_box.toggled.connect(self.set_active)
         self.hide_boxes: dict[Hidden, QCheckBox] = {}
-        hide_row = QHBoxLayout()
-        hide_row.addWidget(QLabel("Hide:"))
         for kind in Hidden:
             box = QCheckBox(kind.words)
             box.setChecked(kind in DEFAULT_HIDDEN)
             box.toggled.connect(self._hidden_changed)
             self.hide_boxes[kind] = box
-            hide_row.addWidget(box)
-        hide_row.addStretch(1)
+        hide_row = fill(QHBoxLayout(), QLabel("Hide:"), *self.hide_boxes.values(), 1)
 
         self.question = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True)  # ids: user text
         self.question.setObjectName("QuizQuestion")
@@ -75,16 +73,8 @@ class QuizPanel(QWidget):
         grid.addWidget(self.check_button, 0, 1)
         grid.addWidget(self.reveal_button, 0, 2)
         grid.setColumnStretch(0, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.addWidget(self.enabled_box)
-        layout.addLayout(hide_row)
-        layout.addWidget(self.question)
-        layout.addLayout(grid)
-        layout.addWidget(self.verdict)
-        layout.addWidget(self.score)
-        layout.addWidget(tolerance)
-        layout.addStretch(1)
+        fill(QVBoxLayout(self), self.enabled_box, hide_row, self.question, grid, self.verdict,
+             self.score, tolerance, 1, margins=(8, 6, 8, 6))
 
         player.timelineChanged.connect(self._timeline_changed)
         player.frameChanged.connect(self._frame_changed)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayou
 from engine.trace import JACOBIAN_LIMIT
 
 from ..document import GraphDocument
+from ..layouts import fill
 from ..model import colours, labels
 from ..model.end_to_end import Computing
 from ..model.timeline import Phase
@@ -42,21 +43,15 @@ class SummaryPanel(QWidget):
         self.zero_grad_button = QPushButton("Zero grad", self)
         self.zero_grad_button.setToolTip("Clear the leaves' .grad (optimizer.zero_grad())")
         self.zero_grad_button.clicked.connect(doc.zero_grad)
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(6, 6, 6, 0)
-        buttons.addWidget(self.backward_again_button)
-        buttons.addWidget(self.zero_grad_button)
-        buttons.addStretch(1)
+        buttons = fill(QHBoxLayout(), self.backward_again_button, self.zero_grad_button, 1,
+                       margins=(6, 6, 6, 0))
         # Two texts: the leaves' .grad follow every frame; the end-to-end part (J, vᵀJ,
         # paths) is large and changes with the results only, so it is laid out once.
         self.browser = self._text_browser("SummaryText")
         self.static_browser = self._text_browser("SummaryEndToEnd")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout = fill(QVBoxLayout(self), buttons, self.browser, (self.static_browser, 1),
+                      margins=(0, 0, 0, 0))
         layout.setSpacing(0)
-        layout.addLayout(buttons)
-        layout.addWidget(self.browser)
-        layout.addWidget(self.static_browser, 1)
         self._static: str | None = None  # the end-to-end part: changes with the results only
         self._static_shown: str | None = None
         self.follow = FollowPlayer(self, player, self._render, self._new_results)

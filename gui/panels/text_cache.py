@@ -42,32 +42,12 @@ ADOPT_MS = 200
 #: Events after which a drawing no longer shows what the browser would, or that the user
 #: aims at the text: a document shown from its drawing is taken first. (Not hiding or
 #: closing: a browser being deleted receives those, and must not lay anything out.)
-_TOUCHES = frozenset(
-    {
-        QEvent.Type.MouseButtonPress,
-        QEvent.Type.MouseButtonRelease,
-        QEvent.Type.MouseButtonDblClick,
-        QEvent.Type.MouseMove,
-        QEvent.Type.HoverMove,
-        QEvent.Type.Wheel,
-        QEvent.Type.KeyPress,
-        QEvent.Type.KeyRelease,
-        QEvent.Type.ShortcutOverride,
-        QEvent.Type.FocusIn,
-        QEvent.Type.ContextMenu,
-        QEvent.Type.InputMethod,
-        QEvent.Type.DragEnter,
-        QEvent.Type.DragMove,
-        QEvent.Type.Drop,
-        QEvent.Type.Resize,
-        QEvent.Type.FontChange,
-        QEvent.Type.PaletteChange,
-        QEvent.Type.StyleChange,
-        QEvent.Type.LayoutDirectionChange,
-        QEvent.Type.ToolTip,
-        QEvent.Type.WhatsThis,
-    }
-)
+_TOUCHES = frozenset(getattr(QEvent.Type, name) for name in (
+    "MouseButtonPress", "MouseButtonRelease", "MouseButtonDblClick", "MouseMove", "HoverMove",
+    "Wheel", "KeyPress", "KeyRelease", "ShortcutOverride", "FocusIn", "ContextMenu", "InputMethod",
+    "DragEnter", "DragMove", "Drop", "Resize", "FontChange", "PaletteChange", "StyleChange",
+    "LayoutDirectionChange", "ToolTip", "WhatsThis",
+))
 
 
 class CachedTextBrowser(QTextBrowser):
@@ -237,10 +217,7 @@ class CachedTextBrowser(QTextBrowser):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
         viewport = self.viewport()
         if self._pending is not None:  # (nothing selected in it yet: touching it takes it)
-            painter = QPainter(viewport)
-            painter.setClipRegion(event.region())
-            painter.drawPixmap(0, 0, self._pending[1])
-            painter.end()
+            _blit(viewport, event, self._pending[1])
             return
         if self.hasFocus() or self._selecting():
             self._drawn = False
@@ -259,10 +236,7 @@ class CachedTextBrowser(QTextBrowser):
             self._draw(viewport, pixmap, self.document(), self.horizontalScrollBar().value(),
                        self.verticalScrollBar().value())
             self._drawn = True
-        painter = QPainter(viewport)
-        painter.setClipRegion(event.region())
-        painter.drawPixmap(0, 0, pixmap)
-        painter.end()
+        _blit(viewport, event, pixmap)
 
     def _draw(self, viewport: QWidget, pixmap: QPixmap, document: QTextDocument, dx: int,
               dy: int) -> None:
@@ -280,6 +254,14 @@ class CachedTextBrowser(QTextBrowser):
         painter.setClipRect(visible)
         document.documentLayout().draw(painter, context)
         painter.end()
+
+
+def _blit(viewport: QWidget, event: QPaintEvent, pixmap: QPixmap) -> None:
+    """Copy what ``event`` repaints of ``pixmap`` (a drawing of the viewport) onto it."""
+    painter = QPainter(viewport)
+    painter.setClipRegion(event.region())
+    painter.drawPixmap(0, 0, pixmap)
+    painter.end()
 
 
 #: QTextBrowser's methods that read or change the document, its cursor or selection:

@@ -37,6 +37,7 @@ from engine.train import MAX_STEPS, OPTIMIZERS, TrainSpec
 
 from ..commands import push
 from ..document import GraphDocument
+from ..layouts import fill
 from ..model.train_view import rule, step_lines, trajectory_label
 from ..player import Player
 from ..theme import THEME
@@ -158,18 +159,10 @@ class TrainPanel(QWidget):
         self.buttons["Play"].clicked.connect(lambda: self.play())
         self.buttons["Stop"].clicked.connect(self.stop)
         self.buttons["Reset"].clicked.connect(self.reset)
-        button_row = QHBoxLayout()
-        for button in self.buttons.values():
-            button_row.addWidget(button)
-        controls = QVBoxLayout()
-        controls.setContentsMargins(0, 0, 0, 0)
-        controls.addLayout(button_row)  # first: never scrolled away
-        controls.addLayout(form)
-        controls.addWidget(self.play_backward)
-        controls.addWidget(self.log)
-        controls.addStretch(1)
         box = QWidget()
-        box.setLayout(controls)
+        button_row = fill(QHBoxLayout(), *self.buttons.values())  # first: never scrolled away
+        fill(QVBoxLayout(box), button_row, form, self.play_backward, self.log, 1,
+             margins=(0, 0, 0, 0))
         box.setMaximumWidth(250)
 
         self.rule = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=True,
@@ -184,19 +177,13 @@ class TrainPanel(QWidget):
         for plot in (self.curve, self.paths):
             plot.setMinimumWidth(110)
         content = QWidget()
-        layout = QHBoxLayout(content)
-        layout.addWidget(box, 0)
-        layout.addWidget(self.rule, 1)
-        layout.addWidget(self.curve, 1)
-        layout.addWidget(self.paths, 1)
+        fill(QHBoxLayout(content), box, (self.rule, 1), (self.curve, 1), (self.paths, 1))
         # Scrolled, not squeezed: the tab's size must not make the panels dock (shared
         # by every tab) bigger than the other tabs need, in presentation mode above all.
         scroll = QScrollArea(widgetResizable=True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        fill(QVBoxLayout(self), scroll, margins=(0, 0, 0, 0))
 
         for widget in (self.lr, self.momentum, self.beta1, self.beta2):
             widget.editingFinished.connect(self._settings_edited)
