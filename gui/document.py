@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
+from shiboken6 import isValid
 
 from engine.autodiff import Forward, backward, forward, trace_after_edit
 from engine.collector import collector_paused
@@ -105,6 +106,23 @@ class GraphDocument(QObject):
         #: edit that names what it touched recomputes only that (:meth:`_reach`).
         self._computed_on: Graph | None = None
         self.recompute()
+
+    def __del__(self) -> None:
+        """Delete the undo history while every command is whole, before the collector
+        takes a discarded document apart (a closed window's, a test's).
+
+        The document, its stack and the commands (each holds the document) are one
+        reference cycle. shiboken6 6.11 clears a pushed command's wrapper by handing
+        the C++ command back to Python, which deletes it while the stack still lists
+        it; the stack's destructor then deleted it again (a segfault in
+        ``QUndoStack::clear``, whenever the collector reached two commands before
+        their document). Finalizers run before the collector clears anything, and on
+        plain release too: emptied here, the stack deletes each command once, and its
+        signals are blocked so no view hears about it mid-collection."""
+        stack = self.__dict__.get("undo_stack")
+        if stack is not None and isValid(stack):
+            stack.blockSignals(True)
+            stack.clear()
 
     # ------------------------------------------------------------------ file state
 
