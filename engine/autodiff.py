@@ -10,6 +10,7 @@ used several times are summed, and nothing flows toward what needs no grad.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -63,8 +64,15 @@ class Forward:
         return [k for k, v in suspects if not np.isfinite(v).all()]
 
 
-def forward(graph: Graph) -> Forward:
-    """Evaluate every node in topological order, collecting per-node errors."""
+def forward(graph: Graph, earlier: Forward | None = None,
+            changed: Collection[str] = ()) -> Forward:
+    """Evaluate every node in topological order, collecting per-node errors.
+
+    ``earlier``: a forward pass over this graph before an edit that changed only the
+    nodes in ``changed`` and everything downstream of them (``changed`` must hold
+    those too). Every other op node reads the same operands as then, so its value,
+    error and requires-grad flag are taken from ``earlier`` instead of computed again
+    (the same numbers: an add from the palette recomputed all 200 nodes for one)."""
     program = program_of(graph)
     order = program.order
     vals: list[np.ndarray | None] = [None] * len(order)
@@ -72,12 +80,22 @@ def forward(graph: Graph) -> Forward:
     errors: dict[str, GraphError] = {}
     clean = True  # no node failed yet: no operand can be missing
     ndarray, f64 = np.ndarray, F64
+    if earlier is not None:
+        was_values, was_errors, was_req = earlier.values, earlier.errors, earlier.requires_grad
     with np.errstate(all="ignore"), collector_paused():
         for s, node in program.leaves:
             vals[s] = node.value
             if node.requires_grad and node.op == "input":
                 req[s] = True
         for s, node, op, operands, count, problem in program.instructions:
+            if earlier is not None and node.id not in changed:
+                nid = node.id
+                vals[s] = was_values.get(nid)
+                req[s] = nid in was_req
+                if nid in was_errors:
+                    errors[nid] = was_errors[nid]
+                    clean = False
+                continue
             if problem is not None:
                 errors[node.id] = ArityError(problem, node.id)
                 clean = False
@@ -356,6 +374,22 @@ def backward(
         trace.grads = dict(zip(fwd.order, grads, strict=True))
     else:
         trace.grads = {n: grads[slot_of[n]] if n in slot_of else None for n in fwd.order}
+    trace.leaves = [program.order[s] for s, node in program.leaves if node.wants_grad]
+    return trace
+
+
+def trace_after_edit(earlier: Trace, fwd: Forward) -> Trace:
+    """The trace :func:`backward` would record over ``fwd``, when the edit since
+    ``earlier`` changed nothing the output depends on and no ``.grad`` was held (a node
+    added from the palette, a value set on a branch backward never reaches): the same
+    steps and gradients, shared; only the graph's other nodes are listed anew (no
+    gradient reaches them)."""
+    trace = Trace(output=earlier.output, gradient=earlier.gradient)
+    trace.steps = earlier.steps  # made once, then read by both
+    grads = earlier.grads
+    trace.grads = {n: grads.get(n) for n in fwd.order}
+    program = fwd.program
+    assert program is not None  # a pass forward() ran
     trace.leaves = [program.order[s] for s, node in program.leaves if node.wants_grad]
     return trace
 

@@ -231,13 +231,18 @@ class Trace:
 
     def fan_ins(self) -> dict[str, int]:
         """How many steps deliver a gradient into each node (more than one: fan-out)."""
-        counts: dict[str, int] = {}
-        for s in self.steps:
-            counts[s.operand] = counts.get(s.operand, 0) + 1
-        return counts
+        return fan_ins(self.steps)
 
     def fan_in(self, node: str) -> int:
         return self.fan_ins().get(node, 0)
 
     def __len__(self) -> int:
         return len(self.record.steps) if self.record is not None else len(self._steps)
+
+
+def fan_ins(steps: Sequence[Step]) -> dict[str, int]:
+    """How many of ``steps`` deliver a gradient into each node (more than one: fan-out)."""
+    counts: dict[str, int] = {}
+    for s in steps:
+        counts[s.operand] = counts.get(s.operand, 0) + 1
+    return counts

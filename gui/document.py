@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
+from shiboken6 import isValid
 
-from engine.autodiff import Forward, backward, forward
+from engine.autodiff import Forward, backward, forward, trace_after_edit
 from engine.collector import collector_paused
 from engine.errors import GraphError
 from engine.fileformat import GraphFile
@@ -101,7 +102,27 @@ class GraphDocument(QObject):
         self._pending = _Pending()
         self.recompute_count = 0  # how often the engine ran (one per command)
         self.results = Results(forward(self.graph))
+        #: The graph the last results were computed on (None: a captured pass), so an
+        #: edit that names what it touched recomputes only that (:meth:`_reach`).
+        self._computed_on: Graph | None = None
         self.recompute()
+
+    def __del__(self) -> None:
+        """Delete the undo history while every command is whole, before the collector
+        takes a discarded document apart (a closed window's, a test's).
+
+        The document, its stack and the commands (each holds the document) are one
+        reference cycle. shiboken6 6.11 clears a pushed command's wrapper by handing
+        the C++ command back to Python, which deletes it while the stack still lists
+        it; the stack's destructor then deleted it again (a segfault in
+        ``QUndoStack::clear``, whenever the collector reached two commands before
+        their document). Finalizers run before the collector clears anything, and on
+        plain release too: emptied here, the stack deletes each command once, and its
+        signals are blocked so no view hears about it mid-collection."""
+        stack = self.__dict__.get("undo_stack")
+        if stack is not None and isValid(stack):
+            stack.blockSignals(True)
+            stack.clear()
 
     # ------------------------------------------------------------------ file state
 
@@ -431,12 +452,21 @@ class GraphDocument(QObject):
         if self.captured is not None:
             trace, fwd = self.captured
             self.results = Results(fwd, trace)
+            self._computed_on = None
             return
-        fwd = forward(self.graph)
-        results = Results(fwd, changed=self._changed_by(touched),
-                          replaced=weakref.ref(self.results))
+        reach = self._reach(touched)
+        earlier = self.results
+        if reach is None:
+            fwd = forward(self.graph)
+        else:
+            fwd = forward(self.graph, earlier.forward, reach)
+        self._computed_on = self.graph
+        changed = None if reach is None or self.output in reach else frozenset(reach)
+        results = Results(fwd, changed=changed, replaced=weakref.ref(earlier))
         if self.output is None:
             results.backward_error = GraphError("choose an output node to run backward from")
+        elif changed is not None and earlier.trace is not None and not self.prior_grads:
+            results.trace = trace_after_edit(earlier.trace, fwd)
         else:
             try:
                 results.trace = backward(
@@ -450,14 +480,14 @@ class GraphDocument(QObject):
                 results.backward_error = GraphError(text.splitlines()[0], self.output)
         self.results = results
 
-    def _changed_by(self, touched: set[str] | None) -> frozenset[str] | None:
-        """What edits of ``touched`` change (see :attr:`Results.changed`): those nodes and
-        everything downstream of them, when the output is not among it (so neither are
-        its value, ``v`` or any gradient); None when it is, or nothing is known."""
-        if touched is None:
+    def _reach(self, touched: set[str] | None) -> set[str] | None:
+        """What edits of ``touched`` change: those nodes and everything downstream of
+        them; the rest reads as the last results say (see :attr:`Results.changed`: when
+        the output is not among them, neither are its value, ``v`` or any gradient).
+        None when nothing is known, or the last results are not of this graph."""
+        if touched is None or self._computed_on is not self.graph:
             return None
-        reach = self.graph.downstream(n for n in touched if n in self.graph)
-        return None if self.output in reach else frozenset(reach)
+        return self.graph.downstream(n for n in touched if n in self.graph)
 
     def _structure_edited(self, touched: Iterable[str] | None = None) -> None:
         self._forget_prior_grads()

@@ -13,6 +13,8 @@ import gc
 import numpy as np
 import pytest
 
+from engine.autodiff import backward, forward
+from engine.errors import GraphError
 from engine.fileformat import GraphFile
 from engine.graph import Graph
 from gui.canvas import CanvasView
@@ -455,6 +457,47 @@ def test_an_edit_backward_never_reaches_names_the_nodes_it_changed() -> None:
     before = doc.results
     doc.set_backward("t", None)  # another output: anything may differ
     assert doc.results.changed_since(before) is None
+
+
+def test_an_edit_recomputes_only_what_it_reaches_with_the_same_numbers() -> None:
+    """An edit that names what it touched takes every other node's value from the last
+    results and, outside the output's cone, the backward pass too: the results equal a
+    fresh forward and backward in every number, order and name."""
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    for edit in (
+        lambda: doc.add_node("b", "input", (0.0, 0.0), value=[1.0, 2.0]),
+        lambda: doc.add_node("t", "tanh", (0.0, 0.0)),
+        lambda: doc.connect_operand("b", "t", 0),
+        lambda: doc.set_value("b", [3.0, -4.0]),
+        lambda: doc.disconnect_operand("n5", 1),  # in the cone: backward runs again
+        lambda: doc.connect_operand("t", "n5", 1),
+        lambda: doc.remove_node("b"),  # t loses its operand: an error downstream
+    ):
+        before = doc.results
+        edit()
+        got, fresh = doc.results.forward, forward(doc.graph)
+        assert got.order == fresh.order and list(got.values) == list(fresh.values)
+        assert all(np.array_equal(got.values[n], fresh.values[n]) for n in fresh.values)
+        assert {n: str(e) for n, e in got.errors.items()} == {
+            n: str(e) for n, e in fresh.errors.items()}
+        assert got.requires_grad == fresh.requires_grad
+        reach = doc.graph.downstream([n for n in ("b", "t", "n5") if n in doc.graph])
+        kept = [n for n in before.forward.values if n in got.values and n not in reach
+                and doc.graph.nodes[n].inputs]
+        assert kept and all(got.values[n] is before.forward.values[n] for n in kept)
+        trace = doc.results.trace
+        try:
+            full = backward(doc.graph, fresh, "n11", doc.gradient)
+        except GraphError as exc:
+            assert trace is None and str(doc.results.backward_error) == str(exc)
+            continue
+        assert trace is not None and list(trace.grads) == list(full.grads)
+        assert all((a is None and b is None) or np.array_equal(a, b)
+                   for a, b in zip(trace.grads.values(), full.grads.values(), strict=True))
+        assert trace.leaves == full.leaves and len(trace.steps) == len(full.steps)
+        shared = doc.results.changed_since(before) is not None
+        assert shared == (before.trace is not None and trace.steps is before.trace.steps)
 
 
 @pytest.mark.parametrize("at_end", [True, False], ids=["at the end", "mid-forward"])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine import tracefile
-from engine.autodiff import backward, forward
+from engine.autodiff import backward, forward, trace_after_edit
 from engine.captured import as_graph
 from engine.forward_mode import ForwardStep, jvp, ones
 from engine.groups import GroupStep, playback_steps
@@ -147,6 +147,31 @@ def test_step_contributions_and_senders_are_indexed() -> None:
         earlier = [t for t in tl.steps[:k] if t.operand == s.operand]
         assert tl.contribution(k) == len(earlier)
         assert tl.senders(s.operand) == [t.consumer for t in tl.steps if t.operand == s.operand]
+
+
+def test_a_timeline_after_an_edit_outside_the_cone_indexes_the_same_steps_once() -> None:
+    """A node added where backward never reaches keeps the trace's steps (shared by
+    trace_after_edit): the new timeline reuses the last one's index of them and says
+    what a timeline built from a fresh backward pass says."""
+    g = seed2_graph()
+    fwd = forward(g)
+    before = Timeline(Results(fwd, backward(g, fwd, "y", np.array([0.1, 0.2, 0.3]))))
+    g.add_node("z", "input", value=[1.0, 2.0])
+    after_fwd = forward(g, fwd, {"z"})
+    assert before.results.trace is not None
+    after = Timeline(Results(after_fwd, trace_after_edit(before.results.trace, after_fwd)))
+    assert after._edge_index is before._edge_index and after._updates is before._updates
+    fresh_fwd = forward(g)
+    fresh = Timeline(Results(fresh_fwd, backward(g, fresh_fwd, "y", np.array([0.1, 0.2, 0.3]))))
+    assert after.forward_order == fresh.forward_order and after.length == fresh.length
+    assert [key(s) for s in after.steps] == [key(s) for s in fresh.steps]
+    assert after.fan_in == fresh.fan_in
+    assert [after.contribution(k) for k in range(1, len(after.steps) + 1)] == [
+        fresh.contribution(k) for k in range(1, len(fresh.steps) + 1)]
+    assert list(after.start_grads) == list(fresh.start_grads)
+    assert all(np.array_equal(after.start_grads[n], fresh.start_grads[n])
+               for n in fresh.start_grads)
+    assert all(after.update_steps(n) == fresh.update_steps(n) for n in g.nodes)
 
 
 def test_a_module_step_counts_its_edges_in_words(tmp_path: Path) -> None:
