@@ -199,8 +199,11 @@ def _probe(at: Callable[[float], float], f0: float, h: float, rounding: float) -
     fp, fm, fp2, fm2 = at(h), at(-h), at(h / 2), at(-h / 2)
     gap = (fp - f0) / h - (f0 - fm) / h  # one-sided slopes: right minus left
     gap2 = (fp2 - f0) / (h / 2) - (f0 - fm2) / (h / 2)
-    eps = float(np.finfo(np.float64).eps)
-    noise = 8 * (eps * max(abs(f0), abs(fp), abs(fm)) + rounding) / h
+    finfo = np.finfo(np.float64)
+    # a value's rounding is eps relative, but never below the subnormal spacing: a tiny
+    # ``v`` (5e-324) makes L itself subnormal, where eps·|L| underflows to 0
+    ulp = max(float(finfo.eps) * max(abs(f0), abs(fp), abs(fm)), float(finfo.smallest_subnormal))
+    noise = 8 * (ulp + rounding) / h
     return _Probe(
         h,
         (fp - fm) / (2 * h),

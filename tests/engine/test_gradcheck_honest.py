@@ -65,6 +65,17 @@ def test_sharp_curvature_is_retried_at_smaller_steps():
         assert "step too large for this curvature" in e.note
 
 
+def test_a_subnormal_v_is_never_a_mismatch():
+    """v = 5e-324 makes L subnormal: the exact 2·v cannot be resolved, never "wrong"."""
+    g = Graph()
+    g.add_node("x", "input", value=np.zeros((2, 3)), requires_grad=True)
+    g.add_node("y", "add", ["x", "x"])
+    v = np.full((2, 3), 5e-324)
+    result = check_graph(g, "y", v)
+    assert result.elements and all(e.status not in FLAGGED for e in result.elements)
+    assert {e.status for e in result.elements} == {Status.UNRESOLVED}
+
+
 def test_a_true_kink_stays_a_kink():
     g = _chain(0.0, ("relu", None))
     assert check_graph(g, "s").elements[0].status is Status.KINK
