@@ -1208,10 +1208,10 @@ class CanvasScene(QGraphicsScene):
 
     def nodes_rect(self) -> QRectF:
         """The bounding rectangle of all node boxes (empty when there are none)."""
-        rect = QRectF()
-        for item in self.nodes.values():
-            rect = rect.united(item.scene_rect())
-        return rect
+        if not self.nodes:
+            return QRectF()
+        b = np.array([item.scene_coords() for item in self.nodes.values()], dtype=float)
+        return rect_of((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()))
 
     def restyle(self) -> None:
         """The theme changed (presentation mode): lay every item out again."""
