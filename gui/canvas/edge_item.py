@@ -276,6 +276,7 @@ class EdgeItem(QGraphicsPathItem):
         #: The curve's extent, pen included (scene coordinates; replaced, never changed
         #: in place: a new edge shares one empty rectangle).
         self.bounds = _NO_BOUNDS
+        self._given = False  # Qt has been given a path (a new edge has none)
         #: The ends of the plain curve the path is (None: a detour, or no path yet).
         self._plain_ends: tuple[float, float, float, float] | None = None
         #: The plain curve is known by its ends only: Qt is given it when anything but
@@ -314,7 +315,7 @@ class EdgeItem(QGraphicsPathItem):
         ends = (x1, y1, x2, y2)
         if ends != self._plain_ends:
             self._plain_ends = ends
-            if hold and self.in_background and super().path().isEmpty():
+            if hold and self.in_background and not self._given:
                 self._hit = self._arc = None
                 self._held = True
                 self.bounds = _padded(_bezier_extent(x1, y1, x2, y2))
@@ -328,6 +329,7 @@ class EdgeItem(QGraphicsPathItem):
             assert self._plain_ends is not None  # held: a plain curve
             path, extent = _bezier(*self._plain_ends)
             self._held = False
+            self._given = True
             self.setPath(path)
             self._measure(extent)
 
@@ -357,6 +359,7 @@ class EdgeItem(QGraphicsPathItem):
         """Take ``path`` (``extent``: its control points' rectangle)."""
         old = self.bounds
         self._held = False
+        self._given = True
         self._hit = self._arc = None
         self.setPath(path)
         self._measure(extent)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from ..theme import THEME
-from .coords import coords
+from .coords import coords, rect_of
 from .node_item import FAR_LOD, NodeItem
 
 #: A box's rectangle and band (scene coordinates), the band's colour, and selected.
@@ -95,8 +95,11 @@ class FarBoxes(QGraphicsItem):
         where they were and are now."""
         looks = self._looks
         if ids is None or looks is None:
-            self._looks = self._table = None
-            self._cover(self._gather().values(), QRectF())
+            self._looks = None
+            self._table = _Table(self._gather())  # (the next paint's, made now)
+            b = self._table.bounds
+            self._cover(rect_of((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()))
+                        if len(b) else QRectF())
             self.update()
             return
         ids = list(ids)
@@ -117,13 +120,11 @@ class FarBoxes(QGraphicsItem):
                 table = None  # a box gone: its row goes with a table made afresh
         self._table = table
         if not area.isEmpty():
-            self._cover([], self._area.united(area))
+            self._cover(self._area.united(area))
             self.update(area)
 
-    def _cover(self, looks: Iterable[_Look], area: QRectF) -> None:
-        """Grow (or set) the bounding rectangle to hold ``area`` and these boxes."""
-        for look in looks:
-            area = area.united(look[0])
+    def _cover(self, area: QRectF) -> None:
+        """Grow (or set) the bounding rectangle to hold ``area``."""
         area = area.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN) if area != self._area else area
         if area != self._area:
             self.prepareGeometryChange()

@@ -418,6 +418,12 @@ class NodeItem(QGraphicsRectItem):
     def scene_rect(self) -> QRectF:
         return self._rect.translated(self.pos())
 
+    def scene_coords(self) -> tuple[float, float, float, float]:
+        """:meth:`scene_rect` as (left, top, right, bottom) floats (the grid files a
+        new graph's boxes from them, without a rectangle per box)."""
+        x, y, r = self.x(), self.y(), self._rect
+        return (x, y, x + r.width(), y + r.height())
+
     def port_pos(self, is_output: bool, index: int = 0) -> QPointF:
         """Scene position of a port's centre (cheap: no item lookup)."""
         return QPointF(*self.port_xy(is_output, index))

@@ -47,3 +47,29 @@ def test_queries_find_exactly_what_a_scan_finds(rects, area, drop) -> None:
     for k in expected:
         assert grid.any_except(*box, exclude=(k,)) == bool(expected - {k})
     assert sum(len(b) for b in grid._cells.values()) <= MAX_CELLS * len(grid.bounds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rects=st.lists(st.tuples(COORD, COORD, COORD, COORD), max_size=40),
+       cell=st.sampled_from([256.0, 768.0]))
+def test_filing_many_rectangles_at_once_files_what_filing_each_does(rects, cell) -> None:
+    import numpy as np
+
+    from gui.canvas.coords import coords
+
+    rows = [coords(_rect(*r)) for r in rects]
+    keys = list(range(len(rows)))
+    one_by_one: RectGrid[int] = RectGrid(cell=cell)
+    for k, row in zip(keys, rows, strict=True):
+        one_by_one.put_bounds(k, row)
+    at_once: RectGrid[int] = RectGrid(cell=cell)
+    at_once.put_many(keys, np.array(rows, dtype=float).reshape(-1, 4))
+    assert list(at_once.bounds.items()) == list(one_by_one.bounds.items())
+    assert at_once._spans == one_by_one._spans and at_once._long == one_by_one._long
+    assert at_once._cells == one_by_one._cells
+    assert at_once.bounds_array().tolist() == one_by_one.bounds_array().tolist()
+    at_once.put_many([0, 99], np.array([[0.0, 0.0, 5.0, 5.0], [1.0, 1.0, 2.0, 2.0]]))
+    one_by_one.put_bounds(0, (0.0, 0.0, 5.0, 5.0))
+    one_by_one.put_bounds(99, (1.0, 1.0, 2.0, 2.0))  # into a grid holding some: one by one
+    assert at_once._cells == one_by_one._cells and at_once.bounds == one_by_one.bounds
+
