@@ -480,7 +480,8 @@ class PlayerToolbar(QToolBar):
             lambda i: player.set_speed(float(self.speed_box.itemData(i))))
         self.addWidget(self.speed_box)
 
-        self.status_label = QLabel(self)
+        # Plain text, as the status bar's copy: the line names nodes, and an id is user text.
+        self.status_label = QLabel(self, textFormat=Qt.TextFormat.PlainText)
         self.status_label.setObjectName("PlayerStatus")
         self.status_label.setMinimumWidth(240)
         self.status_label.setContentsMargins(8, 0, 8, 0)
