@@ -63,9 +63,13 @@ class PaintCache(QObject):
     bar), the pixmap of a new state is made as its window is about to paint (its
     ``UpdateRequest``, outside any paint), and that paint blits it: the widget is
     rendered once per state, where painting it, then capturing it, rendered it twice
-    (and a whole-window repaint before the capture, a third time). ``hits`` and
-    ``misses`` count blits and real paints, ``captures`` the paintings into the pixmap
-    (tests read them).
+    (and a whole-window repaint before the capture, a third time). ``moved``: for
+    such a widget, ``moved(kept, new)`` says which part of it (widget coordinates) can
+    look different between the state kept and the new one, or None (any of it); only
+    that part is drawn again, into the pixmap kept (the scrubber's handle moves a few
+    pixels a step, and the style drew all nine hundred pixels of its groove for each).
+    ``hits`` and ``misses`` count blits and real paints, ``captures`` the paintings
+    into the pixmap and ``parts`` those of a part only (tests read them).
     """
 
     def __init__(
@@ -76,10 +80,12 @@ class PaintCache(QObject):
         state: Callable[[], Hashable] | None = None,
         backdrop: bool = False,
         early: bool = False,
+        moved: Callable[[Hashable, Hashable], QRect | None] | None = None,
     ) -> None:
         super().__init__(widget)
         self._widget = widget
         self._early = early
+        self._moved = moved
         self._window: QWidget | None = None  # the window watched for its UpdateRequest
         self._area = area or widget.rect
         self._state = state or _no_state
@@ -92,6 +98,7 @@ class PaintCache(QObject):
         self.hits = 0
         self.misses = 0
         self.captures = 0
+        self.parts = 0
         for signal in changed:
             signal.connect(self.invalidate)
         widget.installEventFilter(self)
@@ -140,10 +147,30 @@ class PaintCache(QObject):
         widget, rect = self._widget, self._area()
         if rect is None or rect.isEmpty() or not widget.isVisible():
             return
-        if self._pixmap is not None and rect == self._rect and self._state() == self._shows:
-            return
+        if self._pixmap is not None and rect == self._rect:
+            state = self._state()
+            if state == self._shows:
+                return
+            part = self._moved(self._shows, state) if self._moved is not None else None
+            if part is not None and self._capture_part(part & rect, state):
+                return
         self._pixmap = None
         self._capture()
+
+    def _capture_part(self, part: QRect, state: Hashable) -> bool:
+        """Draw only ``part`` of the widget again, into the pixmap kept, which then shows
+        ``state`` (False: not done; the caller draws the whole)."""
+        ratio = self._widget.devicePixelRatioF()
+        if self._pixmap is None or part.isEmpty() or ratio != round(ratio):
+            return False  # (at a fractional ratio a part's edges could round another way)
+        self.parts += 1
+        piece = self._drawn(part)
+        painter = QPainter(self._pixmap)
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
+        painter.drawPixmap(part.topLeft() - self._rect.topLeft(), piece)
+        painter.end()
+        self._shows = state
+        return True
 
     def _capture(self) -> None:
         """Paint the widget into the pixmap (background included, children left out)."""
@@ -151,21 +178,25 @@ class PaintCache(QObject):
         widget, rect = self._widget, self._area()
         if self._pixmap is not None or not widget.isVisible() or rect is None or rect.isEmpty():
             return
-        ratio = widget.devicePixelRatioF()
         self.captures += 1
+        self._pixmap, self._rect, self._shows = self._drawn(rect), rect, self._state()
+
+    def _drawn(self, rect: QRect) -> QPixmap:
+        """``rect`` of the widget (its coordinates) drawn into a new pixmap."""
+        widget = self._widget
         self._painting = True
         try:
             if self._backdrop:  # the window there: its parents, then the widget
                 window = widget.window()
-                pixmap = window.grab(QRect(widget.mapTo(window, rect.topLeft()), rect.size()))
-            else:
-                pixmap = QPixmap(rect.size() * ratio)
-                pixmap.setDevicePixelRatio(ratio)
-                pixmap.fill(Qt.GlobalColor.transparent)
-                widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
+                return window.grab(QRect(widget.mapTo(window, rect.topLeft()), rect.size()))
+            ratio = widget.devicePixelRatioF()
+            pixmap = QPixmap(rect.size() * ratio)
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
+            return pixmap
         finally:
             self._painting = False
-        self._pixmap, self._rect, self._shows = pixmap, rect, self._state()
 
 
 def _no_state() -> None:

@@ -31,11 +31,11 @@ which computes it at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QRect, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -387,6 +387,19 @@ def _handle_rect(slider: QSlider) -> tuple[int, int, int, int]:
     return rect.x(), rect.y(), rect.width(), rect.height()
 
 
+def _handle_moved(slider: QSlider, kept: Hashable, new: Hashable) -> QRect | None:
+    """The part of ``slider`` (horizontal) that can look different once its handle moved
+    from ``kept`` to ``new`` (:func:`_handle_rect`'s): both of the handle's places and a
+    handle's width either side of them, where a style ends the groove's fill (Fusion's
+    stops a pixel before the handle), the slider's whole height; None when the handle
+    changed its size (another range, another look)."""
+    if not (isinstance(kept, tuple) and isinstance(new, tuple)) or kept[1:] != new[1:]:
+        return None
+    width = kept[2]
+    left, right = min(kept[0], new[0]) - width, max(kept[0], new[0]) + 2 * width
+    return QRect(left, 0, right - left, slider.height())
+
+
 def connect_canvas(player: Player, canvas: Any) -> None:
     """Wire a CanvasView to the player: every frame, and the edge-label text.
 
@@ -467,8 +480,9 @@ class PlayerToolbar(QToolBar):
         PaintCache(self)  # a whole-window repaint blits the toolbar's gradient
         # An edit at the end of backward sets another range with the handle where it
         # was (at the end): what the slider shows is where its handle is.
+        # A step moves the handle a few pixels: only around its two places is drawn again.
         PaintCache(self.scrubber, state=lambda: _handle_rect(self.scrubber), backdrop=True,
-                   early=True)
+                   early=True, moved=lambda kept, new: _handle_moved(self.scrubber, kept, new))
 
         self.speed_box = QComboBox(self)
         self.speed_box.setToolTip("Playback speed (1× = one step per second)")
@@ -480,7 +494,8 @@ class PlayerToolbar(QToolBar):
             lambda i: player.set_speed(float(self.speed_box.itemData(i))))
         self.addWidget(self.speed_box)
 
-        self.status_label = QLabel(self)
+        # Plain text, as the status bar's copy: the line names nodes, and an id is user text.
+        self.status_label = QLabel(self, textFormat=Qt.TextFormat.PlainText)
         self.status_label.setObjectName("PlayerStatus")
         self.status_label.setMinimumWidth(240)
         self.status_label.setContentsMargins(8, 0, 8, 0)

@@ -121,6 +121,7 @@ def camera_target(
     bounds: Rect | None = None,
     anchor: Rect | None = None,
     extra_scale: Callable[[float], float] | None = None,
+    most: Callable[[Mapping[str, float]], float] | None = None,
 ) -> CameraTarget | None:
     """Where to look for one frame.
 
@@ -142,7 +143,9 @@ def camera_target(
     looked at from at least ``readable`` when it fits; ``extra_scale``: how much larger
     than given ``extra`` is at a zoom (the label keeps its size on screen, so it grows in
     scene units as the camera moves out: framed at its size at zoom 1, a big label had
-    no room beside the step's boxes in presentation mode).
+    no room beside the step's boxes in presentation mode); ``most``: the greatest zoom of
+    one of the zoom tables over every box (inf when a box has none), when the caller
+    keeps it (at 5,000 boxes, walking them twice was most of a call).
 
     The whole graph is shown, still, when every box shows its name and number in it:
     at ``readable`` or more (full boxes), or at every box's ``number_zoom`` (compact
@@ -170,8 +173,11 @@ def camera_target(
     assert world is not None
 
     def floor(nodes: list[str], zooms: Mapping[str, float] | None) -> float:
-        if nodes is everything and zooms is not None and zooms.keys() == boxes.keys():
-            return least_legible(readable, zooms)  # every box: in C
+        if nodes is everything and zooms is not None:
+            if most is not None:
+                return min(readable, most(zooms))
+            if zooms.keys() == boxes.keys():
+                return least_legible(readable, zooms)  # every box: in C
         return least_legible(readable, zooms, nodes)
 
     numbers = compact_zoom if number_zoom is None else number_zoom

@@ -9,6 +9,8 @@ normally have).
 
 from __future__ import annotations
 
+from math import inf
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QWheelEvent
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsItem, QStyleOptionGraphicsI
 
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
+from gui.canvas import view as view_module
 from gui.canvas.camera_boxes import CameraBoxes
 from gui.canvas.zoom_gesture import REST_MS
 from gui.commands import MoveNodes, push
@@ -46,6 +49,25 @@ def assert_current(view: CanvasView) -> None:
     assert kept.pairs == long_way.pairs
     assert (kept.names, kept.numbers, kept.whole) == (
         long_way.names, long_way.numbers, long_way.whole)
+    for table in (kept.names, kept.numbers, kept.whole):  # the greatest, kept as boxes change
+        assert kept.most(table) == max(table.get(n, inf) for n in kept.rects)
+
+
+def test_the_cameras_greatest_zooms_kept_step_by_step_frame_as_a_walk_over_every_box(
+    followed: CanvasView, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each step changes two or three boxes' zooms (a box in the step may need more
+    room): the greatest of each table, kept as they change, is what a walk over every
+    box gives, and so is where the camera looks."""
+    view, timeline = followed, Timeline(followed.doc.results)
+    model = view_module.camera_target
+    walked: list[object] = []  # each target as the camera finds it without ``most``
+    monkeypatch.setattr(view_module, "camera_target",
+                        lambda *a: walked.append(model(*a[:-1])) or model(*a))
+    for k in [*range(len(timeline.steps)), *range(len(timeline.steps) - 1, -1, -5)]:
+        view.show_frame(timeline.frame(timeline.position_of_step(k)))
+        assert_current(view)
+        assert view.camera_target() == walked[-1]
 
 
 def test_the_cameras_table_of_boxes_matches_a_fresh_reading_through_an_edit_session(

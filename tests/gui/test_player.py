@@ -366,3 +366,34 @@ def test_panel_screenshots_for_review(setup, artifacts_dir, qtbot) -> None:  # n
     bar.resize(1000, 40)
     bar.show()
     assert bar.grab().save(os.path.join(artifacts_dir, "player_toolbar.png"))
+
+
+def test_the_status_line_shows_a_node_id_as_written(qtbot) -> None:  # noqa: ANN001
+    """A node id is user text: one that reads as markup is shown literally, as the
+    status bar shows it, not rendered (it was bold and its tags gone)."""
+    from PySide6.QtWidgets import QLabel
+
+    from engine.graph import Graph
+
+    g = Graph()
+    g.add_node("<b>x</b>", "input", value=2.0)
+    g.add_node("w", "input", value=3.0)
+    g.add_node("y", "mul", ["<b>x</b>", "w"])
+    doc = GraphDocument()
+    doc.graph = g
+    doc.set_backward("y", 1.0)
+    win = QMainWindow()
+    player = Player(doc, win)
+    bar = PlayerToolbar(player, win)
+    win.addToolBar(bar)
+    qtbot.addWidget(win)
+    win.show()
+    player.to_start()
+    while "<b>x</b>" not in player.status_text():
+        player.step_forward()
+    text = bar.status_label.text()
+    assert text == player.status_text()
+    plain = QLabel(text, textFormat=Qt.TextFormat.PlainText)
+    plain.setFont(bar.status_label.font())
+    plain.setContentsMargins(bar.status_label.contentsMargins())
+    assert bar.status_label.sizeHint().width() == plain.sizeHint().width()

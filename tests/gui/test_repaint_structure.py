@@ -329,18 +329,49 @@ def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
     area = QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
     QApplication.processEvents()
     before = win.grab(area).toImage()
-    misses, captures, hits = cache.misses, cache.captures, cache.hits
+    misses, drawn, parts, hits = cache.misses, cache.captures + cache.parts, cache.parts, cache.hits
     for _ in range(3):
         win.player.step_forward()
         QApplication.processEvents()
         win.repaint()
-    # (drawn again only when the slider is laid out anew: a longer status text beside it)
-    assert cache.misses == misses and 3 <= cache.captures - captures <= 4
+    # (drawn whole again only when the slider is laid out anew: a longer status text beside it)
+    assert cache.misses == misses and 3 <= cache.captures + cache.parts - drawn <= 4
+    assert cache.parts >= parts + 2  # the handle moved: only around it
     assert cache.hits >= hits + 6
     blitted = win.grab(area).toImage()
     assert blitted != before  # the handle moved
     cache.invalidate()
     assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
+
+
+def test_the_scrubber_drawn_in_parts_looks_as_the_style_paints_it(
+    make_window,  # noqa: ANN001
+) -> None:
+    """Steps on and back, a jump back and one to the end: each time only the part of the
+    scrubber around its handle's two places is drawn again, into the pixmap kept, and
+    what it then shows is the slider the style paints whole, over its backdrop."""
+    win = make_window()
+    win.player.seek(win.player.timeline.position_of_step(1))
+    QApplication.processEvents()
+    win.repaint()
+    scrubber = win.player_bar.scrubber
+    cache = scrubber.findChild(PaintCache)
+    assert cache is not None
+    area = QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
+    moves = [win.player.step_forward] * 4 + [win.player.step_back] * 2
+    moves += [lambda: win.player.seek(2), win.player.to_end]
+    parts, seen = cache.parts, set()
+    for move in moves:
+        move()
+        QApplication.processEvents()
+        win.repaint()
+        blitted = win.grab(area).toImage()
+        seen.add(blitted.cacheKey())
+        cache.invalidate()  # the next paint is the style's own, of the whole slider
+        assert win.grab(area).toImage() == blitted
+        QApplication.processEvents()  # (and is kept, as after any paint)
+    assert cache.parts >= parts + len(moves) - 1
+    assert len(seen) == len(moves)
 
 
 def test_a_whole_window_repaint_blits_the_tab_and_menu_bars(make_window) -> None:  # noqa: ANN001
@@ -392,9 +423,9 @@ def test_an_edit_at_the_end_blits_the_scrubber_whose_handle_stays(make_window) -
     cache.invalidate()
     assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
     QApplication.processEvents()
-    drawn = cache.misses + cache.captures
+    drawn = cache.misses + cache.captures + cache.parts
     win.player.seek(0)  # the handle moves: drawn again (not the old pixmap blitted)
     QApplication.processEvents()
     win.repaint()
-    assert cache.misses + cache.captures > drawn
+    assert cache.misses + cache.captures + cache.parts > drawn
     assert win.grab(area).toImage() != blitted
