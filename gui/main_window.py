@@ -63,6 +63,7 @@ from .panels.palette import Palette
 from .plain_box import plain_box
 from .player import Player, PlayerToolbar, connect_canvas
 from .pytorch_code import install as install_pytorch_code
+from .qt_override import reported
 from .teaching import Teaching
 from .theme import PRESENTATION_SCALE, THEME, application_palette, restyle, style, using
 
@@ -776,12 +777,14 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ window events
 
+    @reported
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
             QTimer.singleShot(0, self._apply_pending_view)
 
+    @reported
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._elide_problems()
@@ -789,6 +792,7 @@ class MainWindow(QMainWindow):
             self._refit_after_state = False
             QTimer.singleShot(0, self.canvas.refit)
 
+    @reported
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
         if event.type() == QEvent.Type.WindowStateChange and not self.presenting:
@@ -809,6 +813,7 @@ class MainWindow(QMainWindow):
         self.resize(w, h)
         self.move(area.x() + (area.width() - w) // 2, area.y() + (area.height() - h - 32) // 2)
 
+    @reported
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         if not self.files.maybe_save():
             event.ignore()

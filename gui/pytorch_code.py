@@ -66,6 +66,7 @@ from .commands import SwapEdit, push
 from .document import GraphDocument, Point
 from .layouts import fill
 from .model.formatting import count
+from .qt_override import reported
 from .theme import THEME, error_sheet, style
 
 if TYPE_CHECKING:
@@ -313,6 +314,7 @@ class CodeDock(QDockWidget):
         window.resizeDocks([self], [want.width()], Qt.Orientation.Horizontal)  # type: ignore[union-attr]
         window.resizeDocks([self], [want.height()], Qt.Orientation.Vertical)  # type: ignore[union-attr]
 
+    @reported
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         if self.isVisible():

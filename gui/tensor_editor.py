@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from .layouts import fill
 from .model.formatting import fmt_num
+from .qt_override import reported
 
 
 class Rank(StrEnum):
@@ -154,12 +155,14 @@ class ScrubHandle(QLabel):
         self.setMinimumWidth(22)
         self._last_x: float | None = None
 
+    @reported
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         if event.button() == Qt.MouseButton.LeftButton:
             self._last_x = event.position().x()
             self.started.emit()
         event.accept()
 
+    @reported
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         if self._last_x is None:
             return
@@ -172,6 +175,7 @@ class ScrubHandle(QLabel):
             self.delta.emit(float(int(steps)) if abs(steps) >= 1 else steps)
         event.accept()
 
+    @reported
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         if self._last_x is not None:
             self._last_x = None

@@ -80,6 +80,7 @@ from ..model.names import MIME_OP
 from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
+from ..qt_override import reported
 from ..theme import CHAIN_RULE_PT, THEME, style
 from .edge_item import HIT_WIDTH, LABEL_PT, EdgeItem, TempEdgeItem
 from .group_frames import GroupFrame, make_room
@@ -418,6 +419,7 @@ class CanvasView(QGraphicsView):
         self.canvas.set_far(self.zoom() < FAR_LOD)
         self.canvas.fit_label(self.visible_scene_rect(), self.zoom())
 
+    @reported
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
         super().scrollContentsBy(dx, dy)
         if not self._moving_camera:
@@ -592,6 +594,7 @@ class CanvasView(QGraphicsView):
         menu.addActions(self.canvas_actions)
         return menu
 
+    @reported
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt API
         self.context_menu(event.pos()).exec(event.globalPos())
 
@@ -870,6 +873,7 @@ class CanvasView(QGraphicsView):
 
     # ------------------------------------------------------------------ mouse
 
+    @reported
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
         button = event.button()
@@ -907,6 +911,7 @@ class CanvasView(QGraphicsView):
                 for nid in self.selected_ids()
             }
 
+    @reported
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
         if self._pan_last is not None:
@@ -926,6 +931,7 @@ class CanvasView(QGraphicsView):
         elif not event.buttons():
             self._hover(pos)
 
+    @reported
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
         if self._pan_last is not None:
@@ -964,6 +970,7 @@ class CanvasView(QGraphicsView):
                 return True
         return False
 
+    @reported
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         pos = event.position().toPoint()
         if event.button() == Qt.MouseButton.LeftButton and self.toggle_group_at(pos):
@@ -991,6 +998,7 @@ class CanvasView(QGraphicsView):
             text = f"Move {next(iter(new))!r}" if len(new) == 1 else f"Move {len(new)} nodes"
             push(self.doc, MoveNodes(self.doc, old, new, text=text))
 
+    @reported
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
         steps = event.angleDelta().y() / 120.0
         if steps:
@@ -1005,13 +1013,17 @@ class CanvasView(QGraphicsView):
         """Input Qt hit-tests the items with: a new graph's curves held back as their
         ends are given to Qt first, those near the input (:meth:`CanvasScene.realize_near`)."""
         if event.type() in _HIT_TESTS:
-            if isinstance(event, (QSinglePointEvent, QDropEvent)):  # mouse, hover, wheel, drop
-                self._realize_at(event.position())
-            elif isinstance(event, (QContextMenuEvent, QHelpEvent)):
-                self._realize_at(QPointF(event.pos()))
-            else:
-                self.canvas.realize_edges()
+            self._realize_for(event)
         return super().viewportEvent(event)
+
+    @reported
+    def _realize_for(self, event: QEvent) -> None:
+        if isinstance(event, (QSinglePointEvent, QDropEvent)):  # mouse, hover, wheel, drop
+            self._realize_at(event.position())
+        elif isinstance(event, (QContextMenuEvent, QHelpEvent)):
+            self._realize_at(QPointF(event.pos()))
+        else:
+            self.canvas.realize_edges()
 
     def _realize_at(self, view_pos: QPointF) -> None:
         """Realise the held curves whose click band may reach ``view_pos`` (a viewport
@@ -1039,6 +1051,7 @@ class CanvasView(QGraphicsView):
             return True
         return super().event(event)
 
+    @reported
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
         key = event.key()
         if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
@@ -1063,6 +1076,7 @@ class CanvasView(QGraphicsView):
             return
         event.accept()
 
+    @reported
     def keyReleaseEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt API
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = False
@@ -1082,18 +1096,21 @@ class CanvasView(QGraphicsView):
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
         return urls[0].toLocalFile() or None if len(urls) == 1 else None
 
+    @reported
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt API
         if event.mimeData().hasFormat(MIME_OP) or self._dropped_file(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
+    @reported
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt API
         if event.mimeData().hasFormat(MIME_OP) or self._dropped_file(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
+    @reported
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt API
         path = self._dropped_file(event)
         if path is not None and not event.mimeData().hasFormat(MIME_OP):
@@ -1110,6 +1127,7 @@ class CanvasView(QGraphicsView):
 
     # ------------------------------------------------------------------ painting and state
 
+    @reported
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
         if self.following:
@@ -1117,6 +1135,7 @@ class CanvasView(QGraphicsView):
         elif not self._fitted:
             self.fit_all()
 
+    @reported
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._view_moved()

@@ -22,9 +22,12 @@ from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDoc
 
 from engine import app_signature
 from engine.atomic_write import write_atomic
+from engine.groups import PlayStep
 
+from ..document import GraphDocument
 from ..model import labels, worksheet
 from ..model.lesson import ShotKind
+from ..panels.chain_rule import Choice, fitted_html
 from .animation import Progress
 from .flow_page import write_flow_page
 from .render import LessonRenderer
@@ -37,6 +40,12 @@ CARD_PT, STEP_PT = 12.0, 9.5
 #: A step's write-up keeps its numbers shrunk to this share of STEP_PT (7.6 pt: a page is
 #: read close, and zoomed) before it is shortened to fit its half page.
 STEP_MIN_FIT = 0.8
+#: A worksheet's question keeps its body text at 10 pt or more (its sub- and superscripts
+#: are set at :data:`~gui.model.worksheet.WORKSHEET_SUB_PT` whatever the fit)...
+QUESTION_MIN_FIT = 10.0 / worksheet.WORKSHEET_PT
+#: ...and may take the room of its step's picture down to this share of the half page
+#: (the graph before the step, smaller) rather than be shrunk below that or cut.
+QUESTION_PICTURE_SHARE = 0.3
 MARGIN_MM = 14.0
 GAP = 14.0  # between blocks, in page units (1/96 inch)
 
@@ -153,19 +162,20 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
         if k % 2 == 1:
             pages.new_page()
         position = tl.forward_length + k
+        step_h, room = step_picture_h, text_h
         if worksheet_mode:
             before = tl.frame(position - 1)
             sheet.show_position(position - 1)
             sheet.canvas.show_frame(dataclasses.replace(before, active=None))
-            html = worksheet.step_question_html(
-                step, k, n, doc.graph, doc.results.forward, worksheet.WORKSHEET_PT  # type: ignore[arg-type]
-            )
+            # a worksheet never plays forward mode (the CLI refuses it)
+            html, used = question(doc, step, k, n, w, half)  # type: ignore[arg-type]
+            step_h, room = min(step_picture_h, half - used - GAP / 2), used
         else:
             sheet.show_position(position)
             html = sheet.write_up(position, STEP_PT, w, text_h, STEP_MIN_FIT)
-        pages.picture(renderer, QRectF(0, top, w, step_picture_h))
-        text_top = top + step_picture_h + GAP / 2
-        pages.text(html, QRectF(0, text_top, w, text_h))
+        pages.picture(renderer, QRectF(0, top, w, step_h))
+        text_top = top + step_h + GAP / 2
+        pages.text(html, QRectF(0, text_top, w, max(room, text_h)))
         tick(1 + k)
 
     if worksheet_mode:
@@ -183,6 +193,31 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
     if renderer.options.train and doc.train is not None:  # the last act: the update
         write_train_page(pages, doc.graph, doc.train, renderer.options.train, CARD_PT)
     tick(total)
+
+
+def question(
+    doc: GraphDocument, step: PlayStep, k: int, n: int, width: float, half: float
+) -> tuple[str, float]:
+    """Step ``k``'s question fitted to a ``width`` column of a ``half``-page step by the
+    rule every export's write-up follows (:func:`~gui.panels.chain_rule.fitted_html`): as
+    written, else each given under its name (a long row wrapped, or not), else shrunk; and the
+    height it takes. It may take room from the step's picture (down to
+    :data:`QUESTION_PICTURE_SHARE` of the half page): xor_mlp's and attention's givens
+    had run off the page's right edge, taller ones been shrunk below 10 pt."""
+    room = half * (1 - QUESTION_PICTURE_SHARE) - GAP / 2
+
+    def write(choice: Choice) -> str:
+        fit, _compact, _elide, narrow = choice  # a question is never shortened: all given
+        return worksheet.step_question_html(
+            step, k, n, doc.graph, doc.results.forward,
+            worksheet.WORKSHEET_PT * fit, narrow,
+        )
+
+    html = fitted_html(write, width, room, QUESTION_MIN_FIT)
+    laid_out = QTextDocument(documentMargin=0)
+    laid_out.setHtml(html)
+    laid_out.setTextWidth(width)
+    return html, laid_out.size().height()
 
 
 def _answer_key(pages: _Pages, graph: object, steps: list) -> None:

@@ -5,7 +5,9 @@ canvas as inline SVG (QSvgGenerator, the canvas's own painting), the chain-rule
 write-up beside it is real HTML text (the same write-up the panel shows), and a
 few lines of script step through the slides: buttons, the arrow / Page / Home /
 End keys, a scrubber, Space to play. ``#step=K`` in the address opens backward
-step K (0: forward done) and follows the player as it moves.
+step K (0: forward done) and follows the player as it moves. The page re-fits a
+narrower window (a laptop's, a phone's) instead of scrolling sideways: see
+:data:`STACK_PX` and :data:`NARROW_PX`.
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ TEXT_PX = 466
 #: A card's text column (CSS pixels): a 1280-pixel-wide page's, less its paddings and some
 #: slack; the end card is fitted to it (wider content scrolls, never cut).
 CARD_PX = 1100
+#: A window at most this wide (CSS pixels: a 1024-pixel laptop's) stacks the write-up
+#: under the picture, full width: beside it, the picture had shrunk to half the window
+#: (the column keeps the width it was fitted to), and narrower still pushed the page
+#: sideways.
+STACK_PX = 1100
+#: A window at most this wide (a phone's, a half-screen window's) keeps its margins small,
+#: and its player bar wraps: the status line goes on its own line instead of widening the
+#: page. A column or card wider than the window scrolls inside itself, never the page.
+NARROW_PX = 700
 #: The page puts the write-up beside the picture as text: its pictures are the canvas.
 PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
@@ -78,6 +89,17 @@ nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
 nav input[type=range]{flex:1}
 nav button{font-size:16px;min-width:44px}
 #status{min-width:220px}
+@media (max-width:${stack_px}px){
+.slide.on{flex-direction:column}
+.text{width:auto}
+}
+@media (max-width:${narrow_px}px){
+main{padding:6px}
+.card{padding:12px 14px}
+nav{flex-wrap:wrap;padding:6px}
+nav button{min-width:0}
+#status{min-width:0;flex-basis:100%}
+}
 """).substitute(
     text=colours.TEXT,
     page=colours.PAGE,
@@ -85,6 +107,8 @@ nav button{font-size:16px;min-width:44px}
     paper=colours.PAPER,
     rule=colours.RULE,
     text_px=TEXT_PX,
+    stack_px=STACK_PX,
+    narrow_px=NARROW_PX,
 )
 
 SCRIPT = """

@@ -117,7 +117,7 @@ def chain_rule_html(
                     e2e.jacobian,
                     e2e.gradient,
                     e2e.vjp,
-                    elide=elide or narrow is labels.Narrow.SPLIT,
+                    elide=elide or narrow >= labels.Narrow.SUMMARY,
                 )
             )
         lines = labels.leaf_grad_lines(trace.leaf_grads)

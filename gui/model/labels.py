@@ -63,10 +63,14 @@ class Narrow(IntEnum):
     #: One factor a line, every number kept: a longer row wrapped onto lines of
     #: :data:`WRAP_NUMBERS`.
     WRAPPED = 2
-    #: :attr:`FACTORS`, and a gradient's name on its own line above its numbers, and the
-    #: whole call's summary after the last step shortened (elided): a column a 4×4
-    #: gradient's line was 10 px too wide for keeps its numbers.
-    SPLIT = 3
+    #: :attr:`FACTORS`, and the whole call's summary after the last step shortened
+    #: (elided): the last step of a page whose summary does not fit beside it.
+    SUMMARY = 3
+    #: :attr:`SUMMARY`, and a gradient's name on its own line above its numbers: a column
+    #: a 4×4 gradient's line was 10 px too wide for keeps its numbers. A level of its own,
+    #: tried after :attr:`SUMMARY`, so that a short vector's name (neuron_layer's
+    #: ``x.grad``) keeps its line when only the summary needed shortening.
+    SPLIT = 4
 
 
 #: Numbers and symbols never break inside a formula ("0.1" must not wrap after the dot).

@@ -55,27 +55,46 @@ def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
     ]
 
 
-def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str:
-    """Step ``k`` of ``n`` as a question: the givens, then ``vjp =`` and ``grad =`` blank."""
+def question_html(
+    step: Step, k: int, n: int, graph: Any, base_pt: float, narrow: labels.Narrow = labels.Narrow.NO
+) -> str:
+    """Step ``k`` of ``n`` as a question: the givens, then ``vjp =`` and ``grad =`` blank.
+
+    ``narrow`` (a page too narrow for the givens on one line: xor_mlp's 16-number rows,
+    attention's words on its Jacobian) gives the upstream row and the Jacobian a line
+    each, the words on a large Jacobian a paragraph; :attr:`~labels.Narrow.WRAPPED` also
+    wraps a longer row onto lines of :data:`labels.WRAP_NUMBERS`, and
+    :attr:`~labels.Narrow.SPLIT` then puts each given's numbers under its name. Every
+    number is kept (a student needs them all)."""
     c, o = step.consumer, step.operand
     name = operand_grad_name(graph, o)
     before = "0 (nothing yet)" if step.before is None else labels.inline_tensor(step.before)
     jac = labels.small_jacobian(step, labels.PANEL_MAX_ENTRIES)
-    jac_html = (
-        labels.h_jacobian(jac)
-        if jac is not None
-        else labels.h_color(labels.esc(step.structure()), colours.JACOBIAN)
-    )
+    wrap = labels.WRAP_NUMBERS if narrow in (labels.Narrow.WRAPPED, labels.Narrow.SPLIT) else 0
+    upstream = [
+        f"upstream ∂A/∂{labels.h_name(c)} =",
+        labels.h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True, wrap=wrap),
+    ]
+    j_head = f"J = ∂{labels.h_name(c)}/∂{labels.h_name(o)} ="
+    if jac is not None:
+        jacobian = [j_head, labels.h_jacobian(jac, wrap)]
+    else:
+        jacobian = [j_head, labels.h_color(labels.esc(step.structure()), colours.JACOBIAN)]
+    if jac is None and narrow:  # the words on a large Jacobian wrap
+        j_line = [labels.h_para(f"{jacobian[0]} {jacobian[1]}")]
+    elif narrow is labels.Narrow.SPLIT:
+        j_line = _under_name(jacobian)
+    else:
+        j_line = [labels.h_equation(jacobian)]
+    if narrow is labels.Narrow.SPLIT:
+        givens = [*_under_name(upstream), *j_line]
+    elif narrow:
+        givens = [labels.h_equation(upstream), *j_line]
+    else:
+        givens = [labels.h_equation([*upstream, f"&nbsp;&nbsp;{j_head}", jacobian[1]])]
     parts = [
         labels.h_heading(f"Step {k} of {n}: from {labels.h_name(c)} back to {labels.h_name(o)}"),
-        labels.h_equation(
-            [
-                f"upstream ∂A/∂{labels.h_name(c)} =",
-                labels.h_numbers(step.upstream, colours.GRAD_TEXT, as_row=True),
-                f"&nbsp;&nbsp;J = ∂{labels.h_name(c)}/∂{labels.h_name(o)} =",
-                jac_html,
-            ]
-        ),
+        *givens,
         labels.h_para(f"{labels.esc(name)} before this step: {labels.esc(before)}"),
         labels.h_equation(["vjp = upstream · J =", BLANK]),
         labels.h_equation([f"{labels.esc(name)} = before + vjp =", BLANK]),
@@ -83,13 +102,20 @@ def question_html(step: Step, k: int, n: int, graph: Any, base_pt: float) -> str
     return labels.h_document("".join(parts), base_pt, WORKSHEET_SUB_PT)
 
 
+def _under_name(cells: list[str]) -> list[str]:
+    """A given's name, then its numbers a line below, indented."""
+    return [labels.h_para(cells[0]), labels.h_equation(["&nbsp;" * 4, cells[1]])]
+
+
 def step_question_html(
-    step: PlayStep, k: int, n: int, graph: Any, fwd: Forward, base_pt: float
+    step: PlayStep, k: int, n: int, graph: Any, fwd: Forward, base_pt: float,
+    narrow: labels.Narrow = labels.Narrow.NO,
 ) -> str:
-    """Step ``k`` as a question, an edge's step or a collapsed group's."""
+    """Step ``k`` as a question, an edge's step or a collapsed group's (whose paragraphs
+    wrap: ``narrow`` changes nothing there)."""
     if isinstance(step, GroupStep):
         return group_question_html(step, k, n, graph, fwd, base_pt)
-    return question_html(step, k, n, graph, base_pt)
+    return question_html(step, k, n, graph, base_pt, narrow)
 
 
 def group_question_html(

@@ -48,12 +48,13 @@ SHORTENINGS = ((False, False, Narrow.NO), (True, False, Narrow.NO), (False, True
 #: An export's rule (an exported frame's tall, narrow column beside the canvas, a PDF
 #: handout's half page, a web page's column), the numbers kept as long as they fit: as
 #: written; one factor a line (the row vector, the Jacobian, the vjp), a long row wrapped;
-#: one factor a line, a long row summarised; and each gradient's name on its own line
-#: (the whole call's summary elided); elided; elided and narrow. The least overflowing is
-#: then shrunk until it fits (:func:`fit_export`).
+#: one factor a line, a long row summarised; that with the whole call's summary elided;
+#: and each gradient's name on its own line too; elided; elided and narrow. The least
+#: overflowing is then shrunk until it fits (:func:`fit_export`).
 EXPORT_SHORTENINGS = ((False, False, Narrow.NO), (False, False, Narrow.WRAPPED),
-                      (False, False, Narrow.FACTORS), (False, False, Narrow.SPLIT),
-                      (False, True, Narrow.NO), (False, True, Narrow.FACTORS))
+                      (False, False, Narrow.FACTORS), (False, False, Narrow.SUMMARY),
+                      (False, False, Narrow.SPLIT), (False, True, Narrow.NO),
+                      (False, True, Narrow.FACTORS))
 #: The window's rule (its panel scrolls down, never sideways): as written; narrow, each
 #: long row wrapped onto several lines (every number kept); elided and narrow. The first
 #: that fits the width shrunk to no less than :data:`MIN_FIT` is shown so, else the last at

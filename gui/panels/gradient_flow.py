@@ -31,6 +31,7 @@ from ..model.gradient_flow_view import (
     module_titles,
 )
 from ..player import Player
+from ..qt_override import reported
 from ..theme import THEME, paper_browser, style
 from .follow import FollowPlayer
 
@@ -247,6 +248,7 @@ class GradientFlowPanel(QWidget):
             pen.setStyle(Qt.PenStyle.DashLine)
         return pen
 
+    @reported
     def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)  # type: ignore[arg-type]
         if self._model is not None:

@@ -24,6 +24,7 @@ from ..model import colours, labels
 from ..model.formatting import fmt_num, fmt_shape
 from ..model.group_view import group_title, group_vectors
 from ..player import Player
+from ..qt_override import reported
 from ..theme import THEME
 from .follow import FollowPlayer
 
@@ -160,6 +161,7 @@ class JacobianView(QWidget):
         else:
             self._show(frame.active)
 
+    @reported
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         size = event.size()

@@ -24,6 +24,7 @@ from engine.ops.record import CATEGORIES
 from ..layouts import fill
 from ..model.formatting import count
 from ..model.names import MIME_OP
+from ..qt_override import reported
 from ..tensor_editor import claims_navigation_key
 
 _OP_ROLE = Qt.ItemDataRole.UserRole
@@ -83,6 +84,7 @@ class OpTree(QTreeWidget):
             return True
         return super().event(event)
 
+    @reported
     def startDrag(self, actions: Qt.DropAction) -> None:  # noqa: N802 - Qt API
         item = self.currentItem()
         op = item.data(0, _OP_ROLE) if item else None
@@ -136,6 +138,7 @@ class Palette(QWidget):
         for item in self._items.values():
             item.setForeground(1, ink)
 
+    @reported
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         if event.type() == QEvent.Type.PaletteChange:
             self._tint_formulas()

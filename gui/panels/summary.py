@@ -22,6 +22,7 @@ from ..model import colours, labels
 from ..model.end_to_end import Computing
 from ..model.timeline import Phase
 from ..player import Player
+from ..qt_override import reported
 from ..theme import THEME, paper_browser, style
 from .follow import FollowPlayer
 
@@ -78,6 +79,7 @@ class SummaryPanel(QWidget):
         browser.document().setDocumentMargin(10)
         return browser
 
+    @reported
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._fit_leaf_text()

@@ -6,7 +6,8 @@ HTML player is opened in a real browser engine (Debian's ``chromium``, headless)
 ``#step=3`` and ``#step=5`` look different, the page's text is the write-up, and
 the page asks the network for nothing (read from Chromium's net log, where the
 browser's own background traffic is marked as having no page origin; a control
-page that does load a remote image proves the check can fail).
+page that does load a remote image proves the check can fail); in a 1024- and a 600-px
+window the page never scrolls sideways.
 """
 
 from __future__ import annotations
@@ -230,3 +231,41 @@ def test_worksheet_pages_render_to_png_for_a_look(lesson, artifacts_dir: str) ->
         grey = np.asarray(im.convert("L"))
     assert grey.shape[0] > grey.shape[1]  # a portrait page
     assert (grey < 128).mean() > 0.005  # dark pixels: text and the picture are there
+
+
+#: Measures, in the page, how far each slide shown in turn reaches past the window's right
+#: edge (CSS pixels), and writes it on the body for ``--dump-dom`` to read.
+OVERFLOW_PROBE = """<script>(function(){
+var slides=[].slice.call(document.querySelectorAll('.slide')), out=[];
+slides.forEach(function(s){
+  slides.forEach(function(t){t.classList.remove('on');});
+  s.classList.add('on');
+  out.push(document.documentElement.scrollWidth-window.innerWidth);
+});
+document.body.setAttribute('data-overflow',out.join(' '));
+})();</script></body>"""
+
+
+@pytest.mark.parametrize("width", [1024, 600])
+def test_html_player_never_scrolls_sideways_in_a_narrow_window(
+    lesson, width: int, tmp_path: Path  # noqa: ANN001
+) -> None:
+    """A student's laptop (1024 px) and a half-screen window (600 px): the page re-fits
+    (the write-up under the picture, the player bar wrapping) instead of scrolling
+    sideways; the status line had widened the page 35 px past a 600-px window. The page
+    is measured by a probe script, its CSP (which allows only the player's) taken out."""
+    doc, steps = lesson
+    out = tmp_path / "lesson.html"
+    write_lesson(doc, out, LessonOptions("html"))
+    page = out.read_text(encoding="utf-8")
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page, count=1)
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.replace("</body>", OVERFLOW_PROBE), encoding="utf-8")
+    dom = chromium(
+        f"--window-size={width},800", "--dump-dom", probe.as_uri(), user_data=tmp_path / "profile"
+    ).stdout
+    found = re.search(r'data-overflow="([^"]*)"', dom)
+    assert found is not None, dom[-500:]
+    overflow = [int(v) for v in found.group(1).split()]
+    assert len(overflow) == len(steps) + 3  # title, forward done, each step, end card
+    assert max(overflow) <= 0, overflow

@@ -206,3 +206,31 @@ def test_a_wrapped_row_marks_each_continuation_line(make_window: Any) -> None:
     with frame_sheet(load_document(example_path("xor_mlp")), SIZE) as sheet:
         sheet.show_position(sheet.player.timeline.position_of_step(2))
         assert sheet.panel.text().count(CONTINUED) == 4  # J's 4 rows, each on two lines
+
+
+def test_a_gradients_name_gets_a_line_of_its_own_only_when_its_row_needs_it(qapp: Any) -> None:
+    """neuron_layer's last step shortens only the whole call's summary to fit an exported
+    frame and the web page: its ``x.grad`` (three numbers) had been put on a line of its
+    own above them all the same. It stays beside its numbers; xor_mlp's step 4, whose 4×4
+    gradient's line is too wide for the frame's column, still gives the name its line."""
+    from gui.export.frame_sheet import frame_sheet
+    from gui.export.html_player import TEXT_PT, TEXT_PX
+    from gui.model.labels import Narrow, h_equation, h_name
+
+    def name_alone(node: str, leaf: bool) -> str:  # the name and "=" as one line
+        return h_equation([f"{h_name(node)}.grad" if leaf else f"∂loss/∂{h_name(node)}", "="])
+
+    with frame_sheet(load_document(example_path("neuron_layer")), SIZE) as sheet:
+        last = sheet.player.timeline.end
+        sheet.show_position(last)
+        sheet.panel.follow.flush()
+        assert sheet.panel.narrow is Narrow.SUMMARY  # shortened: the summary, not the name
+        assert "x.grad" in sheet.panel.html() and name_alone("x", True) not in sheet.panel.html()
+        page = sheet.write_up(last, TEXT_PT, TEXT_PX, None)
+        assert "x.grad" in page and name_alone("x", True) not in page
+        assert _laid_out(page, TEXT_PX).idealWidth() <= TEXT_PX
+    with frame_sheet(load_document(example_path("xor_mlp")), SIZE) as sheet:
+        sheet.show_position(sheet.player.timeline.position_of_step(4))
+        sheet.panel.follow.flush()
+        assert sheet.panel.narrow is Narrow.SPLIT
+        assert sheet.panel.fit == 1.0  # its numbers kept at full size

@@ -1,0 +1,37 @@
+"""An exception never leaves a Python override of a Qt virtual into C++: it is reported
+there and then.
+
+shiboken6 6.11 keeps an exception that escapes an override called by C++ while Python
+is further up the stack (``window.show()``, ``processEvents()``, a ``super().resizeEvent``)
+to raise it when that outer call returns. Until then, the first look-up of any other
+Python override (``Sbk_GetPyOverride``, for each new widget or item, each virtual) sees
+the pending error and decrefs the function it only borrowed from its class: that function
+is freed while its class still lists it. The garbage collector later read the freed
+memory (a segfault in ``gc.collect()``: ``ChainRulePanel.resizeEvent`` freed while a new
+window was first shown and ``CanvasView.scrollContentsBy`` had raised); and the exception
+itself was lost. An override guarded here hands its exception to ``sys.excepthook`` (a
+traceback, as Qt's event loop reports one; under pytest-qt, a failed test) and returns
+to C++ with no error pending.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import ParamSpec
+
+P = ParamSpec("P")
+
+
+def reported(override: Callable[P, None]) -> Callable[P, None]:
+    """``override`` (one returning nothing), its exceptions reported instead of raised."""
+
+    @functools.wraps(override)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            override(*args, **kwargs)
+        except Exception as exc:  # a bug: its traceback now, never an error pending in C++
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+
+    return guarded
