@@ -73,6 +73,8 @@ CHOICES_KEPT = 512
 #: the step's frame is on screen (a slow machine's too), while the pulse travels, and
 #: before the next step at the fastest playback (4 steps a second).
 AHEAD_MS = 100
+#: How many of the scroll bar's looks (one per range and position) are kept.
+BARS_KEPT = 32
 #: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
 PX_PER_PT = 96 / 72
 
@@ -126,12 +128,15 @@ class ChainRulePanel(QWidget):
         layout.addWidget(self.browser)
         bar = self.browser.verticalScrollBar()
         # A new step empties the page, then fills it: the bar's range goes to 0 and
-        # back, and Qt repaints the bar although it looks the same: blit it then.
+        # back, and Qt repaints the bar although it looks the same: blit it then. Steps
+        # come back to a range (a step back, an undone edit, a step as tall): each
+        # range's bar is kept, not drawn again (a third of a millisecond of the style's).
         PaintCache(
             bar,
             state=lambda: (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep()),
             backdrop=True,
             early=True,
+            keep=BARS_KEPT,
         )
         self.follow = FollowPlayer(self, player, self._render)
         player.endToEndReady.connect(self.refresh)

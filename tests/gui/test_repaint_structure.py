@@ -313,6 +313,47 @@ def test_a_new_page_blits_the_chain_rule_scroll_bar_that_looks_the_same(
     assert win.grab(area).toImage() == scrolled  # as the style paints the new state
 
 
+
+def test_the_chain_rule_scroll_bar_blits_a_range_it_had_as_the_style_paints_it(
+    make_window,  # noqa: ANN001
+) -> None:
+    """An edit at the end of backward lengthens the summary (the bar gets another range),
+    and undoing it brings the range back: each range's bar is drawn once and blitted
+    when it comes back, looking as the style paints it over its backdrop."""
+    win = make_window(size=(1280, 720))  # a short panel: the text scrolls
+    win.player.to_end()
+    QApplication.processEvents()
+    win.repaint()
+    bar = win.chain_rule.browser.verticalScrollBar()
+    cache = bar.findChild(PaintCache)
+    assert cache is not None and bar.isVisible() and bar.maximum() > 0
+    area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
+    centre = win.canvas.mapToScene(win.canvas.viewport().rect().center())
+    looks: dict[int, QImage] = {}
+    drawn = 0
+    for cycle in range(3):
+        for edit in ("add", "undo"):
+            if edit == "add":
+                assert win.canvas.add_node_at("input", centre) is not None
+            else:
+                win.doc.undo_stack.undo()
+            QApplication.processEvents()
+            win.repaint()
+            QApplication.processEvents()
+            blitted = win.grab(area).toImage()
+            if cycle == 0:  # drawn: the style's own
+                looks[bar.maximum()] = blitted
+            assert blitted == looks[bar.maximum()]
+            if cycle == 2:
+                cache.invalidate()
+                assert win.grab(area).toImage() == blitted  # as the style paints it
+        if cycle == 0:
+            drawn = cache.misses + cache.captures + cache.parts
+        elif cycle == 1:  # the two ranges came back: blitted, not drawn
+            assert cache.misses + cache.captures + cache.parts == drawn
+    assert len(looks) == 2  # the range changed and came back
+
+
 def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
     make_window,  # noqa: ANN001
 ) -> None:
