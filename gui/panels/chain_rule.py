@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from ..model import colours
 from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
 from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
@@ -119,6 +120,15 @@ class ChainRulePanel(QWidget):
         # same size again, most edits at the end of backward, lays nothing out; someone
         # else setting the browser's text, and it renders again).
         self._shown: tuple[tuple, QTextDocument] | None = None
+        # The write-ups as first tried (:meth:`_written`) of the timeline's steps seen,
+        # by what else feeds them (a step is written twice: laid out ahead, then shown).
+        self._writeups: dict[tuple, str] = {}
+        self._writeups_of: object = None  # the timeline they were written from
+        doc = player.doc
+        for signal in (doc.structureChanged, doc.nodeChanged, doc.positionsChanged,
+                       doc.backwardChanged, doc.resultsChanged, doc.fileChanged,
+                       doc.groupsChanged, doc.trainChanged, player.endToEndReady):
+            signal.connect(self._forget_writeups)
         self._ahead_timer = QTimer(self)
         self._ahead_timer.setSingleShot(True)
         self._ahead_timer.setInterval(AHEAD_MS)
@@ -164,6 +174,7 @@ class ChainRulePanel(QWidget):
 
     def apply_theme(self) -> None:
         """Re-render at the current THEME.scale (the window calls this after changing it)."""
+        self._forget_writeups()
         self.refresh()
 
     def html(self, fit: float = 1.0, frame: Frame | None = None) -> str:
@@ -314,8 +325,33 @@ class ChainRulePanel(QWidget):
         """What a choice (fit, compact, elide, narrow) and its document depend on: the
         step's write-up as first tried, the viewport's size and the text settings."""
         doc = self.browser.text_settings()
-        return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
+        return (self._written(frame), width, height, THEME.scale,
                 self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
+
+    def _written(self, frame: Frame) -> str:
+        """``frame``'s write-up at full size, as written, remembered per step of the
+        timeline shown and what else the text reads: the quiz's mask (what it hides and
+        asks), the scale, presentation mode, the hints and the colours' theme. Any change
+        to the document (the graph, its groups, training) forgets them all; the last
+        frame, which also reads the whole call's product and the training update, is
+        written every time."""
+        p = self.player
+        if frame.position >= p.timeline.end:
+            return self._html(frame, 1.0, False, False)
+        if self._writeups_of is not p.timeline:
+            self._writeups.clear()
+            self._writeups_of = p.timeline
+        key = (frame.position, frame.hidden, frame.question, THEME.scale, self.fit_height,
+               self.interactive, colours.current())
+        text = self._writeups.get(key)
+        if text is None:
+            if len(self._writeups) >= CHOICES_KEPT:
+                self._writeups.clear()
+            text = self._writeups[key] = self._html(frame, 1.0, False, False)
+        return text
+
+    def _forget_writeups(self, *_args: object) -> None:
+        self._writeups.clear()
 
     def _choose(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
         """Lay the step out and choose (fit, compact, elide, narrow): the choice and its
