@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
-from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QScrollBar,
+    QStyle,
+    QStyleOptionSlider,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..model import colours
 from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
@@ -76,6 +83,9 @@ CHOICES_KEPT = 512
 AHEAD_MS = 100
 #: How many of the scroll bar's looks (one per range and position) are kept.
 BARS_KEPT = 32
+#: How far (pixels) a style draws the scroll bar's handle past its two ends (Fusion: a
+#: pixel of its outline): what is drawn again around an end that moved.
+HANDLE_REACH = 3
 #: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
 PX_PER_PT = 96 / 72
 
@@ -141,11 +151,13 @@ class ChainRulePanel(QWidget):
         # back, and Qt repaints the bar although it looks the same: blit it then. Steps
         # come back to a range (a step back, an undone edit, a step as tall): each
         # range's bar is kept, not drawn again (a third of a millisecond of the style's).
+        # A new range moves the handle's end only: only around it is drawn again.
         PaintCache(
             bar,
-            state=lambda: (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep()),
+            state=lambda: _bar_state(bar),
             backdrop=True,
             early=True,
+            moved=lambda kept, new: _handle_end_moved(bar, kept, new),
             keep=BARS_KEPT,
         )
         self.follow = FollowPlayer(self, player, self._render)
@@ -616,3 +628,32 @@ def _update(p: Player, frame: Frame) -> str:
     if spec is None or state is None or frame.position != p.timeline.end:
         return ""
     return update_html(spec, state)
+
+
+def _bar_state(bar: QScrollBar) -> tuple[int, int, int, int, int, int]:
+    """What the text's scroll bar shows that changes without an event: its range, value
+    and page, and where (top, bottom) the style draws its handle."""
+    option = QStyleOptionSlider()
+    bar.initStyleOption(option)
+    handle = bar.style().subControlRect(
+        QStyle.ComplexControl.CC_ScrollBar, option, QStyle.SubControl.SC_ScrollBarSlider, bar
+    )
+    return (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep(), handle.top(),
+            handle.bottom())
+
+
+def _handle_end_moved(bar: QScrollBar, kept: object, new: object) -> QRect | None:
+    """The part of the (vertical) scroll bar that can look different from state ``kept``
+    to ``new`` (:func:`_bar_state`'s) when one end of its handle stayed (a new page's
+    range, scrolled to the top): the band between the other end's two places and
+    :data:`HANDLE_REACH` around it; None when both ends moved (drawn whole)."""
+    if not (isinstance(kept, tuple) and isinstance(new, tuple)):
+        return None
+    (top, bottom), (new_top, new_bottom) = kept[4:], new[4:]
+    if top == new_top:
+        low, high = sorted((bottom, new_bottom))
+    elif bottom == new_bottom:
+        low, high = sorted((top, new_top))
+    else:
+        return None
+    return QRect(0, low - HANDLE_REACH, bar.width(), high - low + 2 * HANDLE_REACH + 1)

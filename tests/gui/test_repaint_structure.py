@@ -13,6 +13,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
+from engine.examples import example_path
 from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.canvas.scene import RectGrid
@@ -352,6 +353,39 @@ def test_the_chain_rule_scroll_bar_blits_a_range_it_had_as_the_style_paints_it(
         elif cycle == 1:  # the two ranges came back: blitted, not drawn
             assert cache.misses + cache.captures + cache.parts == drawn
     assert len(looks) == 2  # the range changed and came back
+
+
+
+def test_the_chain_rule_scroll_bar_drawn_around_its_handle_end_looks_as_the_style_paints_it(
+    make_window,  # noqa: ANN001
+) -> None:
+    """Step by step through backward (and back) the bar gets new ranges: only around the
+    handle's end is drawn again, into a copy of the bar kept, and what it then shows is
+    the bar the style paints whole, over its backdrop."""
+    win = make_window(example_path("xor_mlp"), size=(1280, 720))  # its steps scroll
+    win.player.seek(win.player.timeline.position_of_step(1))
+    QApplication.processEvents()
+    win.repaint()
+    bar = win.chain_rule.browser.verticalScrollBar()
+    cache = bar.findChild(PaintCache)
+    assert cache is not None
+    area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
+    parts, ranges = cache.parts, set()
+    player = win.player
+    positions = list(range(player.position + 1, player.timeline.end + 1))
+    for position in [*positions, *positions[-2::-2]]:  # forward, then back
+        player.seek(position)
+        QApplication.processEvents()
+        win.repaint()
+        if not bar.isVisible():  # (a short step)
+            continue
+        ranges.add(bar.maximum())
+        blitted = win.grab(area).toImage()
+        cache.invalidate()  # the next paint is the style's own, of the whole bar
+        assert win.grab(area).toImage() == blitted
+        QApplication.processEvents()  # (and is kept, as after any paint)
+    assert len(ranges) > 3  # the handle's length changed
+    assert cache.parts > parts  # drawn around the handle's end
 
 
 def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
