@@ -68,7 +68,10 @@ class PaintCache(QObject):
     look different between the state kept and the new one, or None (any of it); only
     that part is drawn again, into the pixmap kept (the scrubber's handle moves a few
     pixels a step, and the style drew all nine hundred pixels of its groove for each).
-    ``hits`` and ``misses`` count blits and real paints, ``captures`` the paintings
+    ``keep``: how many states' pixmaps are kept (the chain-rule text's scroll bar comes
+    back to a range it had: an undone edit, a step back, a step of the same height), the
+    least recently shown dropped first; any change (an event, ``changed``) drops them
+    all. ``hits`` and ``misses`` count blits and real paints, ``captures`` the paintings
     into the pixmap and ``parts`` those of a part only (tests read them).
     """
 
@@ -81,6 +84,7 @@ class PaintCache(QObject):
         backdrop: bool = False,
         early: bool = False,
         moved: Callable[[Hashable, Hashable], QRect | None] | None = None,
+        keep: int = 1,
     ) -> None:
         super().__init__(widget)
         self._widget = widget
@@ -90,9 +94,10 @@ class PaintCache(QObject):
         self._area = area or widget.rect
         self._state = state or _no_state
         self._backdrop = backdrop
-        self._rect = QRect()  # the area the pixmap shows
-        self._shows: Hashable = None  # the state it shows
-        self._pixmap: QPixmap | None = None
+        self._keep = keep
+        self._rect = QRect()  # the area the pixmaps show
+        self._shows: Hashable = None  # the state of the one made or blitted last
+        self._kept: dict[Hashable, QPixmap] = {}  # per state, least recently shown first
         self._capture_due = False
         self._painting = False
         self.hits = 0
@@ -104,8 +109,27 @@ class PaintCache(QObject):
         widget.installEventFilter(self)
 
     def invalidate(self, *_args: object) -> None:
-        """Forget the pixmap: the next paint is a real one."""
-        self._pixmap = None
+        """Forget the pixmaps: the next paint is a real one."""
+        self._kept.clear()
+
+    def _kept_for(self, rect: QRect, state: Hashable) -> QPixmap | None:
+        """The pixmap kept of ``rect`` in ``state`` (then the most recently shown)."""
+        if rect != self._rect:
+            self._kept.clear()
+            return None
+        pixmap = self._kept.pop(state, None)
+        if pixmap is not None:
+            self._kept[state] = pixmap
+            self._shows = state
+        return pixmap
+
+    def _keep_pixmap(self, rect: QRect, state: Hashable, pixmap: QPixmap) -> None:
+        if rect != self._rect:
+            self._kept.clear()
+        self._kept.pop(state, None)
+        while len(self._kept) >= self._keep:
+            del self._kept[next(iter(self._kept))]
+        self._rect, self._shows, self._kept[state] = rect, state, pixmap
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         # Qt may deliver events while Python is still (or no longer) building this object.
@@ -118,18 +142,18 @@ class PaintCache(QObject):
         kind = event.type()
         if kind != _PAINT:
             if kind not in _HARMLESS:
-                self._pixmap = None
+                self._kept.clear()
             return False
-        pixmap, rect = self._pixmap, self._area()
+        rect = self._area()
         if rect is None or rect.isEmpty():
-            self._pixmap = None
+            self._kept.clear()
             return False
         if self._early and self._window is not (window := self._widget.window()):
             self._window = window  # (a widget moved to another window: that one)
             window.installEventFilter(self)
-        if pixmap is None or rect != self._rect or self._state() != self._shows:
+        pixmap = self._kept_for(rect, self._state())
+        if pixmap is None:
             self.misses += 1
-            self._pixmap = None
             if not self._capture_due:
                 self._capture_due = True
                 QTimer.singleShot(0, self, self._capture)
@@ -147,39 +171,42 @@ class PaintCache(QObject):
         widget, rect = self._widget, self._area()
         if rect is None or rect.isEmpty() or not widget.isVisible():
             return
-        if self._pixmap is not None and rect == self._rect:
-            state = self._state()
-            if state == self._shows:
-                return
-            part = self._moved(self._shows, state) if self._moved is not None else None
+        state = self._state()
+        if self._kept_for(rect, state) is not None:
+            return
+        if self._shows in self._kept and self._moved is not None:
+            part = self._moved(self._shows, state)
             if part is not None and self._capture_part(part & rect, state):
                 return
-        self._pixmap = None
         self._capture()
 
     def _capture_part(self, part: QRect, state: Hashable) -> bool:
-        """Draw only ``part`` of the widget again, into the pixmap kept, which then shows
-        ``state`` (False: not done; the caller draws the whole)."""
+        """Draw only ``part`` of the widget again, into a copy of the pixmap shown last,
+        which then shows ``state`` (False: not done; the caller draws the whole)."""
         ratio = self._widget.devicePixelRatioF()
-        if self._pixmap is None or part.isEmpty() or ratio != round(ratio):
+        if part.isEmpty() or ratio != round(ratio):
             return False  # (at a fractional ratio a part's edges could round another way)
         self.parts += 1
         piece = self._drawn(part)
-        painter = QPainter(self._pixmap)
+        pixmap = QPixmap(self._kept[self._shows])  # (shared until painted on: copied then)
+        painter = QPainter(pixmap)
         painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
         painter.drawPixmap(part.topLeft() - self._rect.topLeft(), piece)
         painter.end()
-        self._shows = state
+        self._keep_pixmap(self._rect, state, pixmap)
         return True
 
     def _capture(self) -> None:
         """Paint the widget into the pixmap (background included, children left out)."""
         self._capture_due = False
         widget, rect = self._widget, self._area()
-        if self._pixmap is not None or not widget.isVisible() or rect is None or rect.isEmpty():
+        if not widget.isVisible() or rect is None or rect.isEmpty():
+            return
+        state = self._state()
+        if self._kept_for(rect, state) is not None:
             return
         self.captures += 1
-        self._pixmap, self._rect, self._shows = self._drawn(rect), rect, self._state()
+        self._keep_pixmap(rect, state, self._drawn(rect))
 
     def _drawn(self, rect: QRect) -> QPixmap:
         """``rect`` of the widget (its coordinates) drawn into a new pixmap."""

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
-from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QScrollBar,
+    QStyle,
+    QStyleOptionSlider,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
+from ..model import colours
 from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
 from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
@@ -74,6 +82,11 @@ CHOICES_KEPT = 512
 #: the step's frame is on screen (a slow machine's too), while the pulse travels, and
 #: before the next step at the fastest playback (4 steps a second).
 AHEAD_MS = 100
+#: How many of the scroll bar's looks (one per range and position) are kept.
+BARS_KEPT = 32
+#: How far (pixels) a style draws the scroll bar's handle past its two ends (Fusion: a
+#: pixel of its outline): what is drawn again around an end that moved.
+HANDLE_REACH = 3
 #: Qt's points to pixels on the 96-per-inch logical screen the sizes are measured on.
 PX_PER_PT = 96 / 72
 
@@ -118,6 +131,15 @@ class ChainRulePanel(QWidget):
         # same size again, most edits at the end of backward, lays nothing out; someone
         # else setting the browser's text, and it renders again).
         self._shown: tuple[tuple, QTextDocument] | None = None
+        # The write-ups as first tried (:meth:`_written`) of the timeline's steps seen,
+        # by what else feeds them (a step is written twice: laid out ahead, then shown).
+        self._writeups: dict[tuple, str] = {}
+        self._writeups_of: object = None  # the timeline they were written from
+        doc = player.doc
+        for signal in (doc.structureChanged, doc.nodeChanged, doc.positionsChanged,
+                       doc.backwardChanged, doc.resultsChanged, doc.fileChanged,
+                       doc.groupsChanged, doc.trainChanged, player.endToEndReady):
+            signal.connect(self._forget_writeups)
         self._ahead_timer = QTimer(self)
         self._ahead_timer.setSingleShot(True)
         self._ahead_timer.setInterval(AHEAD_MS)
@@ -127,12 +149,17 @@ class ChainRulePanel(QWidget):
         layout.addWidget(self.browser)
         bar = self.browser.verticalScrollBar()
         # A new step empties the page, then fills it: the bar's range goes to 0 and
-        # back, and Qt repaints the bar although it looks the same: blit it then.
+        # back, and Qt repaints the bar although it looks the same: blit it then. Steps
+        # come back to a range (a step back, an undone edit, a step as tall): each
+        # range's bar is kept, not drawn again (a third of a millisecond of the style's).
+        # A new range moves the handle's end only: only around it is drawn again.
         PaintCache(
             bar,
-            state=lambda: (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep()),
+            state=lambda: _bar_state(bar),
             backdrop=True,
             early=True,
+            moved=lambda kept, new: _handle_end_moved(bar, kept, new),
+            keep=BARS_KEPT,
         )
         self.follow = FollowPlayer(self, player, self._render)
         player.endToEndReady.connect(self.refresh)
@@ -160,6 +187,7 @@ class ChainRulePanel(QWidget):
 
     def apply_theme(self) -> None:
         """Re-render at the current THEME.scale (the window calls this after changing it)."""
+        self._forget_writeups()
         self.refresh()
 
     def html(self, fit: float = 1.0, frame: Frame | None = None) -> str:
@@ -310,8 +338,33 @@ class ChainRulePanel(QWidget):
         """What a choice (fit, compact, elide, narrow) and its document depend on: the
         step's write-up as first tried, the viewport's size and the text settings."""
         doc = self.browser.text_settings()
-        return (self._html(frame, 1.0, False, False), width, height, THEME.scale,
+        return (self._written(frame), width, height, THEME.scale,
                 self.fit_height, self.fit_whole, doc.defaultFont().key(), doc.documentMargin())
+
+    def _written(self, frame: Frame) -> str:
+        """``frame``'s write-up at full size, as written, remembered per step of the
+        timeline shown and what else the text reads: the quiz's mask (what it hides and
+        asks), the scale, presentation mode, the hints and the colours' theme. Any change
+        to the document (the graph, its groups, training) forgets them all; the last
+        frame, which also reads the whole call's product and the training update, is
+        written every time."""
+        p = self.player
+        if frame.position >= p.timeline.end:
+            return self._html(frame, 1.0, False, False)
+        if self._writeups_of is not p.timeline:
+            self._writeups.clear()
+            self._writeups_of = p.timeline
+        key = (frame.position, frame.hidden, frame.question, THEME.scale, self.fit_height,
+               self.interactive, colours.current())
+        text = self._writeups.get(key)
+        if text is None:
+            if len(self._writeups) >= CHOICES_KEPT:
+                self._writeups.clear()
+            text = self._writeups[key] = self._html(frame, 1.0, False, False)
+        return text
+
+    def _forget_writeups(self, *_args: object) -> None:
+        self._writeups.clear()
 
     def _choose(self, frame: Frame, first: str) -> tuple[Choice, QTextDocument]:
         """Lay the step out and choose (fit, compact, elide, narrow): the choice and its
@@ -576,3 +629,32 @@ def _update(p: Player, frame: Frame) -> str:
     if spec is None or state is None or frame.position != p.timeline.end:
         return ""
     return update_html(spec, state)
+
+
+def _bar_state(bar: QScrollBar) -> tuple[int, int, int, int, int, int]:
+    """What the text's scroll bar shows that changes without an event: its range, value
+    and page, and where (top, bottom) the style draws its handle."""
+    option = QStyleOptionSlider()
+    bar.initStyleOption(option)
+    handle = bar.style().subControlRect(
+        QStyle.ComplexControl.CC_ScrollBar, option, QStyle.SubControl.SC_ScrollBarSlider, bar
+    )
+    return (bar.minimum(), bar.maximum(), bar.value(), bar.pageStep(), handle.top(),
+            handle.bottom())
+
+
+def _handle_end_moved(bar: QScrollBar, kept: object, new: object) -> QRect | None:
+    """The part of the (vertical) scroll bar that can look different from state ``kept``
+    to ``new`` (:func:`_bar_state`'s) when one end of its handle stayed (a new page's
+    range, scrolled to the top): the band between the other end's two places and
+    :data:`HANDLE_REACH` around it; None when both ends moved (drawn whole)."""
+    if not (isinstance(kept, tuple) and isinstance(new, tuple)):
+        return None
+    (top, bottom), (new_top, new_bottom) = kept[4:], new[4:]
+    if top == new_top:
+        low, high = sorted((bottom, new_bottom))
+    elif bottom == new_bottom:
+        low, high = sorted((top, new_top))
+    else:
+        return None
+    return QRect(0, low - HANDLE_REACH, bar.width(), high - low + 2 * HANDLE_REACH + 1)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
+from engine.examples import example_path
 from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.canvas.scene import RectGrid
@@ -311,6 +312,80 @@ def test_a_new_page_blits_the_chain_rule_scroll_bar_that_looks_the_same(
     assert scrolled != blitted
     cache.invalidate()
     assert win.grab(area).toImage() == scrolled  # as the style paints the new state
+
+
+
+def test_the_chain_rule_scroll_bar_blits_a_range_it_had_as_the_style_paints_it(
+    make_window,  # noqa: ANN001
+) -> None:
+    """An edit at the end of backward lengthens the summary (the bar gets another range),
+    and undoing it brings the range back: each range's bar is drawn once and blitted
+    when it comes back, looking as the style paints it over its backdrop."""
+    win = make_window(size=(1280, 720))  # a short panel: the text scrolls
+    win.player.to_end()
+    QApplication.processEvents()
+    win.repaint()
+    bar = win.chain_rule.browser.verticalScrollBar()
+    cache = bar.findChild(PaintCache)
+    assert cache is not None and bar.isVisible() and bar.maximum() > 0
+    area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
+    centre = win.canvas.mapToScene(win.canvas.viewport().rect().center())
+    looks: dict[int, QImage] = {}
+    drawn = 0
+    for cycle in range(3):
+        for edit in ("add", "undo"):
+            if edit == "add":
+                assert win.canvas.add_node_at("input", centre) is not None
+            else:
+                win.doc.undo_stack.undo()
+            QApplication.processEvents()
+            win.repaint()
+            QApplication.processEvents()
+            blitted = win.grab(area).toImage()
+            if cycle == 0:  # drawn: the style's own
+                looks[bar.maximum()] = blitted
+            assert blitted == looks[bar.maximum()]
+            if cycle == 2:
+                cache.invalidate()
+                assert win.grab(area).toImage() == blitted  # as the style paints it
+        if cycle == 0:
+            drawn = cache.misses + cache.captures + cache.parts
+        elif cycle == 1:  # the two ranges came back: blitted, not drawn
+            assert cache.misses + cache.captures + cache.parts == drawn
+    assert len(looks) == 2  # the range changed and came back
+
+
+
+def test_the_chain_rule_scroll_bar_drawn_around_its_handle_end_looks_as_the_style_paints_it(
+    make_window,  # noqa: ANN001
+) -> None:
+    """Step by step through backward (and back) the bar gets new ranges: only around the
+    handle's end is drawn again, into a copy of the bar kept, and what it then shows is
+    the bar the style paints whole, over its backdrop."""
+    win = make_window(example_path("xor_mlp"), size=(1280, 720))  # its steps scroll
+    win.player.seek(win.player.timeline.position_of_step(1))
+    QApplication.processEvents()
+    win.repaint()
+    bar = win.chain_rule.browser.verticalScrollBar()
+    cache = bar.findChild(PaintCache)
+    assert cache is not None
+    area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
+    parts, ranges = cache.parts, set()
+    player = win.player
+    positions = list(range(player.position + 1, player.timeline.end + 1))
+    for position in [*positions, *positions[-2::-2]]:  # forward, then back
+        player.seek(position)
+        QApplication.processEvents()
+        win.repaint()
+        if not bar.isVisible():  # (a short step)
+            continue
+        ranges.add(bar.maximum())
+        blitted = win.grab(area).toImage()
+        cache.invalidate()  # the next paint is the style's own, of the whole bar
+        assert win.grab(area).toImage() == blitted
+        QApplication.processEvents()  # (and is kept, as after any paint)
+    assert len(ranges) > 3  # the handle's length changed
+    assert cache.parts > parts  # drawn around the handle's end
 
 
 def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
