@@ -627,7 +627,7 @@ class CanvasScene(QGraphicsScene):
             lanes.put(key, None)
             if _may_detour(x1, x2):
                 unrouted.append(key)
-        bounds = np.array([coords(e.bounds) for e in held], dtype=float).reshape(-1, 4)
+        bounds = np.array([e.bounds_coords() for e in held], dtype=float).reshape(-1, 4)
         self.edge_grid.put_many(keys, bounds)
         unrouted.reverse()  # popped from the end: in sorted order
         self._unrouted, self._held = unrouted, held
