@@ -728,14 +728,13 @@ class NodeItem(QGraphicsRectItem):
                 widths[1] = advance(f.fm_mono, lines[1].text) / COMPACT_REF_PT
         return lines, widths, line, room
 
-    def far_look(self) -> tuple[QRectF, QRectF, QColor]:
-        """What the box shows from far away: its rectangle and its band (in scene
-        coordinates) and the band's colour (the scene's far-away painter batches them)."""
+    def far_look(self) -> tuple[float, float, float, float, float, QColor]:
+        """What the box shows from far away: its rectangle in scene coordinates (x, y,
+        width, height), its band's height (the band is the rectangle's top) and the
+        band's colour (the scene's far-away painter batches them)."""
         assert self.content is not None
-        x, y = self.x(), self.y()
-        box = QRectF(x, y, self._w, self._h)
-        band = QRectF(x, y, box.width(), self._title_h)
-        return box, band, band_colour(self.content.style)
+        return (self.x(), self.y(), self._w, self._h, self._title_h,
+                band_colour(self.content.style))
 
     def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]],
                        rect: QRectF) -> None:
