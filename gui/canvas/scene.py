@@ -95,12 +95,14 @@ class RectGrid(Generic[K]):
     a big file opens, and a Qt call per test cost more than the test itself. Only the
     floats are kept (:meth:`rect` makes a ``QRectF`` when one is asked for): a
     ``QRectF`` per box and per edge was 13,000 objects more for the collector to scan
-    after opening 5,000 nodes.
+    after opening 5,000 nodes. For the same reason a cell's keys are a tuple, not a
+    set (the collector leaves a tuple of strings alone; 11,000 cell sets were as
+    many objects for it): a cell holds a few keys, each once.
     """
 
     def __init__(self, cell: float = 256.0) -> None:
         self.cell = cell  # results never depend on it: only how many cells a put touches
-        self._cells: dict[tuple[int, int], set[K]] = {}
+        self._cells: dict[tuple[int, int], tuple[K, ...]] = {}
         self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
         self._long: set[K] = set()  # rectangles over MAX_CELLS cells, kept out of the cells
         self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
@@ -135,10 +137,7 @@ class RectGrid(Generic[K]):
         for x in range(span[0], span[1] + 1):
             for y in range(span[2], span[3] + 1):
                 bucket = cells.get((x, y))
-                if bucket is None:
-                    cells[(x, y)] = {key}
-                else:
-                    bucket.add(key)
+                cells[(x, y)] = (key,) if bucket is None else (*bucket, key)
 
     def put_many(self, keys: list[K], bounds: np.ndarray) -> None:
         """:meth:`put_bounds` for each key and its row of ``bounds`` (N x 4, normalised).
@@ -174,7 +173,7 @@ class RectGrid(Generic[K]):
         starts = [0, *cuts]
         for start, end, x, y in zip(starts, [*cuts, len(owners)], cx[starts].tolist(),
                                     cy[starts].tolist(), strict=True):
-            self._cells[(x, y)] = {keys[i] for i in owners[start:end]}
+            self._cells[(x, y)] = tuple([keys[i] for i in owners[start:end]])
 
     def remove(self, key: K) -> None:
         span = self._spans.pop(key, None)
@@ -197,8 +196,10 @@ class RectGrid(Generic[K]):
             for y in range(span[2], span[3] + 1):
                 bucket = cells.get((x, y))
                 if bucket is not None:
-                    bucket.discard(key)
-                    if not bucket:
+                    rest = tuple([k for k in bucket if k != key])
+                    if rest:
+                        cells[(x, y)] = rest
+                    else:
                         del cells[(x, y)]
 
     def _near(self, left: float, top: float, right: float, bottom: float) -> Iterable[K]:
@@ -213,7 +214,7 @@ class RectGrid(Generic[K]):
             for y in range(span[2], span[3] + 1):
                 bucket = cells.get((x, y))
                 if bucket:
-                    found |= bucket
+                    found |= set(bucket)  # (as a set, made as the cell's set was: same order)
         return found
 
     def bounds_array(self) -> np.ndarray:
