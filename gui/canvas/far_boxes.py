@@ -221,7 +221,8 @@ class FarBoxes(QGraphicsItem):
     def _look(self, item: NodeItem) -> _Look:
         x, y, w, h, band, colour = item.far_look()
         rgba = colour.rgba()
-        self._colours.setdefault(rgba, colour)
+        if rgba not in self._colours:
+            self._colours[rgba] = QColor(colour)  # a copy: the theme's may change in place
         return (x, y, w, h, band, rgba, item.isSelected())
 
     @staticmethod

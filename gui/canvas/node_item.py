@@ -573,7 +573,7 @@ class NodeItem(QGraphicsRectItem):
         if c.shape:
             shape_w = advance(f.fm_small, c.shape)
             runs.append(_Run(c.shape, f.small, THEME.text_muted,
-                                   QPointF(width - pad - shape_w, y + f.small_drop)))
+                             QPointF(width - pad - shape_w, y + f.small_drop)))
         y += (c.value.count("\n") + 1) * f.line + 6.0 * s
         self._place_grad(c, y, width, _grad_label_width(f, c), runs)
 
