@@ -25,8 +25,8 @@ from .node_item import FAR_LOD, NodeItem
 
 #: A box's rectangle in scene coordinates (x, y, width, height), its band's height,
 #: the band colour's rgba, and selected. Numbers only, no rectangles or colours: the
-#: collector leaves such tuples alone (two rectangles and a tuple per box were 15,000
-#: objects for it per 5,000-node open); a paint makes the rectangles it draws.
+#: collector leaves such tuples alone (a tuple per box was 5,000 objects for it per
+#: 5,000-node open); the table's rectangles are made by the first paint that draws them.
 _Look = tuple[float, float, float, float, float, int, bool]
 #: Room around the boxes (scene units) for the one-pixel border seen from far away.
 MARGIN = 40.0
@@ -48,10 +48,23 @@ class _Table:
         self.bounds = _sides(self.rects)
         self.chosen = np.array([look[6] for look in looks.values()], dtype=bool)
         self._of_rgba = colours
+        #: Each row's box and band rectangle (None: not made yet, see rectangles()).
+        self._boxes: list[QRectF] | None = None
+        self._bands: list[QRectF] = []
         self._ids: dict[int, int] = {}  # a band colour's rgba -> its index in colours
         self.colours: list[QColor] = []
         self.colour_ids = np.array([self._colour_id(look[5]) for look in looks.values()],
                                    dtype=np.int64)
+
+    def rectangles(self) -> tuple[list[QRectF], list[QRectF]]:
+        """Each row's box and band as rectangles, made on the first call (by a paint:
+        not while a file opens, when the collector would scan them at once) and kept
+        (a followed step repaints every box)."""
+        if self._boxes is None:
+            rows = self.rects.tolist()
+            self._boxes = [QRectF(x, y, w, h) for x, y, w, h, _b in rows]
+            self._bands = [QRectF(x, y, w, b) for x, y, w, _h, b in rows]
+        return self._boxes, self._bands
 
     def _colour_id(self, rgba: int) -> int:
         if self._ids.setdefault(rgba, len(self._ids)) == len(self.colours):
@@ -68,11 +81,16 @@ class _Table:
             self.bounds = np.vstack((self.bounds, _sides(rect)))
             self.chosen = np.append(self.chosen, look[6])
             self.colour_ids = np.append(self.colour_ids, self._colour_id(look[5]))
+            if self._boxes is not None:
+                self._boxes.append(_box(look))
+                self._bands.append(_band(look))
             return
         self.rects[row] = rect[0]
         self.bounds[row] = _sides(rect)[0]
         self.chosen[row] = look[6]
         self.colour_ids[row] = self._colour_id(look[5])
+        if self._boxes is not None:
+            self._boxes[row], self._bands[row] = _box(look), _band(look)
 
 
 def _sides(rects: np.ndarray) -> np.ndarray:
@@ -84,6 +102,10 @@ def _sides(rects: np.ndarray) -> np.ndarray:
 
 def _box(look: _Look) -> QRectF:
     return QRectF(look[0], look[1], look[2], look[3])
+
+
+def _band(look: _Look) -> QRectF:
+    return QRectF(look[0], look[1], look[2], look[4])
 
 
 class FarBoxes(QGraphicsItem):
@@ -190,14 +212,13 @@ class FarBoxes(QGraphicsItem):
             & (bounds[:, 3] >= e.top() - pad)
         )
         chosen = table.chosen[shown]
-        looks = table.rects
-        plain = [QRectF(x, y, w, h) for x, y, w, h, _b in looks[shown[~chosen]].tolist()]
-        selected = [QRectF(x, y, w, h) for x, y, w, h, _b in looks[shown[chosen]].tolist()]
+        boxes, bands = table.rectangles()
+        plain = [boxes[i] for i in shown[~chosen].tolist()]
+        selected = [boxes[i] for i in shown[chosen].tolist()]
         colour_ids = table.colour_ids[shown]
         ids, first = np.unique(colour_ids, return_index=True)
         by_colour = [
-            (table.colours[c],
-             [QRectF(x, y, w, b) for x, y, w, _h, b in looks[shown[colour_ids == c]].tolist()])
+            (table.colours[c], [bands[i] for i in shown[colour_ids == c].tolist()])
             for c in ids[np.argsort(first)].tolist()  # colours as they first appear
         ]
         painter.setBrush(THEME.node_fill)
