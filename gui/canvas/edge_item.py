@@ -50,6 +50,8 @@ class EdgeState(StrEnum):
 
 
 NORMAL, DONE, ACTIVE = EdgeState.NORMAL, EdgeState.DONE, EdgeState.ACTIVE
+#: A rectangle as its x, y, width and height (a ``QRectF``'s own four numbers).
+XYWH = tuple[float, float, float, float]
 
 
 def bezier(p1: QPointF, p2: QPointF) -> QPainterPath:
@@ -80,10 +82,15 @@ def _add_bezier(path: QPainterPath, x1: float, y1: float, x2: float, y2: float) 
 
 def _bezier_extent(x1: float, y1: float, x2: float, y2: float) -> QRectF:
     """The S-curve's control points' rectangle."""
+    return QRectF(*_bezier_xywh(x1, y1, x2, y2))
+
+
+def _bezier_xywh(x1: float, y1: float, x2: float, y2: float) -> XYWH:
+    """:func:`_bezier_extent` as its x, y, width and height."""
     c1, c2 = _controls(x1, x2)
     left, right = min(x1, c2), max(x2, c1)
     top, bottom = min(y1, y2), max(y1, y2)
-    return QRectF(left, top, right - left, bottom - top)
+    return (left, top, right - left, bottom - top)
 
 
 class ArcLength:
@@ -242,13 +249,14 @@ def edge_pen(state: EdgeState) -> QPen:
     return pen
 
 
-_NO_BOUNDS = QRectF()
+_NO_BOUNDS: XYWH = (0.0, 0.0, 0.0, 0.0)  # QRectF(): empty
 
 
-def _padded(extent: QRectF) -> QRectF:
-    """An edge's ``bounds`` from its curve's extent: the pen's reach added."""
+def _padded(x: float, y: float, w: float, h: float) -> XYWH:
+    """An edge's bounds from its curve's extent: the pen's reach added (the numbers
+    ``QRectF.adjusted(-pad, -pad, pad, pad)`` gives)."""
     pad = 4.0 * UNIT
-    return extent.adjusted(-pad, -pad, pad, pad)
+    return (x - pad, y - pad, w + pad + pad, h + pad + pad)  # (w + pad) + pad, as Qt adds
 
 
 class EdgeItem(QGraphicsPathItem):
@@ -273,9 +281,9 @@ class EdgeItem(QGraphicsPathItem):
         self.forward = False  # the arrow points at the consumer (forward mode's J·t)
         self.selected = False  # kept by the view: Qt's selection would draw a dashed box
         self.inside = False  # both ends in one collapsed group: drawn nowhere (set_inside)
-        #: The curve's extent, pen included (scene coordinates; replaced, never changed
-        #: in place: a new edge shares one empty rectangle).
-        self.bounds = _NO_BOUNDS
+        #: The curve's extent, pen included (scene coordinates), as floats: no
+        #: rectangle object per edge (see :attr:`bounds`).
+        self._bounds = _NO_BOUNDS
         self._given = False  # Qt has been given a path (a new edge has none)
         #: The ends of the plain curve the path is (None: a detour, or no path yet).
         self._plain_ends: tuple[float, float, float, float] | None = None
@@ -284,6 +292,16 @@ class EdgeItem(QGraphicsPathItem):
         self._held = False
         self.setPen(edge_pen(NORMAL))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+
+    @property
+    def bounds(self) -> QRectF:
+        """The curve's extent, pen included (scene coordinates; a new rectangle)."""
+        return QRectF(*self._bounds)
+
+    def bounds_coords(self) -> tuple[float, float, float, float]:
+        """:attr:`bounds` as (left, top, right, bottom), without a rectangle."""
+        x, y, w, h = self._bounds
+        return (x, y, x + w, y + h)
 
     @property
     def in_background(self) -> bool:
@@ -318,7 +336,7 @@ class EdgeItem(QGraphicsPathItem):
             if hold and self.in_background and not self._given:
                 self._hit = self._arc = None
                 self._held = True
-                self.bounds = _padded(_bezier_extent(x1, y1, x2, y2))
+                self._bounds = _padded(*_bezier_xywh(x1, y1, x2, y2))
                 return
             self._show(*_bezier(x1, y1, x2, y2), repaint)
 
@@ -363,7 +381,8 @@ class EdgeItem(QGraphicsPathItem):
         self._hit = self._arc = None
         self.setPath(path)
         self._measure(extent)
-        self.bounds = _padded(extent)
+        rect: XYWH = extent.getRect()  # type: ignore[assignment]  # PySide6's stubs say object
+        self._bounds = _padded(*rect)
         self._place_arrow()
         if repaint and self.in_background:
             self.repaint_background(old)

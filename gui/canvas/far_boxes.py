@@ -20,11 +20,14 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from ..theme import THEME
-from .coords import coords, rect_of
+from .coords import rect_of
 from .node_item import FAR_LOD, NodeItem
 
-#: A box's rectangle and band (scene coordinates), the band's colour, and selected.
-_Look = tuple[QRectF, QRectF, QColor, bool]
+#: A box's rectangle in scene coordinates (x, y, width, height), its band's height,
+#: the band colour's rgba, and selected. Numbers only, no rectangles or colours: the
+#: collector leaves such tuples alone (a tuple per box was 5,000 objects for it per
+#: 5,000-node open); the table's rectangles are made by the first paint that draws them.
+_Look = tuple[float, float, float, float, float, int, bool]
 #: Room around the boxes (scene units) for the one-pixel border seen from far away.
 MARGIN = 40.0
 #: Up to this many boxes changed (an edit, a click), their rows are updated in the
@@ -38,38 +41,71 @@ class _Table:
     selected, and which band colour each has, as arrays (a paint picks the boxes in
     view and groups them with numpy, not one Python step per box)."""
 
-    def __init__(self, looks: dict[str, _Look]) -> None:
+    def __init__(self, looks: dict[str, _Look], colours: dict[int, QColor]) -> None:
         self.rows = {nid: i for i, nid in enumerate(looks)}
-        self.boxes = [look[0] for look in looks.values()]
-        self.bands = [look[1] for look in looks.values()]
-        bounds = [coords(b) for b in self.boxes]
-        self.bounds = np.array(bounds, dtype=float).reshape(-1, 4)
-        self.chosen = np.array([look[3] for look in looks.values()], dtype=bool)
+        #: x, y, width, height and band height, as the looks say
+        self.rects = np.array([look[:5] for look in looks.values()], dtype=float).reshape(-1, 5)
+        self.bounds = _sides(self.rects)
+        self.chosen = np.array([look[6] for look in looks.values()], dtype=bool)
+        self._of_rgba = colours
+        #: Each row's box and band rectangle (None: not made yet, see rectangles()).
+        self._boxes: list[QRectF] | None = None
+        self._bands: list[QRectF] = []
         self._ids: dict[int, int] = {}  # a band colour's rgba -> its index in colours
         self.colours: list[QColor] = []
-        self.colour_ids = np.array([self._colour_id(look[2]) for look in looks.values()],
+        self.colour_ids = np.array([self._colour_id(look[5]) for look in looks.values()],
                                    dtype=np.int64)
 
-    def _colour_id(self, colour: QColor) -> int:
-        if self._ids.setdefault(colour.rgba(), len(self._ids)) == len(self.colours):
-            self.colours.append(colour)
-        return self._ids[colour.rgba()]
+    def rectangles(self) -> tuple[list[QRectF], list[QRectF]]:
+        """Each row's box and band as rectangles, made on the first call (by a paint:
+        not while a file opens, when the collector would scan them at once) and kept
+        (a followed step repaints every box)."""
+        if self._boxes is None:
+            rows = self.rects.tolist()
+            self._boxes = [QRectF(x, y, w, h) for x, y, w, h, _b in rows]
+            self._bands = [QRectF(x, y, w, b) for x, y, w, _h, b in rows]
+        return self._boxes, self._bands
+
+    def _colour_id(self, rgba: int) -> int:
+        if self._ids.setdefault(rgba, len(self._ids)) == len(self.colours):
+            self.colours.append(self._of_rgba[rgba])
+        return self._ids[rgba]
 
     def set_row(self, nid: str, look: _Look) -> None:
         """Box ``nid`` looks like this now (a new box: a new row). An edit or a select
         changes a box or two: making the table again for those was most of its paint."""
-        row = self.rows.setdefault(nid, len(self.boxes))
-        if row == len(self.boxes):
-            self.boxes.append(look[0])
-            self.bands.append(look[1])
-            self.bounds = np.vstack((self.bounds, coords(look[0])))
-            self.chosen = np.append(self.chosen, look[3])
-            self.colour_ids = np.append(self.colour_ids, self._colour_id(look[2]))
+        row = self.rows.setdefault(nid, len(self.rects))
+        rect = np.array([look[:5]], dtype=float)
+        if row == len(self.rects):
+            self.rects = np.vstack((self.rects, rect))
+            self.bounds = np.vstack((self.bounds, _sides(rect)))
+            self.chosen = np.append(self.chosen, look[6])
+            self.colour_ids = np.append(self.colour_ids, self._colour_id(look[5]))
+            if self._boxes is not None:
+                self._boxes.append(_box(look))
+                self._bands.append(_band(look))
             return
-        self.boxes[row], self.bands[row] = look[0], look[1]
-        self.bounds[row] = coords(look[0])
-        self.chosen[row] = look[3]
-        self.colour_ids[row] = self._colour_id(look[2])
+        self.rects[row] = rect[0]
+        self.bounds[row] = _sides(rect)[0]
+        self.chosen[row] = look[6]
+        self.colour_ids[row] = self._colour_id(look[5])
+        if self._boxes is not None:
+            self._boxes[row], self._bands[row] = _box(look), _band(look)
+
+
+def _sides(rects: np.ndarray) -> np.ndarray:
+    """(left, top, right, bottom) rows of (x, y, width, height, ...) rows: the sums
+    ``QRectF.getCoords`` makes."""
+    return np.column_stack((rects[:, 0], rects[:, 1], rects[:, 0] + rects[:, 2],
+                            rects[:, 1] + rects[:, 3])).reshape(-1, 4)
+
+
+def _box(look: _Look) -> QRectF:
+    return QRectF(look[0], look[1], look[2], look[3])
+
+
+def _band(look: _Look) -> QRectF:
+    return QRectF(look[0], look[1], look[2], look[4])
 
 
 class FarBoxes(QGraphicsItem):
@@ -89,6 +125,8 @@ class FarBoxes(QGraphicsItem):
         self._looks: dict[str, _Look] | None = None
         #: The looks as arrays and lists (None: make them from the looks).
         self._table: _Table | None = None
+        #: Every band colour met, by its rgba (the looks keep only the rgba).
+        self._colours: dict[int, QColor] = {}
 
     def changed(self, ids: Iterable[str] | None = None) -> None:
         """These boxes (None: any) moved, were resized, added or removed: repaint
@@ -96,7 +134,7 @@ class FarBoxes(QGraphicsItem):
         looks = self._looks
         if ids is None or looks is None:
             self._looks = None
-            self._table = _Table(self._gather())  # (the next paint's, made now)
+            self._table = _Table(self._gather(), self._colours)  # (the next paint's, made now)
             b = self._table.bounds
             self._cover(rect_of((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()))
                         if len(b) else QRectF())
@@ -108,11 +146,11 @@ class FarBoxes(QGraphicsItem):
         for nid in ids:
             old = looks.get(nid)
             if old is not None:
-                area = area.united(old[0])
+                area = area.united(_box(old))
             item = self._nodes.get(nid)
             if item is not None and item.content is not None and item.isVisible():
-                looks[nid] = new = (*item.far_look(), item.isSelected())  # (in its place)
-                area = area.united(new[0])
+                looks[nid] = new = self._look(item)  # (in its place)
+                area = area.united(_box(new))
                 if table is not None:
                     table.set_row(nid, new)
             elif old is not None:
@@ -144,7 +182,7 @@ class FarBoxes(QGraphicsItem):
         else:
             now = {nid for item in scene.selectedItems()
                    if nodes.get(nid := getattr(item, "node_id", "")) is item}
-        was = {n for n, look in looks.items() if look[3]}
+        was = {n for n, look in looks.items() if look[6]}
         self.changed([n for n in looks if n not in nodes or (n in now) != (n in was)])
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
@@ -162,7 +200,7 @@ class FarBoxes(QGraphicsItem):
             self._paint_each(painter, self._boxes(), widget)  # a closer render of this scene
             return
         if self._table is None:
-            self._table = _Table(self._gather())
+            self._table = _Table(self._gather(), self._colours)
         table = self._table
         bounds = table.bounds
         e = option.exposedRect
@@ -174,7 +212,7 @@ class FarBoxes(QGraphicsItem):
             & (bounds[:, 3] >= e.top() - pad)
         )
         chosen = table.chosen[shown]
-        boxes, bands = table.boxes, table.bands
+        boxes, bands = table.rectangles()
         plain = [boxes[i] for i in shown[~chosen].tolist()]
         selected = [boxes[i] for i in shown[chosen].tolist()]
         colour_ids = table.colour_ids[shown]
@@ -198,8 +236,15 @@ class FarBoxes(QGraphicsItem):
 
     def _gather(self) -> dict[str, _Look]:
         if self._looks is None:
-            self._looks = {n.node_id: (*n.far_look(), n.isSelected()) for n in self._boxes()}
+            self._looks = {n.node_id: self._look(n) for n in self._boxes()}
         return self._looks
+
+    def _look(self, item: NodeItem) -> _Look:
+        x, y, w, h, band, colour = item.far_look()
+        rgba = colour.rgba()
+        if rgba not in self._colours:
+            self._colours[rgba] = QColor(colour)  # a copy: the theme's may change in place
+        return (x, y, w, h, band, rgba, item.isSelected())
 
     @staticmethod
     def _paint_each(painter: QPainter, boxes: list[NodeItem], widget: QWidget | None) -> None:

@@ -347,13 +347,17 @@ class NodeItem(QGraphicsRectItem):
         self.setFlags(_BOX_FLAGS)
         self.setCacheMode(BOX_CACHE)
         self.setZValue(1)
-        self.in_ports: list[PortItem] = []
-        self.out_port = PortItem(self, node_id, True, 0)
+        #: The operand ports' plugged-in flags; the port objects are made when first
+        #: asked for (:attr:`in_ports`), as few boxes ever are: fewer objects per open.
+        self._connected: tuple[bool, ...] = ()
+        self._ports: tuple[list[PortItem], PortItem] | None = None
         self.badge: ErrorBadge | None = None
-        self._rect = QRectF(self.PLACEHOLDER)
+        #: The box's size (its rectangle's top-left is 0, 0), kept as two floats.
+        self._w, self._h = self.PLACEHOLDER.width(), self.PLACEHOLDER.height()
         self._set_bounds()
-        self._runs: list[_Run] = []
-        self._pills: list[_Pill] = []
+        #: Empty (shared) until the first full paint places the texts.
+        self._runs: list[_Run] | tuple[()] = ()
+        self._pills: list[_Pill] | tuple[()] = ()
         self._fan_pill: _Pill | None = None
         self._grad_rect: QRectF | None = None
         self._title_h = 0.0
@@ -362,7 +366,10 @@ class NodeItem(QGraphicsRectItem):
         self._ports_key: tuple[int, float, float, float] | None = None
         self._tooltip = ""
         self._placed = False  # the texts and pills placed for the content (_place_texts)
-        self._fixed: tuple[tuple, tuple[float, float, float, int]] | None = None
+        #: _measure_fixed's answer and what it was measured for (two attributes, not a
+        #: pair: a pair stayed tracked by the collector, one more object per box).
+        self._fixed_key: tuple | None = None
+        self._fixed = (0.0, 0.0, 0.0, 0)
         #: compact_min_zooms's answer and what it was computed from (see there).
         self._min_zooms: tuple[tuple, MinZooms] | None = None
         if content is not None:
@@ -377,19 +384,48 @@ class NodeItem(QGraphicsRectItem):
         self.content = content
         self._relayout()
 
+    @property
+    def in_ports(self) -> list[PortItem]:
+        """The operand ports, in order (made on the first call)."""
+        return self._port_items()[0]
+
+    @property
+    def out_port(self) -> PortItem:
+        """The output port (made on the first call, with the operand ports)."""
+        return self._port_items()[1]
+
+    def _port_items(self) -> tuple[list[PortItem], PortItem]:
+        if self._ports is None:
+            out = PortItem(self, self.node_id, True, 0)
+            out.setPos(*self._port_offset(True, 0))
+            self._ports = (self._make_in_ports(), out)
+        return self._ports
+
+    def _make_in_ports(self) -> list[PortItem]:
+        ports = []
+        for i, flag in enumerate(self._connected):
+            port = PortItem(self, self.node_id, False, i)
+            port.set_connected(flag)
+            port.setPos(*self._port_offset(False, i))
+            ports.append(port)
+        return ports
+
     def set_input_ports(self, connected: list[bool]) -> bool:
         """One operand port per entry (True: an edge is plugged in); True when the
         number of ports changed (so the ports moved)."""
-        changed = len(connected) != len(self.in_ports)
+        changed = len(connected) != len(self._connected)
+        # New ports start unplugged: a changed count compares the flags with that.
+        old = (False,) * len(connected) if changed else self._connected
+        self._connected = tuple(connected)
         if changed:
-            self.in_ports = [PortItem(self, self.node_id, False, i) for i in range(len(connected))]
+            if self._ports is not None:  # new port objects, as their places change
+                self._ports = (self._make_in_ports(), self._ports[1])
             if self.content is not None:
                 self._relayout()
-        flipped = False
-        for port, flag in zip(self.in_ports, connected, strict=True):
-            flipped |= port.connected != flag
-            port.set_connected(flag)
-        if flipped:
+        elif self._ports is not None:
+            for port, flag in zip(self._ports[0], connected, strict=True):
+                port.set_connected(flag)
+        if old != self._connected:
             self.update()  # the ports are drawn in the box's cached pixmap
         return changed
 
@@ -413,16 +449,20 @@ class NodeItem(QGraphicsRectItem):
 
     @property
     def size(self) -> tuple[float, float]:
-        return (self._rect.width(), self._rect.height())
+        return (self._w, self._h)
+
+    def _box(self) -> QRectF:
+        """The box's rectangle in its own coordinates (made when asked)."""
+        return QRectF(0, 0, self._w, self._h)
 
     def scene_rect(self) -> QRectF:
-        return self._rect.translated(self.pos())
+        return QRectF(self.x(), self.y(), self._w, self._h)
 
     def scene_coords(self) -> tuple[float, float, float, float]:
         """:meth:`scene_rect` as (left, top, right, bottom) floats (the grid files a
         new graph's boxes from them, without a rectangle per box)."""
-        x, y, r = self.x(), self.y(), self._rect
-        return (x, y, x + r.width(), y + r.height())
+        x, y = self.x(), self.y()
+        return (x, y, x + self._w, y + self._h)
 
     def port_pos(self, is_output: bool, index: int = 0) -> QPointF:
         """Scene position of a port's centre (cheap: no item lookup)."""
@@ -430,13 +470,21 @@ class NodeItem(QGraphicsRectItem):
 
     def port_xy(self, is_output: bool, index: int = 0) -> tuple[float, float]:
         """:meth:`port_pos` as two floats (routing thousands of edges makes no points)."""
-        if is_output:
-            dx, dy = self.out_port.offset
-        elif index < len(self.in_ports):
-            dx, dy = self.in_ports[index].offset
+        if is_output or index < len(self._connected):
+            dx, dy = self._port_offset(is_output, index)
         else:
-            dx, dy = 0.0, self._rect.height() / 2
+            dx, dy = 0.0, self._h / 2
         return (self.x() + dx, self.y() + dy)
+
+    def _port_offset(self, is_output: bool, index: int) -> tuple[float, float]:
+        """A port's centre in the box's coordinates: on the body's sides, as placed
+        for the box's layout (:meth:`_place_children`; 0, 0 before any)."""
+        if self._ports_key is None:
+            return (0.0, 0.0)
+        n, width, height, top = self._ports_key
+        if is_output:
+            return (float(width), float(top + (height - top) / 2))
+        return (0.0, float(top + (height - top) * (index + 0.5) / n))
 
     # ------------------------------------------------------------------ layout
 
@@ -457,10 +505,9 @@ class NodeItem(QGraphicsRectItem):
         line, title_h = f.line, f.title_h
         value_lines = c.value.count("\n") + 1
         body = 16.0 * s + value_lines * line + (6.0 * s + grad_lines * line if grad_lines else 0)
-        body = max(body, 22.0 * s * max(len(self.in_ports), 1) + 6.0 * s, 30.0 * s)
+        body = max(body, 22.0 * s * max(len(self._connected), 1) + 6.0 * s, 30.0 * s)
         height = title_h + body
-        if width != self._rect.width() or height != self._rect.height():
-            self._rect = QRectF(0, 0, width, height)
+        self._w, self._h = width, height
         self._set_bounds()
         self._title_h = title_h
         self._radius = 7.0 * s
@@ -476,8 +523,8 @@ class NodeItem(QGraphicsRectItem):
         f, s = fonts(), UNIT
         key = (id(f), c.title, c.is_output, c.marker, c.shape, c.value, c.grad_title,
                c.reserve_grad, c.fan_in, c.reserve_fan_in)
-        if self._fixed is not None and self._fixed[0] == key:
-            return self._fixed[1]
+        if self._fixed_key == key:
+            return self._fixed
         gap = 8.0 * s
         pills = _pills_of(c)
         shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
@@ -493,7 +540,7 @@ class NodeItem(QGraphicsRectItem):
         reserve_w = max((_lines_width(f.fm_mono, t) for t in c.reserve_grad), default=0.0)
         reserve_lines = max((t.count("\n") + 1 for t in c.reserve_grad), default=0)
         measured = (fixed, label_w, reserve_w, reserve_lines)
-        self._fixed = (key, measured)
+        self._fixed_key, self._fixed = key, measured
         return measured
 
     def _place_texts(self) -> None:
@@ -504,32 +551,34 @@ class NodeItem(QGraphicsRectItem):
         self._placed = True
         f, s = fonts(), UNIT
         pad, gap = PAD * s, 8.0 * s
-        width, title_h = self._rect.width(), self._title_h
+        width, title_h = self._w, self._title_h
         self._band = _band(width, title_h, self._radius)
 
         # title text and pills, right-aligned in the band
-        self._runs = [_Run(c.title, f.title, THEME.text, QPointF(pad, f.title_y))]
-        self._pills = []
+        self._runs = runs = [_Run(c.title, f.title, THEME.text, QPointF(pad, f.title_y))]
+        pills: list[_Pill] = []
+        self._pills = pills
         x = width - pad
         for text, fill, colour in _pills_of(c):
             w = _pill_width(f, text)
             x -= w
             rect = QRectF(x, (title_h - f.pill_h) / 2, w, f.pill_h)
-            self._pills.append(_Pill(rect, text, fill, colour, w - 10.0 * s))
+            pills.append(_Pill(rect, text, fill, colour, w - 10.0 * s))
             x -= gap
 
         # value and shape
         y = title_h + 8.0 * s
         colour = THEME.value_text if c.value_state is ValueState.VALUE else THEME.text_muted
-        self._runs.append(_Run(c.value, f.mono, colour, QPointF(pad, y), f.line))
+        runs.append(_Run(c.value, f.mono, colour, QPointF(pad, y), f.line))
         if c.shape:
             shape_w = advance(f.fm_small, c.shape)
-            self._runs.append(_Run(c.shape, f.small, THEME.text_muted,
-                                   QPointF(width - pad - shape_w, y + f.small_drop)))
+            runs.append(_Run(c.shape, f.small, THEME.text_muted,
+                             QPointF(width - pad - shape_w, y + f.small_drop)))
         y += (c.value.count("\n") + 1) * f.line + 6.0 * s
-        self._place_grad(c, y, width, _grad_label_width(f, c))
+        self._place_grad(c, y, width, _grad_label_width(f, c), runs)
 
-    def _place_grad(self, c: NodeContent, y: float, width: float, label_w: float) -> None:
+    def _place_grad(self, c: NodeContent, y: float, width: float, label_w: float,
+                    runs: list[_Run]) -> None:
         """The "grad" row: red, highlighted while it receives ``grad += vjp``."""
         f, s, pad = fonts(), UNIT, PAD * UNIT
         self._grad_rect = None
@@ -537,8 +586,8 @@ class NodeItem(QGraphicsRectItem):
         if c.grad is None:
             return
         at = QPointF(pad, y + f.small_drop)
-        self._runs.append(_Run(c.grad_title, f.small, THEME.grad_text, at))
-        self._runs.append(_Run(c.grad, f.mono, THEME.grad_text, QPointF(pad + label_w, y), f.line))
+        runs.append(_Run(c.grad_title, f.small, THEME.grad_text, at))
+        runs.append(_Run(c.grad, f.mono, THEME.grad_text, QPointF(pad + label_w, y), f.line))
         if not c.grad_active:
             return
         lines = c.grad.count("\n") + 1
@@ -554,13 +603,14 @@ class NodeItem(QGraphicsRectItem):
 
     def _place_children(self, c: NodeContent, width: float, height: float) -> None:
         """Ports on the body's edges, the error badge on the corner, the tooltip."""
-        key = (len(self.in_ports), width, height, self._title_h)
+        key = (len(self._connected), width, height, self._title_h)
         if key != self._ports_key:
             self._ports_key = key
-            n, top = len(self.in_ports), self._title_h
-            for i, port in enumerate(self.in_ports):
-                port.setPos(0, top + (height - top) * (i + 0.5) / n)
-            self.out_port.setPos(width, top + (height - top) / 2)
+            if self._ports is not None:
+                ins, out = self._ports
+                for i, port in enumerate(ins):
+                    port.setPos(*self._port_offset(False, i))
+                out.setPos(*self._port_offset(True, 0))
         if c.error:
             if self.badge is None:
                 self.badge = ErrorBadge(self)
@@ -579,8 +629,8 @@ class NodeItem(QGraphicsRectItem):
 
     def _set_bounds(self) -> None:
         m = BOUNDS_MARGIN * UNIT  # room for the ports, the thick highlight border, the shadow
-        grow = ACTIVE_GROW * self._rect.height() / 2 if self._in_step() else 0.0
-        self.setRect(self._rect.adjusted(-m, -m - grow, m, m + grow))
+        grow = ACTIVE_GROW * self._h / 2 if self._in_step() else 0.0
+        self.setRect(self._box().adjusted(-m, -m - grow, m, m + grow))
 
     def min_screen_pt(self) -> float:
         """The smallest on-screen text size the canvas showing this box accepts."""
@@ -604,7 +654,7 @@ class NodeItem(QGraphicsRectItem):
         floor = self.min_screen_pt() / zoom  # the size a line is shown at, room allowing
         lines, widths, line, room = self._compact_metrics(MIN_EXTRA_SHARE * floor, floor)
         in_step = self._in_step()
-        rect = QRectF(self._rect)
+        rect = self._box()
         if in_step:
             grow = min(name_growth(zoom, self.min_screen_pt(), widths, line, room),
                        ACTIVE_GROW * rect.height())
@@ -624,7 +674,7 @@ class NodeItem(QGraphicsRectItem):
 
         Kept per box by what it depends on: the camera asks for every box's twice a
         frame while following, and measuring them all was 86 % of a followed step."""
-        key = (self.content, self._in_step(), self._rect.width(), self._rect.height(),
+        key = (self.content, self._in_step(), self._w, self._h,
                self.min_screen_pt(), id(compact_fonts()))
         if self._min_zooms is None or self._min_zooms[0] != key:
             self._min_zooms = (key, self._measure_min_zooms())
@@ -661,7 +711,7 @@ class NodeItem(QGraphicsRectItem):
         assert c is not None
         in_step = self._in_step()
         f = compact_fonts()
-        room = (self._rect.width() - 16.0 * UNIT, self._rect.height() - 6.0 * UNIT)
+        room = (self._w - 16.0 * UNIT, self._h - 6.0 * UNIT)
         chars = 0 if shown_pt is None else room_chars(
             room[0], advance(f.fm_mono, "0") / COMPACT_REF_PT, shown_pt)
         lines = compact_lines(
@@ -678,14 +728,13 @@ class NodeItem(QGraphicsRectItem):
                 widths[1] = advance(f.fm_mono, lines[1].text) / COMPACT_REF_PT
         return lines, widths, line, room
 
-    def far_look(self) -> tuple[QRectF, QRectF, QColor]:
-        """What the box shows from far away: its rectangle and its band (in scene
-        coordinates) and the band's colour (the scene's far-away painter batches them)."""
+    def far_look(self) -> tuple[float, float, float, float, float, QColor]:
+        """What the box shows from far away: its rectangle in scene coordinates (x, y,
+        width, height), its band's height (the band is the rectangle's top) and the
+        band's colour (the scene's far-away painter batches them)."""
         assert self.content is not None
-        x, y = self.x(), self.y()
-        box = self._rect.translated(x, y)
-        band = QRectF(x, y, box.width(), self._title_h)
-        return box, band, band_colour(self.content.style)
+        return (self.x(), self.y(), self._w, self._h, self._title_h,
+                band_colour(self.content.style))
 
     def _paint_compact(self, painter: QPainter, lines: list[tuple[CompactLine, float]],
                        rect: QRectF) -> None:
@@ -730,21 +779,23 @@ class NodeItem(QGraphicsRectItem):
     def _paint_ports(self, painter: QPainter, lod: float) -> None:
         """The ports, at least :data:`MIN_PORT_PX` wide on screen (as far as the box's
         margin allows): a compact box shown small keeps showing where to connect."""
-        for port in [*self.in_ports, self.out_port]:
-            hover = port is self.hover_port
-            rect, pen, brush = port_style(port.is_output, port.connected or port.is_output or hover,
-                                          hover)
+        ports = self._ports  # none made: none is hovered (no port objects are made here)
+        looks = [(False, i, flag, ports is not None and ports[0][i] is self.hover_port)
+                 for i, flag in enumerate(self._connected)]
+        looks.append((True, 0, False, ports is not None and ports[1] is self.hover_port))
+        for is_output, index, connected, hover in looks:
+            rect, pen, brush = port_style(is_output, connected or is_output or hover, hover)
             r = min(max(rect.width(), MIN_PORT_PX / lod), 2 * BOUNDS_MARGIN * UNIT) / 2
             painter.setPen(pen)
             painter.setBrush(brush)
-            painter.drawEllipse(port.pos(), r, r)
+            painter.drawEllipse(QPointF(*self._port_offset(is_output, index)), r, r)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         c, s, r = self.content, UNIT, self._radius
         if c is None:
             return
-        rect = self._rect
+        rect = self._box()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         band = band_colour(c.style)

@@ -95,12 +95,15 @@ class RectGrid(Generic[K]):
     a big file opens, and a Qt call per test cost more than the test itself. Only the
     floats are kept (:meth:`rect` makes a ``QRectF`` when one is asked for): a
     ``QRectF`` per box and per edge was 13,000 objects more for the collector to scan
-    after opening 5,000 nodes.
+    after opening 5,000 nodes. For the same reason the cells a new graph fills at
+    once (:meth:`put_many`) hold their keys as a tuple (the collector leaves a tuple
+    of strings alone; 11,000 cell sets were as many objects for it), which becomes
+    the very set it stands for when the cell first changes (:meth:`_cell_set`).
     """
 
     def __init__(self, cell: float = 256.0) -> None:
         self.cell = cell  # results never depend on it: only how many cells a put touches
-        self._cells: dict[tuple[int, int], set[K]] = {}
+        self._cells: dict[tuple[int, int], set[K] | tuple[K, ...]] = {}
         self._spans: dict[K, tuple[int, int, int, int]] = {}  # cells covered: x0, x1, y0, y1
         self._long: set[K] = set()  # rectangles over MAX_CELLS cells, kept out of the cells
         self.bounds: dict[K, tuple[float, float, float, float]] = {}  # left, top, right, bottom
@@ -138,7 +141,7 @@ class RectGrid(Generic[K]):
                 if bucket is None:
                     cells[(x, y)] = {key}
                 else:
-                    bucket.add(key)
+                    self._cell_set((x, y), bucket).add(key)
 
     def put_many(self, keys: list[K], bounds: np.ndarray) -> None:
         """:meth:`put_bounds` for each key and its row of ``bounds`` (N x 4, normalised).
@@ -174,7 +177,7 @@ class RectGrid(Generic[K]):
         starts = [0, *cuts]
         for start, end, x, y in zip(starts, [*cuts, len(owners)], cx[starts].tolist(),
                                     cy[starts].tolist(), strict=True):
-            self._cells[(x, y)] = {keys[i] for i in owners[start:end]}
+            self._cells[(x, y)] = tuple([keys[i] for i in owners[start:end]])
 
     def remove(self, key: K) -> None:
         span = self._spans.pop(key, None)
@@ -197,9 +200,18 @@ class RectGrid(Generic[K]):
             for y in range(span[2], span[3] + 1):
                 bucket = cells.get((x, y))
                 if bucket is not None:
-                    bucket.discard(key)
-                    if not bucket:
+                    keys = self._cell_set((x, y), bucket)
+                    keys.discard(key)
+                    if not keys:
                         del cells[(x, y)]
+
+    def _cell_set(self, cell: tuple[int, int], bucket: set[K] | tuple[K, ...]) -> set[K]:
+        """The cell's keys as a set, to change (a tuple from :meth:`put_many` becomes
+        the set made from it: the set a comprehension over the same keys makes, so
+        queries meet its keys in the same order)."""
+        if isinstance(bucket, tuple):
+            bucket = self._cells[cell] = set(bucket)
+        return bucket
 
     def _near(self, left: float, top: float, right: float, bottom: float) -> Iterable[K]:
         """Keys that may overlap the area: those in its cells and the long ones, or
@@ -213,7 +225,7 @@ class RectGrid(Generic[K]):
             for y in range(span[2], span[3] + 1):
                 bucket = cells.get((x, y))
                 if bucket:
-                    found |= bucket
+                    found |= bucket if isinstance(bucket, set) else set(bucket)  # same order
         return found
 
     def bounds_array(self) -> np.ndarray:
@@ -627,7 +639,7 @@ class CanvasScene(QGraphicsScene):
             lanes.put(key, None)
             if _may_detour(x1, x2):
                 unrouted.append(key)
-        bounds = np.array([coords(e.bounds) for e in held], dtype=float).reshape(-1, 4)
+        bounds = np.array([e.bounds_coords() for e in held], dtype=float).reshape(-1, 4)
         self.edge_grid.put_many(keys, bounds)
         unrouted.reverse()  # popped from the end: in sorted order
         self._unrouted, self._held = unrouted, held

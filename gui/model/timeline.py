@@ -208,7 +208,7 @@ class _StepIndex:
     senders: dict[str, list[str]]
     edge_keys: list[EdgeKey]
     edge_index: dict[EdgeKey, int]
-    updates: dict[str, list[int]]
+    updates: dict[str, tuple[int, ...]]
 
 
 def _build_index(steps: Sequence[AnyStep]) -> _StepIndex:
@@ -226,8 +226,11 @@ def _build_index(steps: Sequence[AnyStep]) -> _StepIndex:
     for i, s in enumerate(steps):
         for n in _receivers(s):
             updates.setdefault(n, []).append(i)
+    # Kept as tuples of ints, which the collector leaves alone (a list per operand
+    # was thousands of objects for it to scan after opening a big file).
     return _StepIndex(contribution, senders, edge_keys,
-                      {key: i for i, key in enumerate(edge_keys)}, updates)
+                      {key: i for i, key in enumerate(edge_keys)},
+                      {n: tuple(v) for n, v in updates.items()})
 
 
 def _build_befores(steps: Sequence[Step]) -> dict[str, np.ndarray]:

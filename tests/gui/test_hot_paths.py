@@ -9,6 +9,7 @@ normally have).
 
 from __future__ import annotations
 
+import dataclasses
 from math import inf
 
 import pytest
@@ -100,7 +101,7 @@ def test_a_box_re_measures_its_zooms_only_when_its_content_changed(
     monkeypatch.setattr(item, "_measure_min_zooms", lambda: measured.append(1) or real())
     assert item.compact_min_zooms() == first and measured == []
     assert item.content is not None
-    item.set_content(type(item.content)(**{**item.content.__dict__, "grad": "9.87654321"}))
+    item.set_content(dataclasses.replace(item.content, grad="9.87654321"))
     item.compact_min_zooms()
     assert measured == [1]
 

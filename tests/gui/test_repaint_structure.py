@@ -241,7 +241,7 @@ def test_far_boxes_paint_each_box_once_grouped_by_look(far_view, monkeypatch) ->
     assert scene.far and far_view.visible_scene_rect().contains(scene.nodes_rect())
     scene.far_boxes.update()
     far_view.viewport().repaint()
-    colours = {scene.nodes[n].far_look()[2].rgba() for n in nodes}
+    colours = {scene.nodes[n].far_look()[5].rgba() for n in nodes}
     assert calls[:2] == [len(nodes) - 2, 2]  # plain boxes, then the selected ones
     assert sum(calls[2:]) == len(nodes) and len(calls) == 2 + len(colours)  # a call a colour
 
