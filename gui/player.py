@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.collector import collector_paused
 from engine.errors import GraphError
 from engine.forward_mode import ForwardTrace, check_tangents, jvp, one_hot
 from engine.graph import Graph
@@ -85,7 +86,13 @@ class _Relay(QObject):
 
 
 class _EndToEndJob(QRunnable):
-    """:func:`end_to_end` on a worker thread, for one version of the results."""
+    """:func:`end_to_end` on a worker thread, for one version of the results.
+
+    The cyclic collector is paused while it runs: a collection that the worker's
+    allocations trigger would run on the worker thread and take apart whatever Qt
+    objects are waiting in cycles there (a closed window's widgets, a discarded
+    document's undo stack), deleting them off the UI thread. The UI thread's own
+    collections pick up the garbage afterwards."""
 
     def __init__(
         self, relay: _Relay, version: int, graph: Graph, results: Results, accumulated: bool
@@ -96,7 +103,8 @@ class _EndToEndJob(QRunnable):
 
     def run(self) -> None:
         try:
-            e2e = end_to_end(self.graph, self.results, self.accumulated)
+            with collector_paused():
+                e2e = end_to_end(self.graph, self.results, self.accumulated)
         except Exception:  # noqa: BLE001 - no product rather than "computing…" for ever
             e2e = None
         try:

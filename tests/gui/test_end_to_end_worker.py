@@ -8,6 +8,7 @@ Jacobian, and a result for older results is dropped.
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import numpy as np
@@ -59,3 +60,34 @@ def test_summary_says_computing_then_shows_the_workers_jacobian(qtbot, monkeypat
     text = panel.text()
     assert "End-to-end Jacobian J" in text
     assert f"{expected.flat[1]:g}" in text
+
+
+def test_the_worker_never_collects_cycles_off_the_ui_thread(qtbot, monkeypatch):  # noqa: ANN001
+    """A collection triggered by the worker's allocations would take apart Qt objects
+    waiting in cycles (a closed window's) on the worker thread; it never runs there."""
+    collected_on: list[int] = []
+
+    def note(phase: str, _info: dict) -> None:
+        if phase == "start":
+            collected_on.append(threading.get_ident())
+
+    def allocating(*args):  # noqa: ANN002, ANN202 - enough tracked objects to trigger
+        junk = [[i] for i in range(20_000)]
+        del junk
+        return end_to_end(*args)
+
+    monkeypatch.setattr(player_module, "INLINE_WORK", -1)
+    monkeypatch.setattr(player_module, "end_to_end", allocating)
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=seed2_graph(), output="y", gradient=np.ones(3)), None)
+    player = Player(doc)
+    done: list[bool] = []
+    player.endToEndReady.connect(lambda: done.append(True))
+    ui = threading.get_ident()
+    gc.callbacks.append(note)
+    try:
+        assert player.end_to_end_or_computing() is COMPUTING
+        qtbot.waitUntil(lambda: bool(done), timeout=20_000)
+    finally:
+        gc.callbacks.remove(note)
+    assert all(ident == ui for ident in collected_on), "a collection ran on the worker"
