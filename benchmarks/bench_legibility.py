@@ -83,6 +83,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image, ImageOps  # noqa: E402
+from PySide6.QtCore import QStandardPaths  # noqa: E402
 
 from benchmarks.bench_gui import layered_graph  # noqa: E402
 from engine.examples import list_examples  # noqa: E402
@@ -280,13 +281,11 @@ def report(name: str, results: dict[str, tuple[int, int]]) -> None:
 
 
 def presentation_window() -> Any:
-    """The main window in presentation mode at 1280x720, with throw-away settings."""
-    from PySide6.QtCore import QStandardPaths
+    """The main window in presentation mode at 1280x720 (settings: see :func:`main`)."""
     from PySide6.QtWidgets import QApplication
 
     from gui.main_window import MainWindow
 
-    QStandardPaths.setTestModeEnabled(True)  # never the user's own settings
     win = MainWindow()
     win.resize(*SIZE)
     win.show()
@@ -423,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-ocr", action="store_true", help="only the presentation figures")
     parser.add_argument("--modules", action="store_true", help="only the module caption figures")
     args = parser.parse_args(argv)
+    # never the user's own settings and autosaves; here, not in the functions the test
+    # suite calls, where it would move every later test out of the suite's own sandbox
+    # (into ~/.qttest, shared by every suite running on the machine)
+    QStandardPaths.setTestModeEnabled(True)
     if args.no_ocr:
         ensure_app()
         presentation_figures()

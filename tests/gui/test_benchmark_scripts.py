@@ -185,6 +185,9 @@ def test_legibility_presentation_figures_measure(qapp, settings_sandbox) -> None
     )
     win = bench.presentation_window()
     try:
+        from PySide6.QtCore import QStandardPaths
+
+        assert not QStandardPaths.isTestModeEnabled()  # later tests keep the suite's sandbox
         body, subs = bench.writeup_px(win, [doc])
         assert min(body) >= 22 and min(subs) >= 15
         covered, frames = bench.label_covers(win, [doc])
