@@ -309,3 +309,47 @@ def contrast(a: str, b: str) -> float:
     """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 .. 21)."""
     hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+# --------------------------------------------------------------------------- results
+
+
+def same_bits(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def assert_results_fresh(doc: Any) -> None:
+    """A document's results (however it recomputed them: incrementally after an edit,
+    or whole) equal, bit for bit, a fresh forward and backward of its graph: values,
+    errors, requires-grad flags, the order, every gradient and every step's numbers."""
+    from engine.autodiff import backward, forward
+    from engine.errors import GraphError
+
+    got, fresh = doc.results.forward, forward(doc.graph)
+    assert got.order == fresh.order
+    assert list(got.values) == list(fresh.values)
+    assert all(same_bits(got.values[n], fresh.values[n]) for n in fresh.values)
+    assert {n: str(e) for n, e in got.errors.items()} == {
+        n: str(e) for n, e in fresh.errors.items()}
+    assert got.requires_grad == fresh.requires_grad
+    trace = doc.results.trace
+    if doc.output is None:
+        assert trace is None
+        return
+    try:
+        full = backward(doc.graph, fresh, doc.output, doc.gradient, prior=doc.prior_grads)
+    except GraphError as exc:
+        assert trace is None and str(doc.results.backward_error) == str(exc)
+        return
+    assert trace is not None
+    assert list(trace.grads) == list(full.grads)
+    assert all(same_bits(trace.grads[n], full.grads[n]) for n in full.grads)
+    assert trace.leaves == full.leaves and trace.output == full.output
+    assert len(trace.steps) == len(full.steps)
+    for s, f in zip(trace.steps, full.steps, strict=True):
+        assert (s.consumer, s.operand, s.operand_index) == (f.consumer, f.operand,
+                                                            f.operand_index)
+        assert same_bits(s.upstream, f.upstream) and same_bits(s.vjp, f.vjp)
+        assert same_bits(s.before, f.before) and same_bits(s.accumulated, f.accumulated)

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from PySide6.QtGui import QGuiApplication
 
-from engine.autodiff import backward, forward
 from engine.errors import GraphError
 from engine.fileformat import dumps, loads
 from gui.clipboard import Clipboard
@@ -44,6 +43,7 @@ from gui.commands import (
 from gui.document import GraphDocument
 from gui.files import FileController
 from gui.player import Player
+from support import assert_results_fresh
 
 #: Operations per run, over all examples (the issue asks for at least 2,000).
 MIN_OPERATIONS = 2000
@@ -103,12 +103,6 @@ def graph_key(doc: GraphDocument) -> tuple[Any, ...]:
     )
     v = None if doc.gradient is None else (doc.gradient.shape, doc.gradient.tobytes())
     return nodes, doc.output, v, tuple(sorted(doc.positions.items()))
-
-
-def same_array(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
 
 
 class EditingModel(RuleBasedStateMachine):
@@ -257,24 +251,7 @@ class EditingModel(RuleBasedStateMachine):
     def results_equal_a_fresh_recompute(self) -> None:
         if not hasattr(self, "doc"):
             return
-        doc = self.doc
-        fwd = forward(doc.graph)
-        got = doc.results.forward
-        assert set(got.values) == set(fwd.values) and set(got.errors) == set(fwd.errors)
-        assert all(same_array(got.values[n], fwd.values[n]) for n in fwd.values)
-        trace = doc.results.trace
-        if doc.output is None:
-            assert trace is None
-            return
-        try:
-            fresh = backward(doc.graph, fwd, doc.output, doc.gradient, prior=doc.prior_grads)
-        except GraphError as exc:
-            assert trace is None and str(doc.results.backward_error) == str(exc)
-            return
-        assert trace is not None
-        assert set(trace.grads) == set(fresh.grads)
-        assert all(same_array(trace.grads[n], fresh.grads[n]) for n in fresh.grads)
-        assert len(trace.steps) == len(fresh.steps)
+        assert_results_fresh(self.doc)
 
     @invariant()
     def undo_all_and_redo_all(self) -> None:
