@@ -32,6 +32,19 @@ def _stepped(make_window):  # noqa: ANN001, ANN202
     return win
 
 
+def _scrubber_at_step_one(make_window):  # noqa: ANN001, ANN202
+    """A window painted at backward step 1: it, its scrubber's cache and the scrubber's
+    area in window coordinates."""
+    win = make_window()
+    win.player.seek(win.player.timeline.position_of_step(1))
+    QApplication.processEvents()
+    win.repaint()
+    scrubber = win.player_bar.scrubber
+    cache = scrubber.findChild(PaintCache)
+    assert cache is not None
+    return win, cache, QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
+
+
 def _three_steps_blit(win, caches: list[PaintCache]) -> None:  # noqa: ANN001
     """Three steps, each with a whole-window repaint: every cache blits, none paints."""
     QApplication.processEvents()
@@ -394,14 +407,7 @@ def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
     """Each step moves the scrubber's handle: its new look is drawn once, into the
     pixmap, as the window is about to paint, and both that paint and a whole-window
     repaint right after blit it (it was painted, then captured, then painted again)."""
-    win = make_window()
-    win.player.seek(win.player.timeline.position_of_step(1))
-    QApplication.processEvents()
-    win.repaint()
-    scrubber = win.player_bar.scrubber
-    cache = scrubber.findChild(PaintCache)
-    assert cache is not None
-    area = QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
+    win, cache, area = _scrubber_at_step_one(make_window)
     QApplication.processEvents()
     before = win.grab(area).toImage()
     misses, drawn, parts, hits = cache.misses, cache.captures + cache.parts, cache.parts, cache.hits
@@ -425,14 +431,7 @@ def test_the_scrubber_drawn_in_parts_looks_as_the_style_paints_it(
     """Steps on and back, a jump back and one to the end: each time only the part of the
     scrubber around its handle's two places is drawn again, into the pixmap kept, and
     what it then shows is the slider the style paints whole, over its backdrop."""
-    win = make_window()
-    win.player.seek(win.player.timeline.position_of_step(1))
-    QApplication.processEvents()
-    win.repaint()
-    scrubber = win.player_bar.scrubber
-    cache = scrubber.findChild(PaintCache)
-    assert cache is not None
-    area = QRect(scrubber.mapTo(win, QPoint(0, 0)), scrubber.size())
+    win, cache, area = _scrubber_at_step_one(make_window)
     moves = [win.player.step_forward] * 4 + [win.player.step_back] * 2
     moves += [lambda: win.player.seek(2), win.player.to_end]
     parts, seen = cache.parts, set()
