@@ -353,3 +353,28 @@ def assert_results_fresh(doc: Any) -> None:
                                                             f.operand_index)
         assert same_bits(s.upstream, f.upstream) and same_bits(s.vjp, f.vjp)
         assert same_bits(s.before, f.before) and same_bits(s.accumulated, f.accumulated)
+
+
+# --------------------------------------------------------------------------- exported pages
+
+
+def pdf_page_size() -> tuple[float, float]:
+    """The PDF handout's page inside its margins (1/96 inch), as the export lays it out."""
+    from gui.export.handout import _Pages
+
+    pages = _Pages("size")
+    size = pages.width, pages.height
+    pages.close()
+    return size
+
+
+def laid_out(html: str, width: float) -> Any:
+    """``html`` as the PDF draws it (Qt, no margin) in a column ``width`` wide: a
+    ``QTextDocument``."""
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setHtml(html)
+    doc.setTextWidth(width)
+    return doc

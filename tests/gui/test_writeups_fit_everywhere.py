@@ -17,25 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 
 from engine.examples import example_path, list_examples
 from gui.export.render import load_document
-from support import lesson_file, present
+from support import laid_out, lesson_file, pdf_page_size, present
 
 SIZE = (1280, 720)
 EXAMPLES = [path.stem for path, _title in list_examples()]
 NAMES = EXAMPLES + ["mlp", "cnn"]
-
-
-def _laid_out(html: str, width: float) -> QTextDocument:
-    """``html`` as the PDF draws it (Qt, no margin) in a column ``width`` wide."""
-    doc = QTextDocument()
-    doc.setDocumentMargin(0)
-    doc.setHtml(html)
-    doc.setTextWidth(width)
-    return doc
 
 
 def _pt(html: str) -> float:
@@ -48,12 +38,10 @@ def _pt(html: str) -> float:
 @pytest.mark.parametrize("name", NAMES)
 def test_every_pdf_and_web_page_step_fits_its_column(name: str, qapp: Any, tmp_path: Path) -> None:
     from gui.export.frame_sheet import frame_sheet
-    from gui.export.handout import STEP_MIN_FIT, STEP_PT, _Pages, step_layout
+    from gui.export.handout import STEP_MIN_FIT, STEP_PT, step_layout
     from gui.export.html_player import TEXT_PT, TEXT_PX
 
-    pages = _Pages("fits")
-    width, height = pages.width, pages.height
-    pages.close()
+    width, height = pdf_page_size()
     _half, _picture, text_h = step_layout(width, height)
     bad = []
     with frame_sheet(load_document(lesson_file(name, tmp_path)), SIZE) as sheet:
@@ -62,7 +50,7 @@ def test_every_pdf_and_web_page_step_fits_its_column(name: str, qapp: Any, tmp_p
             position = tl.position_of_step(k)
             sheet.show_position(position)
             pdf = sheet.write_up(position, STEP_PT, width, text_h, STEP_MIN_FIT)
-            doc = _laid_out(pdf, width)
+            doc = laid_out(pdf, width)
             # the whole page's text, the last step's summary too (a page does not scroll)
             if doc.idealWidth() > width or doc.size().height() > text_h:
                 bad.append(f"PDF step {k}: {doc.idealWidth()}x{doc.size().height()}")
@@ -71,8 +59,8 @@ def test_every_pdf_and_web_page_step_fits_its_column(name: str, qapp: Any, tmp_p
             if _pt(pdf) < STEP_PT * 0.7:
                 bad.append(f"PDF step {k}: {_pt(pdf)} pt")
             page = sheet.write_up(position, TEXT_PT, TEXT_PX, None)
-            if _laid_out(page, TEXT_PX).idealWidth() > TEXT_PX:
-                bad.append(f"page step {k}: {_laid_out(page, TEXT_PX).idealWidth()} px")
+            if laid_out(page, TEXT_PX).idealWidth() > TEXT_PX:
+                bad.append(f"page step {k}: {laid_out(page, TEXT_PX).idealWidth()} px")
             if _pt(page) < TEXT_PT * 0.9:
                 bad.append(f"page step {k}: {_pt(page)} pt")
     assert not bad, bad
@@ -84,21 +72,19 @@ def test_the_web_page_keeps_its_text_column_and_the_pdf_its_numbers(
     """xor_mlp's step 4: the PDF keeps the vjp's 16 numbers (it had cut the row off), and
     the web page's column has the width the steps were fitted to, scrolling if wider."""
     from gui.export.frame_sheet import frame_sheet
-    from gui.export.handout import STEP_MIN_FIT, STEP_PT, _Pages, step_layout
+    from gui.export.handout import STEP_MIN_FIT, STEP_PT, step_layout
     from gui.export.html_player import STYLE, TEXT_PX
     from gui.model.formatting import fmt_num
 
     assert f"width:{TEXT_PX}px;overflow-x:auto" in STYLE
-    pages = _Pages("numbers")
-    width, height = pages.width, pages.height
-    pages.close()
+    width, height = pdf_page_size()
     with frame_sheet(load_document(example_path("xor_mlp")), SIZE) as sheet:
         tl = sheet.player.timeline
         position = tl.position_of_step(4)
         sheet.show_position(position)
         html = sheet.write_up(position, STEP_PT, width, step_layout(width, height)[2],
                               STEP_MIN_FIT)
-        text = _laid_out(html, width).toPlainText()
+        text = laid_out(html, width).toPlainText()
         missing = [fmt_num(v) for v in tl.steps[3].vjp.ravel() if fmt_num(v) not in text]
         assert not missing, missing
 
@@ -183,7 +169,7 @@ def test_the_end_card_fits_its_picture_page_and_web_page(
         for pt, room in ((CARD_PT, (1100.0, 600.0)), (PAGE_PT, (680.0, 500.0)),
                          (TEXT_PT * 1.2, (float(CARD_PX), None))):
             html = renderer.card_html(ShotKind.END, pt, room=room)
-            laid = _laid_out(html, room[0])
+            laid = laid_out(html, room[0])
             assert laid.idealWidth() <= room[0], (pt, laid.idealWidth())
             assert room[1] is None or laid.size().height() <= room[1]
             assert "Leaf gradients" in laid.toPlainText()
@@ -228,7 +214,7 @@ def test_a_gradients_name_gets_a_line_of_its_own_only_when_its_row_needs_it(qapp
         assert "x.grad" in sheet.panel.html() and name_alone("x", True) not in sheet.panel.html()
         page = sheet.write_up(last, TEXT_PT, TEXT_PX, None)
         assert "x.grad" in page and name_alone("x", True) not in page
-        assert _laid_out(page, TEXT_PX).idealWidth() <= TEXT_PX
+        assert laid_out(page, TEXT_PX).idealWidth() <= TEXT_PX
     with frame_sheet(load_document(example_path("xor_mlp")), SIZE) as sheet:
         sheet.show_position(sheet.player.timeline.position_of_step(4))
         sheet.panel.follow.flush()
