@@ -34,13 +34,12 @@ from .. import application
 from ..canvas.group_frames import GroupFrames
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
-from ..model.camera import CameraTarget
+from ..model.camera import CameraTarget, interpolate
 from ..model.chain_rule import chain_rule_html
 from ..model.timeline import Direction
 from ..panels.chain_rule import ChainRulePanel, Choice, fitted_html
 from ..player import Player, connect_canvas
 from ..theme import THEME, application_palette
-from . import camera
 from .options import DEFAULT_SIZE, FRAME_SUFFIXES, ExportError, View
 
 #: Where the pulse sits on the active edge in a still image.
@@ -97,7 +96,9 @@ class FrameSheet(QWidget):
         except GraphError as exc:
             raise ExportError(f"--direction forward: {exc}") from None
         self.canvas = CanvasView(doc)
-        camera.follow(self.canvas)
+        # Every step framed at once, as presentation mode frames it (gui.model.camera).
+        self.canvas.animations_enabled = False
+        self.canvas.follow_step = True
         self._came_from: CameraTarget | None = None  # the last held step's view
         connect_canvas(self.player, self.canvas)
         scene = self.canvas.canvas  # groups (a captured model's modules) look as on screen
@@ -159,10 +160,22 @@ class FrameSheet(QWidget):
         self.layout().activate()  # type: ignore[union-attr]  # a status wrapping to two lines gets its height now
         if self._may_stack and self._fixed is None:
             self.arrange(self._text_fits_under())
-        target = camera.aim(self.canvas, self._came_from, glide)
+        self._aim(glide)
+        self.canvas.set_pulse_progress(pulse)
+
+    def _aim(self, glide: float) -> None:
+        """Look at the shown step, ``glide`` of the way from the last held step's view
+        (a transition glides in step with the travelling pulse); a held step's view is
+        where the next transition starts."""
+        target, came_from = self.canvas.camera_target(), self._came_from
         if glide >= 1.0:
             self._came_from = target
-        self.canvas.set_pulse_progress(pulse)
+        if target is None:
+            return
+        if came_from is not None and glide < 1.0:
+            self.canvas.look_at(*interpolate(came_from, target, glide))
+        else:
+            self.canvas.look_at(target.center, target.zoom)
 
     def write_up(
         self, position: int, pt: float, width: float, height: float | None, floor: float = 1.0
