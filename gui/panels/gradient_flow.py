@@ -103,10 +103,6 @@ class GradientFlowPanel(QWidget):
             axis.setPen(QColor(colours.RULE))
             if widest:
                 axis.setWidth(int(QFontMetricsF(font).horizontalAdvance(widest) + 12))
-        self.refresh()
-
-    def refresh(self, *_args: object) -> None:
-        """Re-render for the player's frame; deferred while the panel is hidden."""
         self.follow.request()
 
     def text(self) -> str:

@@ -144,15 +144,11 @@ class JacobianView(QWidget):
             for name in ("left", "top", "bottom"):
                 plot.getAxis(name).setTickFont(tick)
         self.plots.ci.layout.setColumnMaximumWidth(0, 70 * THEME.scale)
-        self.refresh()
+        self.follow.request()
 
     def jacobian(self) -> np.ndarray | None:
         """The Jacobian on display (None: no step, or too large)."""
         return self._jac
-
-    def refresh(self, *_args: object) -> None:
-        """Re-render for the player's frame; deferred while the panel is hidden."""
-        self.follow.request()
 
     def _render(self) -> None:
         frame = self.player.frame

@@ -177,14 +177,12 @@ class QuizPanel(QWidget):
         self.score.setFont(THEME.font(11))
 
     def _hidden_changed(self, *_args: object) -> None:
-        if self.active:
-            self._build()
-            self.player.refresh_frame()
+        self._timeline_changed()
         self._refresh()
 
     def _timeline_changed(self) -> None:
         if self.active:
-            self._build()  # new results: new questions, a fresh score
+            self._build()  # new results or what is hidden: new questions, a fresh score
             self.player.refresh_frame()
 
     def _frame_changed(self, frame: Frame) -> None:

@@ -65,7 +65,7 @@ class SummaryPanel(QWidget):
         self.backward_again_button.setFont(font)
         self.zero_grad_button.setFont(font)
         self._static = None
-        self.refresh()
+        self.follow.request()
 
     def text(self) -> str:
         """What the panel says now, as plain text (rendered first if it was deferred)."""
@@ -96,10 +96,6 @@ class SummaryPanel(QWidget):
 
     def _end_to_end_ready(self) -> None:
         self._static = None
-        self.refresh()
-
-    def refresh(self, *_args: object) -> None:
-        """Re-render for the player's frame; deferred while the panel is hidden."""
         self.follow.request()
 
     def _render(self) -> None:

@@ -94,7 +94,7 @@ def test_cell_numbers_fit_their_cells_or_are_left_to_hover(heatmap, qtbot) -> No
     win.panels_dock.setMinimumHeight(900)
     _settle(qtbot)
     view = _view(win)
-    view.refresh()
+    view.follow.request()
     _settle(qtbot)
     texts = [item for _plot, item in view._texts]
     assert texts, "a tall heatmap of 6x9 cells shows its numbers"
