@@ -49,6 +49,7 @@ def chain_rule_html(
     written for (:class:`labels.Narrow`; at its narrowest the summary is elided too)."""
     results = tl.results
     trace = results.trace
+    objective = "" if trace is None else labels.objective_name(trace.output, trace.gradient)
     body: list[str] = [update] if update else []
     if frame.phase in (Phase.NO_FORWARD, Phase.FORWARD):
         body.append(
@@ -59,45 +60,19 @@ def chain_rule_html(
     elif frame.phase is Phase.FORWARD_DONE and frame.active is None:
         if trace is None:
             reason = results.backward_error
-            body.append(labels.h_heading("Forward done."))
-            body.append(
-                labels.h_para(
-                    "No backward pass to show: " + labels.esc(str(reason) if reason else "—"),
-                    colours.GRAD_TEXT,
-                )
-            )
+            why = "No backward pass to show: " + labels.esc(str(reason) if reason else "—")
+            body += [labels.h_heading("Forward done."), labels.h_para(why, colours.GRAD_TEXT)]
         else:
-            body.append(
-                labels.start_html(
-                    trace.output,
-                    trace.gradient,
-                    labels.objective_name(trace.output, trace.gradient),
-                    frame.n,
-                )
-            )
+            body.append(labels.start_html(trace.output, trace.gradient, objective, frame.n))
     if frame.question:
         body.append(labels.h_heading(labels.esc(frame.question) + "?"))
     elif frame.active is not None and trace is not None:
         step = frame.active
-        contribution = tl.contribution(frame.k)
-        senders = tl.senders(step.operand)
-        body.append(
-            labels.step_html(
-                step,
-                frame.k,
-                frame.n,
-                labels.objective_name(trace.output, trace.gradient),
-                frame.fan_in.get(step.operand, 1),
-                contribution,
-                graph,
-                trace.output,
-                senders,
-                compact,
-                elide,
-                interactive,
-                narrow,
-            )
-        )
+        fan_in, senders = frame.fan_in.get(step.operand, 1), tl.senders(step.operand)
+        body.append(labels.step_html(
+            step, frame.k, frame.n, objective, fan_in, tl.contribution(frame.k), graph,
+            trace.output, senders, compact, elide, interactive, narrow,
+        ))
     elif frame.active_group is not None:
         body.append(group_step_html(
             graph, results.forward, frame.active_group, frame.k, frame.n, interactive, elide
@@ -109,17 +84,7 @@ def chain_rule_html(
         if isinstance(e2e, Computing):
             body.append(labels.h_para(labels.COMPUTING_TEXT, colours.TEXT_MUTED))
         elif e2e is not None:
-            body.append(
-                labels.end_to_end_html(
-                    e2e.output,
-                    e2e.objective,
-                    e2e.leaves,
-                    e2e.jacobian,
-                    e2e.gradient,
-                    e2e.vjp,
-                    elide=elide or narrow >= labels.Narrow.SUMMARY,
-                )
-            )
+            body.append(e2e.html(elide=elide or narrow >= labels.Narrow.SUMMARY))
         lines = labels.leaf_grad_lines(trace.leaf_grads)
         body.append(labels.h_para(labels.h_lines(lines, colours.GRAD_TEXT), size="110%"))
     return labels.h_document("".join(body), base_pt, sub_pt)

@@ -10,7 +10,7 @@ from engine.autodiff import backward, end_to_end_jacobian
 from engine.errors import GraphError
 from engine.graph import Graph
 
-from .labels import objective_name
+from . import labels
 from .results import Results
 
 #: Below this estimate of :func:`work` the product is computed at once (a seed takes
@@ -44,6 +44,11 @@ class EndToEnd:
     vjp: tuple[np.ndarray, ...]
     leaf_grads: dict[str, np.ndarray | None]
     accumulated: bool  # .grad includes earlier backward calls
+
+    def html(self, heading: bool = True, elide: bool = False) -> str:
+        """The product written out, as :func:`labels.end_to_end_html` writes it."""
+        return labels.end_to_end_html(self.output, self.objective, self.leaves, self.jacobian,
+                                      self.gradient, self.vjp, heading, elide)
 
 
 def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | None:
@@ -87,7 +92,7 @@ def end_to_end(graph: Graph, results: Results, accumulated: bool) -> EndToEnd | 
     )
     return EndToEnd(
         output=trace.output,
-        objective=objective_name(trace.output, trace.gradient),
+        objective=labels.objective_name(trace.output, trace.gradient),
         gradient=trace.gradient,
         leaves=leaves,
         sizes=sizes,

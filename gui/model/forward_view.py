@@ -77,53 +77,31 @@ def _step_body(
     elide: bool = False,
 ) -> list[str]:
     n = len(trace.steps)
-    body = []
     if s is None:
         tangents = trace.inputs.items()
         inputs = ", ".join(f"{x} = {labels.label_tensor(u, elide)}" for x, u in tangents)
-        body.append(labels.h_heading(f"Forward mode: {n} edge steps"))
-        body.append(
-            labels.h_para(
-                "tangents u on the inputs: " + labels.esc(inputs or "none"), colours.TANGENT
-            )
-        )
-        body.append(
-            labels.h_para(
-                "Each edge multiplies its operand's tangent by the local "
-                "Jacobian (J·u); a node sums what its operands send.",
-                colours.TEXT_MUTED,
-            )
-        )
-        return body
-    body.append(
-        labels.h_heading(labels.esc(f"Forward step {k} of {n}: {s.operand} → {s.consumer}"))
-    )
+        return [
+            labels.h_heading(f"Forward mode: {n} edge steps"),
+            labels.h_para("tangents u on the inputs: " + labels.esc(inputs or "none"),
+                          colours.TANGENT),
+            labels.h_para("Each edge multiplies its operand's tangent by the local Jacobian "
+                          "(J·u); a node sums what its operands send.", colours.TEXT_MUTED),
+        ]
+    head = labels.h_heading(labels.esc(f"Forward step {k} of {n}: {s.operand} → {s.consumer}"))
     if asked:
-        return body
+        return [head]
     jac = s.jacobian(limit=labels.LABEL_MAX_ENTRIES)
     jtext = labels.label_matrix(jac, elide) if jac is not None else "(too large to print)"
-    body.append(
-        labels.h_para(labels.esc(f"∂{s.consumer}/∂{s.operand} = {jtext}"), colours.JACOBIAN)
-    )
-    body.append(
-        labels.h_para(
-            labels.esc(
-                f"J · tan {s.operand} = J · {labels.label_tensor(s.tangent, elide)} = "
-                f"{labels.label_tensor(s.jvp, elide)}"
-            ),
-            colours.TANGENT,
-            bold=True,
-        )
-    )
+    t, jvp = labels.label_tensor(s.tangent, elide), labels.label_tensor(s.jvp, elide)
     before = "0" if s.before is None else labels.label_tensor(s.before, elide)
     after = labels.label_tensor(s.accumulated, elide)
-    body.append(
-        labels.h_para(
-            labels.esc(f"tan {s.consumer}: {before} → {after}"),
-            colours.TANGENT,
-        )
-    )
-    return body
+    return [
+        head,
+        labels.h_para(labels.esc(f"∂{s.consumer}/∂{s.operand} = {jtext}"), colours.JACOBIAN),
+        labels.h_para(labels.esc(f"J · tan {s.operand} = J · {t} = {jvp}"), colours.TANGENT,
+                      bold=True),
+        labels.h_para(labels.esc(f"tan {s.consumer}: {before} → {after}"), colours.TANGENT),
+    ]
 
 
 def comparison_text(counts: PassCounts) -> str:

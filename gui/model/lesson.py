@@ -178,12 +178,7 @@ def end_html(
     if e2e is None or leaf_grads is None:
         parts.append(labels.h_para("There was no backward pass to play."))
         return labels.h_document("".join(parts), base_pt)
-    parts.append(
-        labels.end_to_end_html(
-            e2e.output, e2e.objective, e2e.leaves, e2e.jacobian, e2e.gradient, e2e.vjp,
-            elide=elide,
-        )
-    )
+    parts.append(e2e.html(elide=elide))
     parts.append(labels.h_heading("Leaf gradients", _pt(base_pt, 1.2)))
     lines = labels.leaf_grad_lines(leaf_grads)
     parts.append(_mono(labels.h_lines(lines, colours.GRAD_TEXT)))

@@ -168,9 +168,7 @@ class SummaryPanel(QWidget):
                     e2e.output, fwd.values[e2e.output].shape, e2e.leaves,
                     [fwd.values[x].shape for x in e2e.leaves], e2e.jacobian))
             body.append(labels.h_heading("vᵀJ: this backward call in one product", "110%"))
-            body.append(labels.end_to_end_html(e2e.output, e2e.objective, e2e.leaves,
-                                               e2e.jacobian, e2e.gradient, e2e.vjp,
-                                               heading=False))
+            body.append(e2e.html(heading=False))
             if len(trace.steps) <= 400:  # type: ignore[union-attr]
                 body.append(labels.composition_html(trace.steps, e2e.output, e2e.leaves,  # type: ignore[union-attr]
                                                     e2e.sizes, e2e.jacobian))
