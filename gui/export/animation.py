@@ -79,12 +79,8 @@ def write_animation(renderer: LessonRenderer, out: Path, progress: Progress | No
         Kind.MP4: _write_mp4,
         Kind.PNG_SEQUENCE: _write_png_sequence,
     }[kind]
-    if kind == Kind.PNG_SEQUENCE:
-        with atomic_folder(out) as tmp:
-            writer(renderer, tmp, progress)
-    else:
-        with atomic_file(out) as tmp:
-            writer(renderer, tmp, progress)
+    with (atomic_folder if kind == Kind.PNG_SEQUENCE else atomic_file)(out) as tmp:
+        writer(renderer, tmp, progress)
 
 
 # --------------------------------------------------------------------------- Pillow

@@ -113,10 +113,7 @@ def curve_points(
 
 def _curve(p: QPainter, losses: tuple[float, ...], rect: QRectF, pt: float) -> None:
     """The loss per step as a polyline in ``rect`` (log scale when all are positive)."""
-    if rect.height() < 40 or not losses:
-        return
-    finite = [x for x in losses if math.isfinite(x)]
-    if not finite:
+    if rect.height() < 40 or not any(math.isfinite(x) for x in losses):
         return
     log, lo, hi, points = curve_points(losses, rect)
     p.save()

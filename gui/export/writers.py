@@ -23,14 +23,10 @@ def write_lesson(
     The PDF and the web page put the write-up beside or under the picture as text, so
     their pictures are the canvas alone (the PDF's at a fixed layout size).
     """
+    write = write_animation
     if options.kind == Kind.PDF:
-        options = dataclasses.replace(options, size=PICTURE, view=View.CANVAS)
-        with lesson_renderer(doc, options) as renderer:
-            write_handout(renderer, out, progress)
+        options, write = dataclasses.replace(options, size=PICTURE, view=View.CANVAS), write_handout
     elif options.kind == Kind.HTML:
-        options = dataclasses.replace(options, view=PLAYER_VIEW)
-        with lesson_renderer(doc, options) as renderer:
-            write_player(renderer, out, progress)
-    else:
-        with lesson_renderer(doc, options) as renderer:
-            write_animation(renderer, out, progress)
+        options, write = dataclasses.replace(options, view=PLAYER_VIEW), write_player
+    with lesson_renderer(doc, options) as renderer:
+        write(renderer, out, progress)

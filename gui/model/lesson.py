@@ -154,11 +154,8 @@ def title_html(
     parts.append(_mono("<br/>".join(labels.esc(t) for t in inputs) or "none"))
     parts.append(labels.h_heading("The backward call", _pt(base_pt, 1.2)))
     if call is None:
-        parts.append(
-            labels.h_para(
-                "No backward pass: the graph has no output to start from.", colours.GRAD_TEXT
-            )
-        )
+        no_call = "No backward pass: the graph has no output to start from."
+        parts.append(labels.h_para(no_call, colours.GRAD_TEXT))
     else:
         parts.append(_mono(labels.h_color(labels.esc(call), colours.GRAD_TEXT)))
     return labels.h_document("".join(parts), base_pt)

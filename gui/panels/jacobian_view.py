@@ -170,21 +170,15 @@ class JacobianView(QWidget):
     def _arrange(self, side_by_side: bool) -> None:
         """Text under the plot, or (wide and short) in a column to its right."""
         self.side_by_side = side_by_side
-        if side_by_side:
-            self.box.setDirection(QBoxLayout.Direction.LeftToRight)
-            self.box.setStretch(0, round(100 * (1 - TEXT_SHARE)))
-            self.box.setStretch(1, round(100 * TEXT_SHARE))
-        else:
-            self.box.setDirection(QBoxLayout.Direction.TopToBottom)
-            self.box.setStretch(0, 1)
-            self.box.setStretch(1, 0)
+        Direction = QBoxLayout.Direction
+        self.box.setDirection(Direction.LeftToRight if side_by_side else Direction.TopToBottom)
+        beside = (round(100 * (1 - TEXT_SHARE)), round(100 * TEXT_SHARE))
+        for i, stretch in enumerate(beside if side_by_side else (1, 0)):  # plot, text
+            self.box.setStretch(i, stretch)
         # the title goes above the plot when stacked (its text reads first)
         self.text_column.removeWidget(self.title)
         self.box.removeWidget(self.title)
-        if side_by_side:
-            self.text_column.insertWidget(0, self.title)
-        else:
-            self.box.insertWidget(0, self.title)
+        (self.text_column if side_by_side else self.box).insertWidget(0, self.title)
 
     # ------------------------------------------------------------------ internals
 
