@@ -140,14 +140,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _lesson_options(args: argparse.Namespace, kind: Kind) -> LessonOptions:
-    base = Timing()
-    hold, fps, transition = args.hold, args.fps, args.transition
-    timing = Timing(
-        hold=base.hold if hold is None else parse_number(hold, "--hold", HOLD_RANGE, "seconds"),
-        fps=base.fps if fps is None else parse_number(fps, "--fps", FPS_RANGE),
-        transition=base.transition if transition is None
-        else parse_number(transition, "--transition", TRANSITION_RANGE, "seconds"),
-    )
+    timing = Timing(**{  # the defaults where a flag is not given
+        name: parse_number(text, f"--{name}", limits, unit)
+        for name, limits, unit in (("hold", HOLD_RANGE, "seconds"), ("fps", FPS_RANGE, ""),
+                                   ("transition", TRANSITION_RANGE, "seconds"))
+        if (text := getattr(args, name)) is not None
+    })
     if args.worksheet and kind != Kind.PDF:
         raise ExportError("--worksheet is for a .pdf handout")
     train = 0 if args.train is None else parse_train_steps(args.train)

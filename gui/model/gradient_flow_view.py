@@ -118,10 +118,6 @@ class FlowView:
     def flagged(self) -> list[FlowBar]:
         return [b for b in self.bars if b.flag]
 
-    @property
-    def active(self) -> list[int]:
-        return [i for i, b in enumerate(self.bars) if b.active]
-
 
 def _short(name: str, module: str) -> str:
     """``weight`` for ``layers.0.weight`` in module ``layers.0``."""

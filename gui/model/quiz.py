@@ -294,15 +294,10 @@ class Quiz:
 
     # ------------------------------------------------------------------ hiding
 
-    def hidden_at(self, position: int) -> frozenset[Hidden]:
-        """What is still hidden at ``position`` (open questions only)."""
-        return frozenset(
-            self.questions[i].kind for i in self.at(position) if not self.attempts[i].settled
-        )
-
     def mask(self, frame: Frame) -> Frame:
         """``frame`` with the open questions' numbers hidden and the question to ask."""
-        hidden = self.hidden_at(frame.position)
+        at = self.at(frame.position)
+        hidden = frozenset(self.questions[i].kind for i in at if not self.attempts[i].settled)
         if not hidden:
             return frame
         index = self.open_at(frame.position)

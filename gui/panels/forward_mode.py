@@ -102,15 +102,6 @@ class ForwardModePanel(QWidget):
             self.editors[name].setText(forward_view.tangent_text(u))
         self.run()
 
-    def tangents_typed(self) -> dict:
-        out = {}
-        for name, editor in self.editors.items():
-            try:
-                out[name] = parse_answer(editor.text())
-            except ValueError as exc:
-                raise GraphError(f"tangent: {exc}", name) from None
-        return out
-
     def run(self) -> None:
         """Play the typed tangents: the player switches to forward mode, at its start."""
         self.apply(switch=True)
@@ -122,7 +113,13 @@ class ForwardModePanel(QWidget):
         try:
             if self.doc.read_only:
                 raise GraphError(CAPTURED_NO_JVP)
-            self.player.set_tangents(self.tangents_typed())
+            typed = {}
+            for name, editor in self.editors.items():
+                try:
+                    typed[name] = parse_answer(editor.text())
+                except ValueError as exc:
+                    raise GraphError(f"tangent: {exc}", name) from None
+            self.player.set_tangents(typed)
             if switch:
                 self.player.set_direction(Direction.FORWARD)
                 self.player.to_start()
