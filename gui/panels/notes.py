@@ -10,6 +10,7 @@ otherwise the file would save but never open again.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from engine.file_limits import MAX_TEXT_LENGTH
@@ -32,7 +33,6 @@ class NotesPanel(QWidget):
         self.message.setObjectName("NotesMessage")
         self.message.hide()
         fill(QVBoxLayout(self), self.edit, self.message, margins=(4, 4, 4, 4))
-        self._showing = False
         self.edit.textChanged.connect(self._typed)
         doc.fileChanged.connect(self.sync)
         self.sync()
@@ -47,15 +47,10 @@ class NotesPanel(QWidget):
             self._show_description()
 
     def _show_description(self) -> None:
-        self._showing = True
-        try:
+        with QSignalBlocker(self.edit):  # showing the notes is not typing them
             self.edit.setPlainText(self.doc.description)
-        finally:
-            self._showing = False
 
     def _typed(self) -> None:
-        if self._showing:
-            return
         text = self.edit.toPlainText()
         if len(text) > MAX_TEXT_LENGTH:
             self._refuse(len(text))

@@ -185,11 +185,10 @@ class TrainPanel(QWidget):
         scroll.setWidget(content)
         fill(QVBoxLayout(self), scroll, margins=(0, 0, 0, 0))
 
-        for widget in (self.lr, self.momentum, self.beta1, self.beta2):
+        for widget in (self.lr, self.momentum, self.beta1, self.beta2, self.steps):
             widget.editingFinished.connect(self._settings_edited)
         self.optimizer.currentTextChanged.connect(self._settings_edited)
         self.zero_grad.toggled.connect(self._settings_edited)
-        self.steps.editingFinished.connect(self._settings_edited)
         doc.trainChanged.connect(self.sync)
         self._rate_changed(self.rate.value())
         self.sync()
