@@ -141,18 +141,24 @@ class GradientFlowPanel(QWidget):
         if key == self._drawn:
             return
         self._drawn = key
-        item = self.plot.getPlotItem()
         self._shown = 0
-        for line in self._lines:
-            line.setVisible(False)
-        c = model.geometry
-        n = len(view.bars)
+        c, n = model.geometry, len(view.bars)
+        # the dashed threshold lines are named on the right axis, clear of every bar
+        named = []
+        for line, value, name in zip(self._lines, (c.vanishing, c.exploding),
+                                     ("vanishing", "exploding"), strict=True):
+            line.setVisible(value is not None)  # None without bars, too
+            if value is not None:
+                line.setPen(self._pen(colours.ERROR, 1.5, dashed=True))
+                line.setValue(value)
+                named.append((value, name))
+        self.plot.getAxis("right").setTicks([named])
         # an empty BarGraphItem crashes Qt when painted: no bars, no items shown
         for bars in (self.bars, self.bands):
             bars.setVisible(n > 0)
         if not n:
             self._hide_unused_labels()
-            for name in ("bottom", "left", "right"):
+            for name in ("bottom", "left"):
                 self.plot.getAxis(name).setTicks([[]])
             return
         xs = np.arange(n, dtype=float)
@@ -169,23 +175,11 @@ class GradientFlowPanel(QWidget):
             y0=[c.floor] * len(spans), height=[c.ceiling - c.floor] * len(spans),
             brush=pg.mkBrush(colours.GROUP_FILL), pen=pg.mkPen(None),
         )
-        font = THEME.font(LABEL_PT)
-        fm = QFontMetricsF(font)
+        fm = QFontMetricsF(THEME.font(LABEL_PT))
         # room above the top decade for its label and the marks over the tallest bar
-        item.setRange(xRange=(-0.5, max(0.5, n - 0.5)), yRange=(c.floor, c.ceiling + 0.4),
-                      padding=0)
+        self.plot.getPlotItem().setRange(xRange=(-0.5, max(0.5, n - 0.5)),
+                                         yRange=(c.floor, c.ceiling + 0.4), padding=0)
         slot = self._slot_px(n)
-        # the dashed threshold lines are named on the right axis, clear of every bar
-        named = []
-        for line, value, name in zip(self._lines, (c.vanishing, c.exploding),
-                                     ("vanishing", "exploding"), strict=True):
-            if value is None:
-                continue
-            line.setPen(self._pen(colours.ERROR, 1.5, dashed=True))
-            line.setValue(value)
-            line.setVisible(True)
-            named.append((value, name))
-        self.plot.getAxis("right").setTicks([named])
         for i, b in enumerate(view.bars):
             above = c.tops[i]
             if b.active:  # the step on screen: a mark over its bar
