@@ -125,16 +125,13 @@ class ExportAnimationDialog(QDialog):
             self.direction_box.setCurrentText(player.direction.value)
 
         form = QFormLayout()
-        form.addRow("Format", self.format_box)
-        form.addRow("Save to", path_row)
-        form.addRow("Size", size_row)
-        form.addRow("Hold each step", self.hold_box)
-        form.addRow("Transition", self.transition_box)
-        form.addRow("Frames per second", self.fps_box)
-        form.addRow("View", self.view_box)
-        form.addRow("Theme", self.theme_box)
-        form.addRow("Direction", self.direction_box)
-        form.addRow("", self.forward_box)
+        for label, field in (
+            ("Format", self.format_box), ("Save to", path_row), ("Size", size_row),
+            ("Hold each step", self.hold_box), ("Transition", self.transition_box),
+            ("Frames per second", self.fps_box), ("View", self.view_box),
+            ("Theme", self.theme_box), ("Direction", self.direction_box), ("", self.forward_box),
+        ):
+            form.addRow(label, field)
 
         self.preview = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
         self.preview.setMinimumWidth(PREVIEW_WIDTH)

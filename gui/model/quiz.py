@@ -239,10 +239,7 @@ class Quiz:
 
     def open_at(self, position: int) -> int | None:
         """The first question at ``position`` still open (the one to answer now)."""
-        for i in self.at(position):
-            if not self.attempts[i].settled:
-                return i
-        return None
+        return next((i for i in self.at(position) if not self.attempts[i].settled), None)
 
     @property
     def scorable_steps(self) -> int:
