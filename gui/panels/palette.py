@@ -107,23 +107,20 @@ class Palette(QWidget):
         self.tree = OpTree()
         fill(QVBoxLayout(self), self.filter, self.tree, margins=(4, 4, 4, 4)).setSpacing(4)
         self._items: dict[str, QTreeWidgetItem] = {}
+        flag = Qt.ItemFlag
         for category in CATEGORIES:
             group = QTreeWidgetItem(self.tree, [category])
-            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            group.setFlags(flag.ItemIsEnabled)
             font = group.font(0)
             font.setBold(True)
             group.setFont(0, font)
             group.setFirstColumnSpanned(True)
             for op in ops_in(category):
                 item = QTreeWidgetItem(group, [op, op_formula(op)])
-                item.setToolTip(1, op_tooltip(op))
+                for column in (0, 1):
+                    item.setToolTip(column, op_tooltip(op))
                 item.setData(0, _OP_ROLE, op)
-                item.setToolTip(0, op_tooltip(op))
-                item.setFlags(
-                    Qt.ItemFlag.ItemIsEnabled
-                    | Qt.ItemFlag.ItemIsSelectable
-                    | Qt.ItemFlag.ItemIsDragEnabled
-                )
+                item.setFlags(flag.ItemIsEnabled | flag.ItemIsSelectable | flag.ItemIsDragEnabled)
                 self._items[op] = item
         self.tree.expandAll()
         self._tint_formulas()
