@@ -118,8 +118,8 @@ class LessonRenderer:
         if self._trained is None:
             spec = self.doc.train
             assert spec is not None
-            copy = GraphDocument()
-            copy.load(replace(self.doc.to_file(), graph=self.doc.graph.copy()), self.doc.path)
+            copy = graph_document(replace(self.doc.to_file(), graph=self.doc.graph.copy()),
+                                  self.doc.path)
             copy.set_training({}, self._first)
             sheet = FrameSheet(copy, self.size, self.options.view)
             scene = sheet.canvas.canvas
