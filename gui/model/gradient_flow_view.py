@@ -59,11 +59,9 @@ class FlowDocument(Protocol):
 def document_flow(doc: FlowDocument) -> tuple[list[FlowRow], str]:
     """The document's rows (a captured pass's parameters, else the graph's leaves, from
     its own forward and backward) and "" or why there are none, in one line."""
+    captured = doc.captured
     try:
-        if doc.captured is not None:
-            rows = trace_flow(doc.captured[0])
-        else:
-            rows = graph_flow(doc.to_file())
+        rows = trace_flow(captured[0]) if captured is not None else graph_flow(doc.to_file())
     except GraphError as exc:
         return [], str(exc)
     return rows, "" if rows else "no parameter received a gradient"
@@ -179,9 +177,7 @@ class FlowModel:
 
 def number(x: float | None) -> str:
     """A figure as the panel writes it (three significant digits, as the reasons do)."""
-    if x is None:
-        return "—"
-    return f"{x:.3g}"
+    return "—" if x is None else f"{x:.3g}"
 
 
 def hover_text(bar: FlowBar) -> str:

@@ -59,11 +59,8 @@ def group_jacobian_text(
     if elide:
         return f"J = ∂({outs})/∂({ins}): {rows}×{columns}"
     jac = step_jacobian(graph, fwd, step, labels.LABEL_MAX_ENTRIES * 4)
-    if interactive:
-        big = "(too large to print: see the Jacobian heatmap tab)"
-    else:
-        big = f"(too large to print: {rows}×{columns})"
-    jtext = labels.matrix_text(jac) if jac is not None else big
+    where = "see the Jacobian heatmap tab" if interactive else f"{rows}×{columns}"
+    jtext = labels.matrix_text(jac) if jac is not None else f"(too large to print: {where})"
     return f"J = ∂({outs})/∂({ins}) = {jtext}"
 
 
