@@ -69,12 +69,8 @@ def defer_interrupts() -> None:
     stops at its next :func:`checkpoint`, between frames. Raised at once, the
     interrupt could land inside Qt's painting (a C++ call back into Python) or in the
     middle of removing the temporary files, and crash instead of cancelling."""
-
-    def _note(sig: int, _frame: object) -> None:
-        _interrupted.append(sig)
-
-    signal.signal(signal.SIGINT, _note)
-    signal.signal(signal.SIGTERM, _note)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda number, _frame: _interrupted.append(number))
 
 
 def checkpoint() -> None:
@@ -88,5 +84,5 @@ def ignore_interrupts() -> None:
     """The export is over (done or cancelled): further Ctrl+C presses change nothing.
     Ignored rather than left to Python, which restores the default handler as it
     exits, and a late press then killed the process with no message."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
