@@ -34,6 +34,7 @@ from .. import application
 from ..canvas.group_frames import GroupFrames
 from ..canvas.view import CanvasView
 from ..document import GraphDocument
+from ..layouts import fill
 from ..model.camera import CameraTarget, interpolate
 from ..model.chain_rule import chain_rule_html
 from ..model.timeline import Direction
@@ -122,16 +123,12 @@ class FrameSheet(QWidget):
         self.body = body = QBoxLayout(
             QBoxLayout.Direction.LeftToRight if self.landscape else QBoxLayout.Direction.TopToBottom
         )
-        body.setContentsMargins(0, 0, 0, 0)
+        shares = (int(round(100 * (1 - PANEL_SHARE))), int(round(100 * PANEL_SHARE)))
+        fill(body, (self.canvas, shares[0]), (self.panel, shares[1]), margins=(0, 0, 0, 0))
         body.setSpacing(1)
-        body.addWidget(self.canvas, int(round(100 * (1 - PANEL_SHARE))))
-        body.addWidget(self.panel, int(round(100 * PANEL_SHARE)))
         self.stacked = not self.landscape
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
+        outer = fill(QVBoxLayout(self), self.header, (body, 1), margins=(0, 0, 0, 0))
         outer.setSpacing(0)
-        outer.addWidget(self.header)
-        outer.addLayout(body, 1)
         if view == View.CANVAS:
             self.header.hide()
             self.panel.hide()

@@ -18,6 +18,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPen
 from PySide6.QtWidgets import QHBoxLayout, QTextBrowser, QWidget
 
+from ..layouts import fill
 from ..model import colours
 from ..model.gradient_flow_view import (
     FlowModel,
@@ -80,11 +81,8 @@ class GradientFlowPanel(QWidget):
         self.words = QTextBrowser(self)
         self.words.setObjectName("GradientFlowText")
         style(self.words, paper_browser)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.plot, CHART_SHARE)
-        layout.addWidget(self.words, 100 - CHART_SHARE)
+        fill(QHBoxLayout(self), (self.plot, CHART_SHARE), (self.words, 100 - CHART_SHARE),
+             margins=(0, 0, 0, 0)).setSpacing(0)
         self.follow = FollowPlayer(self, player, self._render, self._new_results)
         self.apply_theme()
 
