@@ -11,7 +11,6 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -68,12 +67,8 @@ class QuizPanel(QWidget):
         tolerance = QLabel(TOLERANCE_TEXT)
         style(tolerance, muted_sheet)
 
-        grid = QGridLayout()
-        grid.addWidget(self.answer, 0, 0)
-        grid.addWidget(self.check_button, 0, 1)
-        grid.addWidget(self.reveal_button, 0, 2)
-        grid.setColumnStretch(0, 1)
-        fill(QVBoxLayout(self), self.enabled_box, hide_row, self.question, grid, self.verdict,
+        answer_row = fill(QHBoxLayout(), (self.answer, 1), self.check_button, self.reveal_button)
+        fill(QVBoxLayout(self), self.enabled_box, hide_row, self.question, answer_row, self.verdict,
              self.score, tolerance, 1, margins=(8, 6, 8, 6))
 
         player.timelineChanged.connect(self._timeline_changed)
