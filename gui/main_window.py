@@ -578,30 +578,25 @@ class MainWindow(QMainWindow):
             self.canvas.setFocus()
         return node
 
-    def _report(self, result: Any) -> list[str]:
+    def _select(self, result: list[str] | GraphError | None) -> None:
+        """Select the nodes an edit added, or say why it was refused."""
         if isinstance(result, GraphError):
             self.show_status(str(result))
-            return []
-        return list(result or [])
+        elif result:
+            self.canvas.select_ids(result)
 
     def copy(self) -> None:
         n = self.clipboard.copy(self.doc, self.canvas.selected_ids())
         self.show_status(f"Copied {count(n, 'node')}" if n else "Nothing selected")
 
     def cut(self) -> None:
-        error = self.clipboard.cut(self.doc, self.canvas.selected_ids())
-        if error is not None:
-            self.show_status(str(error))
+        self._select(self.clipboard.cut(self.doc, self.canvas.selected_ids()))
 
     def paste(self) -> None:
-        ids = self._report(self.clipboard.paste(self.doc))
-        if ids:
-            self.canvas.select_ids(ids)
+        self._select(self.clipboard.paste(self.doc))
 
     def duplicate(self) -> None:
-        ids = self._report(self.clipboard.duplicate(self.doc, self.canvas.selected_ids()))
-        if ids:
-            self.canvas.select_ids(ids)
+        self._select(self.clipboard.duplicate(self.doc, self.canvas.selected_ids()))
 
     def delete_selection(self) -> None:
         """Delete the selected nodes and edges as one undo step (the canvas knows how)."""
