@@ -296,7 +296,7 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.problems)
         bar.addPermanentWidget(self.player_status)
 
-    def _action(
+    def action(
         self,
         text: str,
         slot: Callable[[], Any],
@@ -304,6 +304,7 @@ class MainWindow(QMainWindow):
         tip: str = "",
         scope: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut,
     ) -> QAction:
+        """A window action (the menus', Teach's) whose keys work with the menu bar hidden."""
         act = QAction(text, self)
         if isinstance(keys, list):
             act.setShortcuts([QKeySequence(k) for k in keys])
@@ -325,7 +326,7 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         SK = QKeySequence.StandardKey
-        a = self._action
+        a = self.action
         self.named_actions: dict[str, QAction] = {
             "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
             "open": a("&Open…", self.files.open_dialog, SK.Open, "Open a .bpgraph file"),
