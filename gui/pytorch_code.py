@@ -407,6 +407,8 @@ class CodeHost(Protocol):
 
     def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None: ...  # noqa: N802
 
+    def action(self, text: str, slot: Any, keys: str | None = None, tip: str = "") -> QAction: ...
+
 
 class PytorchCode(QObject):
     """The window's PyTorch actions and the code dock (installed by :func:`install`)."""
@@ -423,15 +425,12 @@ class PytorchCode(QObject):
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
         self.check_dialog: CheckDialog | None = None
-        self.import_action = QAction("Import PyTorch &Code…", window)  # type: ignore[call-overload]
-        self.import_action.triggered.connect(lambda _c=False: self.import_dialog())
-        self.export_action = QAction("&PyTorch Script…", window)  # type: ignore[call-overload]
-        self.export_action.triggered.connect(lambda _c=False: self.export_dialog())
-        self.check_action = QAction("Check with &PyTorch", window)  # type: ignore[call-overload]
-        self.check_action.setStatusTip(
-            "Run the graph as a PyTorch script in a separate process and compare every gradient"
+        self.import_action = window.action("Import PyTorch &Code…", self.import_dialog)
+        self.export_action = window.action("&PyTorch Script…", self.export_dialog)
+        self.check_action = window.action(
+            "Check with &PyTorch", self.check, None,
+            "Run the graph as a PyTorch script in a separate process and compare every gradient",
         )
-        self.check_action.triggered.connect(lambda _c=False: self.check())
 
     # ------------------------------------------------------------------ import
 
