@@ -527,8 +527,7 @@ def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
     submenu, File > Export before the last item) and the code dock."""
     code = PytorchCode(window)
     file_menu = menus["File"]
-    first = file_menu.actions()
-    after_open = next((a for a in first if a.menu() is not None), None)
+    after_open = next((a for a in file_menu.actions() if a.menu() is not None), None)
     file_menu.insertAction(after_open, code.import_action)  # type: ignore[arg-type]
     export = QMenu("E&xport", file_menu)
     file_menu.insertMenu(file_menu.actions()[-1], export)

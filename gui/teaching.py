@@ -137,7 +137,6 @@ class Teaching(QObject):
         return self._forward_tab.build()  # type: ignore[return-value]
 
     def _make_train(self) -> QWidget:
-        # Lazy: the panel (and pyqtgraph, its plots) load when the tab is first shown.
         from .panels.train import TrainPanel
 
         panel = TrainPanel(self.window.doc, self.window.player)
