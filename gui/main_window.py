@@ -189,12 +189,7 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
-        dock.setWidget(widget)
-        dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable
-            | QDockWidget.DockWidgetFeature.DockWidgetClosable
-            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-        )
+        dock.setWidget(widget)  # movable, closable and floatable: Qt's default features
         self.addDockWidget(area, dock)
         PaintCache(dock, (dock.featuresChanged,), lambda: _title_bar(dock))
         return dock
