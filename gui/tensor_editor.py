@@ -214,12 +214,9 @@ class TensorEditor(QWidget):
         fill(QHBoxLayout(self.scalar_box), (self.spin, 1), self.handle, margins=(0, 0, 0, 0))
 
         self.table = CellTable(1, 1)
+        # A table's own triggers (double click, F2, typing) and a click on the selected cell.
         self.table.setEditTriggers(
-            QAbstractItemView.EditTrigger.DoubleClicked
-            | QAbstractItemView.EditTrigger.EditKeyPressed
-            | QAbstractItemView.EditTrigger.AnyKeyPressed
-            | QAbstractItemView.EditTrigger.SelectedClicked
-        )
+            self.table.editTriggers() | QAbstractItemView.EditTrigger.SelectedClicked)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setMinimumSectionSize(36)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
