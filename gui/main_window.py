@@ -429,8 +429,7 @@ class MainWindow(QMainWindow):
 
     def _build_theme_menu(self, menu: QMenu) -> None:
         """View > Theme: one checkable action per theme of the colour table, exclusive."""
-        group = QActionGroup(self)
-        group.setExclusive(True)
+        group = QActionGroup(self)  # exclusive, as a QActionGroup is
         self.theme_actions: dict[str, QAction] = {}
         for name in colours.THEMES:
             action = menu.addAction(name.title())
