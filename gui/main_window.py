@@ -323,7 +323,7 @@ class MainWindow(QMainWindow):
         SK = QKeySequence.StandardKey
         a = self.action
         self.named_actions: dict[str, QAction] = {
-            "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
+            "new": a("&New", self.files.new_document, SK.New, "Start an empty graph"),
             "open": a("&Open…", self.files.open_dialog, SK.Open, "Open a .bpgraph file"),
             "save": a("&Save", self.files.save, SK.Save, "Save the graph"),
             "save_as": a("Save &As…", self.files.save_as, "Ctrl+Shift+S",
@@ -342,7 +342,7 @@ class MainWindow(QMainWindow):
             "paste": a("&Paste", self.paste, SK.Paste, "Paste nodes", CANVAS_SCOPE),
             "duplicate": a("&Duplicate", self.duplicate, "Ctrl+D",
                            "Copy and paste the selection in one step", CANVAS_SCOPE),
-            "delete": a("De&lete", self.delete_selection, ["Del", "Backspace"],
+            "delete": a("De&lete", self.canvas.delete_selected, ["Del", "Backspace"],
                         "Delete the selected nodes and edges", CANVAS_SCOPE),
             "select_all": a("Select &All", self.canvas.select_all, SK.SelectAll,
                             "Select every node", CANVAS_SCOPE),
@@ -593,14 +593,7 @@ class MainWindow(QMainWindow):
     def duplicate(self) -> None:
         self._select(self.clipboard.duplicate(self.doc, self.canvas.selected_ids()))
 
-    def delete_selection(self) -> None:
-        """Delete the selected nodes and edges as one undo step (the canvas knows how)."""
-        self.canvas.delete_selected()
-
     # ------------------------------------------------------------------ files
-
-    def new_document(self) -> None:
-        self.files.new_document()
 
     def quit(self) -> None:
         """Close (asking about unsaved changes), then end the process: no window stays."""
