@@ -194,17 +194,6 @@ class ImportCodeDialog(QDialog):
         ok.setEnabled(self.imported is not None)
 
 
-def document_script(doc: GraphDocument) -> str:
-    """The document as the PyTorch script ``main.py export-torch`` writes for its file
-    (title, and the ``torch.optim`` loop of a train block): what the code dock shows
-    and File > Export writes, one copy."""
-    # Lazy: the exporter (and its training-loop writer) loads when code is first shown,
-    # exported or checked, not at start-up.
-    from engine.pytorch_export import export_script
-
-    return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
-
-
 #: What the code dock's apply replaces: graph, positions, output, gradient, train block.
 _Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, TrainSpec | None]
 
@@ -321,7 +310,15 @@ class CodeDock(QDockWidget):
             QSettings().setValue(CODE_SIZE_KEY, self.size())
 
     def code(self) -> str:
-        return document_script(self.doc)
+        """The document as the PyTorch script ``main.py export-torch`` writes for its file
+        (title, and the ``torch.optim`` loop of a train block): what the dock shows and
+        File > Export writes, one copy."""
+        # Lazy: the exporter (and its training-loop writer) loads when code is first shown,
+        # exported or checked, not at start-up.
+        from engine.pytorch_export import export_script
+
+        doc = self.doc
+        return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
 
     def refresh(self) -> None:
         """Show the graph's code, unless the user is in the middle of editing it (or the
