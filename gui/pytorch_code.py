@@ -148,10 +148,9 @@ class ImportCodeDialog(QDialog):
         self.preview.setObjectName("ImportPreview")
         open_button = QPushButton("Open .py…", self)
         open_button.clicked.connect(self.open_file)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        SB = QDialogButtonBox.StandardButton
+        self.buttons = QDialogButtonBox(SB.Ok | SB.Cancel, self)
+        self.buttons.button(SB.Ok).setText("Import")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         row = fill(QHBoxLayout(), open_button, 1, self.buttons)
