@@ -194,22 +194,20 @@ class FileController(QObject):
         path = self.host.ask_open_path()
         return self.open_path(path) if path else False
 
-    def open_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
+    def open_path(self, path: str | os.PathLike[str], example: bool = False,
+                  ask: bool = True) -> bool:
         """Open ``path``; False if it is broken (the document is untouched) or the user
-        cancels the question about unsaved changes. The file is checked before asking."""
+        cancels the question about unsaved changes (``ask``: else none is asked). The file
+        is checked before asking."""
         gf = self._read(Path(path))
-        if gf is None or not self.maybe_save():
+        if gf is None or (ask and not self.maybe_save()):
             return False
         self._apply(gf, Path(path), example)
         return True
 
     def load_path(self, path: str | os.PathLike[str], example: bool = False) -> bool:
         """Replace the document with a file without asking; a broken file changes nothing."""
-        gf = self._read(Path(path))
-        if gf is None:
-            return False
-        self._apply(gf, Path(path), example)
-        return True
+        return self.open_path(path, example, ask=False)
 
     def open_loaded(self, gf: GraphFile | CapturedTrace, path: str | os.PathLike[str]) -> None:
         """Show a file already read (and so already checked) from ``path``."""

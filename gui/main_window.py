@@ -189,12 +189,7 @@ class MainWindow(QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
-        dock.setWidget(widget)
-        dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable
-            | QDockWidget.DockWidgetFeature.DockWidgetClosable
-            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-        )
+        dock.setWidget(widget)  # movable, closable and floatable: Qt's default features
         self.addDockWidget(area, dock)
         PaintCache(dock, (dock.featuresChanged,), lambda: _title_bar(dock))
         return dock
@@ -296,7 +291,7 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.problems)
         bar.addPermanentWidget(self.player_status)
 
-    def _action(
+    def action(
         self,
         text: str,
         slot: Callable[[], Any],
@@ -304,6 +299,7 @@ class MainWindow(QMainWindow):
         tip: str = "",
         scope: Qt.ShortcutContext = Qt.ShortcutContext.WindowShortcut,
     ) -> QAction:
+        """A window action (the menus', Teach's) whose keys work with the menu bar hidden."""
         act = QAction(text, self)
         if isinstance(keys, list):
             act.setShortcuts([QKeySequence(k) for k in keys])
@@ -325,9 +321,9 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         SK = QKeySequence.StandardKey
-        a = self._action
+        a = self.action
         self.named_actions: dict[str, QAction] = {
-            "new": a("&New", self.new_document, SK.New, "Start an empty graph"),
+            "new": a("&New", self.files.new_document, SK.New, "Start an empty graph"),
             "open": a("&Open…", self.files.open_dialog, SK.Open, "Open a .bpgraph file"),
             "save": a("&Save", self.files.save, SK.Save, "Save the graph"),
             "save_as": a("Save &As…", self.files.save_as, "Ctrl+Shift+S",
@@ -346,7 +342,7 @@ class MainWindow(QMainWindow):
             "paste": a("&Paste", self.paste, SK.Paste, "Paste nodes", CANVAS_SCOPE),
             "duplicate": a("&Duplicate", self.duplicate, "Ctrl+D",
                            "Copy and paste the selection in one step", CANVAS_SCOPE),
-            "delete": a("De&lete", self.delete_selection, ["Del", "Backspace"],
+            "delete": a("De&lete", self.canvas.delete_selected, ["Del", "Backspace"],
                         "Delete the selected nodes and edges", CANVAS_SCOPE),
             "select_all": a("Select &All", self.canvas.select_all, SK.SelectAll,
                             "Select every node", CANVAS_SCOPE),
@@ -433,8 +429,7 @@ class MainWindow(QMainWindow):
 
     def _build_theme_menu(self, menu: QMenu) -> None:
         """View > Theme: one checkable action per theme of the colour table, exclusive."""
-        group = QActionGroup(self)
-        group.setExclusive(True)
+        group = QActionGroup(self)  # exclusive, as a QActionGroup is
         self.theme_actions: dict[str, QAction] = {}
         for name in colours.THEMES:
             action = menu.addAction(name.title())
@@ -578,39 +573,27 @@ class MainWindow(QMainWindow):
             self.canvas.setFocus()
         return node
 
-    def _report(self, result: Any) -> list[str]:
+    def _select(self, result: list[str] | GraphError | None) -> None:
+        """Select the nodes an edit added, or say why it was refused."""
         if isinstance(result, GraphError):
             self.show_status(str(result))
-            return []
-        return list(result or [])
+        elif result:
+            self.canvas.select_ids(result)
 
     def copy(self) -> None:
         n = self.clipboard.copy(self.doc, self.canvas.selected_ids())
         self.show_status(f"Copied {count(n, 'node')}" if n else "Nothing selected")
 
     def cut(self) -> None:
-        error = self.clipboard.cut(self.doc, self.canvas.selected_ids())
-        if error is not None:
-            self.show_status(str(error))
+        self._select(self.clipboard.cut(self.doc, self.canvas.selected_ids()))
 
     def paste(self) -> None:
-        ids = self._report(self.clipboard.paste(self.doc))
-        if ids:
-            self.canvas.select_ids(ids)
+        self._select(self.clipboard.paste(self.doc))
 
     def duplicate(self) -> None:
-        ids = self._report(self.clipboard.duplicate(self.doc, self.canvas.selected_ids()))
-        if ids:
-            self.canvas.select_ids(ids)
-
-    def delete_selection(self) -> None:
-        """Delete the selected nodes and edges as one undo step (the canvas knows how)."""
-        self.canvas.delete_selected()
+        self._select(self.clipboard.duplicate(self.doc, self.canvas.selected_ids()))
 
     # ------------------------------------------------------------------ files
-
-    def new_document(self) -> None:
-        self.files.new_document()
 
     def quit(self) -> None:
         """Close (asking about unsaved changes), then end the process: no window stays."""

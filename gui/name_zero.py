@@ -178,15 +178,8 @@ def _rewrite(data: bytes) -> bytes:
     body, at, head_at = b"", len(directory), 0
     for i, tag in enumerate(tables):
         content = new.get(tag, table(tag))
-        struct.pack_into(
-            ">4sIII",
-            directory,
-            12 + 16 * i,
-            tag.encode("latin-1"),
-            _checksum(content),
-            at,
-            len(content),
-        )
+        record = (tag.encode("latin-1"), _checksum(content), at, len(content))
+        struct.pack_into(">4sIII", directory, 12 + 16 * i, *record)  # as _tables reads it
         head_at = at if tag == "head" else head_at
         content += b"\0" * (-len(content) % 4)
         body += content

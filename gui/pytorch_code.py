@@ -148,10 +148,9 @@ class ImportCodeDialog(QDialog):
         self.preview.setObjectName("ImportPreview")
         open_button = QPushButton("Open .py…", self)
         open_button.clicked.connect(self.open_file)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        SB = QDialogButtonBox.StandardButton
+        self.buttons = QDialogButtonBox(SB.Ok | SB.Cancel, self)
+        self.buttons.button(SB.Ok).setText("Import")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         row = fill(QHBoxLayout(), open_button, 1, self.buttons)
@@ -192,17 +191,6 @@ class ImportCodeDialog(QDialog):
             if self.imported is not None:
                 self.preview.setText(_summary(self.imported))
         ok.setEnabled(self.imported is not None)
-
-
-def document_script(doc: GraphDocument) -> str:
-    """The document as the PyTorch script ``main.py export-torch`` writes for its file
-    (title, and the ``torch.optim`` loop of a train block): what the code dock shows
-    and File > Export writes, one copy."""
-    # Lazy: the exporter (and its training-loop writer) loads when code is first shown,
-    # exported or checked, not at start-up.
-    from engine.pytorch_export import export_script
-
-    return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
 
 
 #: What the code dock's apply replaces: graph, positions, output, gradient, train block.
@@ -321,7 +309,15 @@ class CodeDock(QDockWidget):
             QSettings().setValue(CODE_SIZE_KEY, self.size())
 
     def code(self) -> str:
-        return document_script(self.doc)
+        """The document as the PyTorch script ``main.py export-torch`` writes for its file
+        (title, and the ``torch.optim`` loop of a train block): what the dock shows and
+        File > Export writes, one copy."""
+        # Lazy: the exporter (and its training-loop writer) loads when code is first shown,
+        # exported or checked, not at start-up.
+        from engine.pytorch_export import export_script
+
+        doc = self.doc
+        return export_script(doc.graph, doc.output, doc.gradient, title=doc.title, train=doc.train)
 
     def refresh(self) -> None:
         """Show the graph's code, unless the user is in the middle of editing it (or the
@@ -407,6 +403,8 @@ class CodeHost(Protocol):
 
     def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget) -> None: ...  # noqa: N802
 
+    def action(self, text: str, slot: Any, keys: str | None = None, tip: str = "") -> QAction: ...
+
 
 class PytorchCode(QObject):
     """The window's PyTorch actions and the code dock (installed by :func:`install`)."""
@@ -423,15 +421,12 @@ class PytorchCode(QObject):
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
         self.check_dialog: CheckDialog | None = None
-        self.import_action = QAction("Import PyTorch &Code…", window)  # type: ignore[call-overload]
-        self.import_action.triggered.connect(lambda _c=False: self.import_dialog())
-        self.export_action = QAction("&PyTorch Script…", window)  # type: ignore[call-overload]
-        self.export_action.triggered.connect(lambda _c=False: self.export_dialog())
-        self.check_action = QAction("Check with &PyTorch", window)  # type: ignore[call-overload]
-        self.check_action.setStatusTip(
-            "Run the graph as a PyTorch script in a separate process and compare every gradient"
+        self.import_action = window.action("Import PyTorch &Code…", self.import_dialog)
+        self.export_action = window.action("&PyTorch Script…", self.export_dialog)
+        self.check_action = window.action(
+            "Check with &PyTorch", self.check, None,
+            "Run the graph as a PyTorch script in a separate process and compare every gradient",
         )
-        self.check_action.triggered.connect(lambda _c=False: self.check())
 
     # ------------------------------------------------------------------ import
 
@@ -528,8 +523,7 @@ def install(window: CodeHost, menus: dict[str, QMenu]) -> PytorchCode:
     submenu, File > Export before the last item) and the code dock."""
     code = PytorchCode(window)
     file_menu = menus["File"]
-    first = file_menu.actions()
-    after_open = next((a for a in first if a.menu() is not None), None)
+    after_open = next((a for a in file_menu.actions() if a.menu() is not None), None)
     file_menu.insertAction(after_open, code.import_action)  # type: ignore[arg-type]
     export = QMenu("E&xport", file_menu)
     file_menu.insertMenu(file_menu.actions()[-1], export)

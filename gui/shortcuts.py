@@ -7,7 +7,6 @@ action gets a shortcut, it appears here. Canvas gestures that are not actions
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -98,4 +97,3 @@ class ShortcutsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         fill(QVBoxLayout(self), table, buttons)
         self.resize(640, 560)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)

@@ -45,7 +45,7 @@ class Host(Protocol):
 
     def menuBar(self) -> QMenuBar: ...  # noqa: N802 - Qt API
 
-    def addAction(self, action: QAction) -> None: ...  # noqa: N802 - Qt API
+    def action(self, text: str, slot: Any, keys: str | None, tip: str) -> QAction: ...
 
     def show_status(self, text: str) -> None: ...
 
@@ -67,7 +67,7 @@ class Teaching(QObject):
         self.actions: dict[str, QAction] = {}
         for text, keys, tip, slot in (  # named after their text: "quiz_mode", "reveal", ...
             ("&Quiz Mode", "Ctrl+Shift+Q", "Hide each vjp until the student predicts it",
-             lambda on: self.quiz_panel.set_active(on)),
+             lambda: self.quiz_panel.set_active(self.actions["quiz_mode"].isChecked())),
             ("&Reveal", "R", "Quiz mode: show the hidden number (works in presentation mode)",
              lambda: self.quiz_panel.reveal()),
             ("Check &Gradients", None,
@@ -85,7 +85,8 @@ class Teaching(QObject):
              "After the backward pass, the update: optimizer steps and the loss curve",
              self.show_train),
         ):
-            self._action(text, keys, tip, slot)
+            name = text.replace("&", "").lower().replace(" ", "_")
+            self.actions[name] = window.action(text, slot, keys, tip)
         self.actions["quiz_mode"].setCheckable(True)
         scene = window.canvas.canvas
         self.group_frames = GroupFrames(scene, window.doc, scene.nodes)
@@ -136,7 +137,6 @@ class Teaching(QObject):
         return self._forward_tab.build()  # type: ignore[return-value]
 
     def _make_train(self) -> QWidget:
-        # Lazy: the panel (and pyqtgraph, its plots) load when the tab is first shown.
         from .panels.train import TrainPanel
 
         panel = TrainPanel(self.window.doc, self.window.player)
@@ -152,16 +152,6 @@ class Teaching(QObject):
     @property
     def train_panel(self) -> Any:  # gui.panels.train.TrainPanel
         return self._train_tab.build()
-
-    def _action(self, text: str, keys: str | None, tip: str, slot: Any) -> None:
-        act = QAction(text, self.window)  # type: ignore[call-overload]
-        if keys:
-            act.setShortcut(keys)
-        act.setStatusTip(tip)
-        act.triggered.connect(lambda checked=False: slot(checked) if act.isCheckable() else slot())
-        self.window.addAction(act)  # works with the menu bar hidden (presentation mode)
-        name = text.replace("&", "").lower().replace(" ", "_")
-        self.actions[name] = act
 
     # ------------------------------------------------------------------ groups
 

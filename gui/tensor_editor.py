@@ -214,12 +214,9 @@ class TensorEditor(QWidget):
         fill(QHBoxLayout(self.scalar_box), (self.spin, 1), self.handle, margins=(0, 0, 0, 0))
 
         self.table = CellTable(1, 1)
+        # A table's own triggers (double click, F2, typing) and a click on the selected cell.
         self.table.setEditTriggers(
-            QAbstractItemView.EditTrigger.DoubleClicked
-            | QAbstractItemView.EditTrigger.EditKeyPressed
-            | QAbstractItemView.EditTrigger.AnyKeyPressed
-            | QAbstractItemView.EditTrigger.SelectedClicked
-        )
+            self.table.editTriggers() | QAbstractItemView.EditTrigger.SelectedClicked)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setMinimumSectionSize(36)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -274,19 +271,18 @@ class TensorEditor(QWidget):
         blockers = [QSignalBlocker(w) for w in (self.kind, self.rows, self.cols, self.table,
                                                 self.spin)]
         try:
+            self.note.setVisible(kind is None)
+            for size in (self.rows, self.cols):
+                size.setEnabled(kind is not None)
             if kind is None:
                 self.note.setText(
                     f"A {value.ndim}-D tensor of shape {value.shape}: edit it in the file, "
                     "or switch to a vector or matrix here."
                 )
-                self.note.show()
                 self.kind.setCurrentIndex(-1)
                 self.scalar_box.hide()
                 self.table.hide()
-                self.rows.setEnabled(False)
-                self.cols.setEnabled(False)
                 return
-            self.note.hide()
             self.kind.setCurrentText(kind)
             rows = value.shape[0] if value.ndim == 2 else 1
             cols = value.shape[-1] if value.ndim >= 1 else 1
@@ -294,8 +290,6 @@ class TensorEditor(QWidget):
             self.cols.setValue(cols)
             self.rows.setVisible(kind is Rank.MATRIX)
             self.cols.setVisible(kind is not Rank.SCALAR)
-            self.rows.setEnabled(True)
-            self.cols.setEnabled(True)
             self.cols.setPrefix("cols " if kind is Rank.MATRIX else "length ")
             self.scalar_box.setVisible(kind is Rank.SCALAR)
             self.table.setVisible(kind is not Rank.SCALAR)

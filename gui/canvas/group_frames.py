@@ -166,7 +166,6 @@ class GroupFrame(QGraphicsRectItem):
         super().__init__()
         self.group_id = group_id
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
         # collapsed, the caption sits on an opaque plate: the faded members under the
         # box would otherwise show through between its letters
         self.plate = _FullPlate(self)

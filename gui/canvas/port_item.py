@@ -83,10 +83,6 @@ class PortItem:
         was kept by someone else, such as the view's port under the mouse)."""
         return self._node()
 
-    @property
-    def radius(self) -> float:
-        return 5.5 * UNIT
-
     def pos(self) -> QPointF:
         """Centre in the node box's coordinates."""
         return QPointF(*self.offset)
@@ -103,11 +99,6 @@ class PortItem:
     def set_connected(self, connected: bool) -> None:
         self.connected = connected  # the node box draws the dot
 
-    def describe(self) -> str:
-        """How a status message names this port."""
-        return f"{self.node_id!r} output" if self.is_output else (
-            f"{self.node_id!r} operand port {self.index}"
-        )
-
     def __repr__(self) -> str:
-        return f"<PortItem {self.describe()}>"
+        where = "output" if self.is_output else f"operand port {self.index}"
+        return f"<PortItem {self.node_id!r} {where}>"

@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidge
 
 from engine.ops import OP_NAMES, OPS
 
-from ..theme import THEME, style
+from ..layouts import fill
+from ..theme import THEME, muted_sheet, style
 
 
 def op_info(name: str) -> tuple[str, str]:
@@ -57,13 +58,8 @@ class QuickSearch(QFrame):
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.info = QLabel(self, wordWrap=True)
         self.info.setFont(THEME.font(9.0))
-        style(self.info, lambda: f"color: {THEME.text_muted.name()};")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.setSpacing(4)
-        layout.addWidget(self.edit)
-        layout.addWidget(self.list)
-        layout.addWidget(self.info)
+        style(self.info, muted_sheet)
+        fill(QVBoxLayout(self), self.edit, self.list, self.info, margins=(6, 6, 6, 6)).setSpacing(4)
         self.resize(int(340 * THEME.scale), int(300 * THEME.scale))
         self.edit.textChanged.connect(self._refilter)
         self.list.currentItemChanged.connect(self._show_info)
@@ -89,10 +85,10 @@ class QuickSearch(QFrame):
     def _refilter(self, text: str) -> None:
         self.list.clear()
         for name in matching_ops(text):
-            category, _ = op_info(name)
+            category, doc = op_info(name)
             item = QListWidgetItem(f"{name:<10} {category}")
             item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setToolTip(op_info(name)[1])
+            item.setToolTip(doc)
             self.list.addItem(item)
         if self.list.count():
             self.list.setCurrentRow(0)

@@ -39,10 +39,6 @@ class ZoomGesture(QObject):
         self._timer.timeout.connect(self.end)
         self._held: list[NodeItem] = []
 
-    @property
-    def active(self) -> bool:
-        return bool(self._held)
-
     def step(self) -> None:
         """A wheel step is about to zoom: start the gesture, or keep it going."""
         if not self._held:

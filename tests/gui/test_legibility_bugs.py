@@ -16,7 +16,7 @@ def win(make_window):  # noqa: ANN001, ANN201
 
 
 def test_auto_names_start_at_x1(win: MainWindow) -> None:
-    win.new_document()
+    win.files.new_document()
     view = win.canvas
     assert view.add_node_at("input", QPointF(0, 0)) == "x1"
     assert view.add_node_at("input", QPointF(0, 200)) == "x2"
@@ -24,7 +24,7 @@ def test_auto_names_start_at_x1(win: MainWindow) -> None:
 
 
 def test_palette_double_clicks_do_not_stack(win: MainWindow) -> None:
-    win.new_document()
+    win.files.new_document()
     first = win.add_op_at_centre("add")
     second = win.add_op_at_centre("add")
     a, b = win.canvas.node_item(first), win.canvas.node_item(second)
@@ -60,7 +60,7 @@ def test_implicit_scalar_v_shows_one_and_new_document_shows_no_v(win: MainWindow
     backward = win.inspector.backward
     assert win.doc.gradient is None and backward.implicit.isChecked()
     assert float(backward.v_editor.value()) == 1.0  # PyTorch's implicit gradient
-    win.new_document()
+    win.files.new_document()
     QApplication.processEvents()
     assert not backward.v_editor.isVisibleTo(win.inspector)
 
@@ -153,7 +153,7 @@ def test_example_description_shows_in_the_notes_and_edits_are_saved(
     target = tmp_path / "mine.bpgraph"
     assert win.files.save_as(target)
     assert load(target).description == "my notes"
-    win.new_document()
+    win.files.new_document()
     assert win.notes.text() == ""
 
 
