@@ -270,6 +270,9 @@ class ChainRulePanel(QWidget):
         self.fit, self.compact, self.elide, self.narrow = ahead[1]
         self.browser.show_laid_out(ahead[2], ahead[3])
         self._shown = (key, ahead[2])
+        viewport = self.browser.viewport()
+        if (viewport.width(), viewport.height()) != key[1:3]:
+            self._fit(key)  # showing it brought the scroll bar: fit the narrower width
         return True
 
     def _replace_summary(self, key: tuple) -> bool:

@@ -1,7 +1,9 @@
 """The window's chain-rule panel at 1280x720 never cuts a step off at its right edge: every
 step of every shipped example and of a captured MLP and CNN is laid out no wider than the
 panel's viewport, its text no smaller than MIN_FIT (a too-wide step is written narrow, long
-rows wrapped, not shrunk further); xor_mlp's step 4 keeps all 16 upstream numbers."""
+rows wrapped, not shrunk further), also when a user pauses between steps and the next step
+is shown from its drawing laid out ahead (it brought the scroll bar: attention_scores's
+step 5 was cut 14 px); xor_mlp's step 4 keeps all 16 upstream numbers."""
 
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ SIZE = (1280, 720)
 NAMES = [path.stem for path, _title in list_examples()] + ["mlp", "cnn"]
 
 
+@pytest.mark.parametrize("paused", [False, True], ids=["stepping", "paused"])
 @pytest.mark.parametrize("name", NAMES)
 def test_every_step_fits_the_windows_panel_width(
-    name: str, make_window: Any, tmp_path: Path
+    name: str, paused: bool, make_window: Any, tmp_path: Path
 ) -> None:
     from gui.panels.chain_rule import BASE_PT, MIN_FIT, PX_PER_PT, text_px
 
@@ -31,6 +34,8 @@ def test_every_step_fits_the_windows_panel_width(
     for k in range(1, len(tl.steps) + 1):
         win.player.seek(tl.position_of_step(k))
         panel.follow.flush()
+        if paused:
+            panel._lay_out_ahead()  # what its idle timer does while the user pauses
         doc, viewport = panel.browser.document(), panel.browser.viewport()
         if doc.idealWidth() > viewport.width():
             bad.append(f"step {k}: {doc.idealWidth()} px wide in {viewport.width()}")
