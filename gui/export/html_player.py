@@ -23,7 +23,7 @@ from string import Template
 from engine import app_signature
 
 from ..desktop import ICON_FILE
-from ..model import colours
+from ..model import colours, labels
 from ..model.gradient_flow_view import FlowDocument, final_view, flow_html, flow_svg
 from ..model.lesson import ShotKind
 from ..model.timeline import Timeline
@@ -187,7 +187,7 @@ def icon_data_uri() -> str:
 def _slide(kind: str, status: str, inner: str, step: int | None = None) -> str:
     data = f' data-step="{step}"' if step is not None else ""
     return (
-        f'<section class="slide {kind}" data-status="{html.escape(status)}"{data}>'
+        f'<section class="slide {kind}" data-status="{labels.esc(status, quote=True)}"{data}>'
         f"{inner}</section>\n"
     )
 
@@ -197,7 +197,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
     sheet, doc = renderer.sheet, renderer.doc
     tl = sheet.player.timeline
     shots = [s for s in renderer.shots if s.held]  # a slide per held picture
-    title = html.escape(sheet.title)
+    title = labels.esc(sheet.title, quote=True)
     hold_ms = max(400, int(renderer.options.timing.hold * 1000))
     script = f"var HOLD={json.dumps(hold_ms)};{SCRIPT}"
     with atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
