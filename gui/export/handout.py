@@ -236,7 +236,7 @@ def answer_key_pages(graph: object, steps: Sequence[PlayStep], width: float,
     chunk: list[list[str]] = []
     used = heading
     for lines in answers:
-        # a page of it alone less the heading: a page's rows take the sum of theirs
+        # its height: a page of it alone less the heading (a page of rows is their sum)
         row = _height(worksheet.answer_key_html([lines], CARD_PT), width) - heading
         if chunk and used + row > height:
             pages.append(page(chunk))
