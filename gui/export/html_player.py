@@ -51,14 +51,14 @@ STACK_PX = 1100
 #: A window at most this wide (a phone's, a half-screen window's) keeps its margins small,
 #: and its player bar wraps: the status line goes on its own line instead of widening the
 #: page. Prose wraps; a row wider than the column (a matrix, a tensor, an equation)
-#: scrolls inside its own box (:data:`SCROLL_CUE`), never the column or the page.
+#: scrolls inside its own box (:data:`SCROLL_CUE_ALPHA`), never the column or the page.
 NARROW_PX = 700
 #: The shadow at a row's edge while more of it lies past that edge: a matrix or tensor
 #: row wider than a phone's column scrolls inside its own box (the prose around it wraps),
 #: and a phone shows no scroll bar until touched. The shadow rides the box (``scroll``)
 #: and a cover of paper rides the content (``local``), so it shows only on the side that
-#: holds more.
-SCROLL_CUE = "rgba(0,0,0,.35)"
+#: holds more. How opaque the theme's shadow is there:
+SCROLL_CUE_ALPHA = 0.35
 #: The page puts the write-up beside the picture as text: its pictures are the canvas.
 PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
@@ -119,7 +119,7 @@ nav button{min-width:0}
     header=colours.HEADER,
     paper=colours.PAPER,
     rule=colours.RULE,
-    cue=SCROLL_CUE,
+    cue=f"{colours.SHADOW}{round(SCROLL_CUE_ALPHA * 255):02x}",  # #rrggbbaa
     text_px=TEXT_PX,
     stack_px=STACK_PX,
     narrow_px=NARROW_PX,
