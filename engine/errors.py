@@ -31,6 +31,25 @@ def printable(text: str) -> str:
     )
 
 
+#: Unicode's bidirectional controls: the embeddings and overrides (U+202A-U+202E), the
+#: isolates (U+2066-U+2069) and the marks (U+200E, U+200F, U+061C). Shown as they are,
+#: they reorder the text around them ("Trojan Source"): a title could make a write-up, a
+#: page or a terminal read in another order than its characters go. A node id may hold
+#: none (:func:`engine.graph.id_problem`); free text shows them as :func:`visible` does.
+BIDI_CONTROLS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e" "\u2066\u2067\u2068\u2069" "\u200e\u200f\u061c"
+)
+
+
+def visible(text: str) -> str:
+    """``text`` with each bidirectional control written out in its place (``‹U+202E›``),
+    reordering nothing: user text as a write-up, a canvas or a web page shows it (a
+    terminal or a comment takes :func:`printable`'s backslash escapes)."""
+    if BIDI_CONTROLS.isdisjoint(text):
+        return text
+    return "".join(f"‹U+{ord(ch):04X}›" if ch in BIDI_CONTROLS else ch for ch in text)
+
+
 def brief(value: Any, limit: int = 40) -> str:
     """A short JSON rendering of any value for a message, cut with an ellipsis."""
     try:

@@ -68,6 +68,7 @@ from .graph import (
     Graph,
     Node,
     arity_problem,
+    id_problem,
 )
 from .groups import GROUPS_MINOR_VERSION, Group, groups_from_json, groups_to_json
 from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
@@ -229,10 +230,14 @@ def _build(doc: dict[str, Any], partial: bool) -> GraphFile:
 
 
 def _unique_ids(nodes: list[dict[str, Any]]) -> dict[str, int]:
-    """Node id -> its place in the file; an id used twice is an error."""
+    """Node id -> its place in the file; an id used twice, or one no node may have (the
+    graph's own rule, :func:`~engine.graph.id_problem`), is an error."""
     index: dict[str, int] = {}
     for i, node in enumerate(nodes):
         nid = node["id"]
+        problem = id_problem(nid)
+        if problem is not None:
+            raise FileFormatError(f"node {quoted(nid)}: {problem}")
         if nid in index:
             raise FileFormatError(
                 f"node {quoted(nid)}: this id is used twice "

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import AttrError, CycleError, GraphError
+from .errors import BIDI_CONTROLS, AttrError, CycleError, GraphError
 from .links import Links, Place
 from .ops import LEAF_OPS, OP_NAMES, OPS, validate_attrs
 
@@ -35,12 +35,27 @@ def id_problem(id: Any) -> str | None:
     if len(id) > MAX_ID_LENGTH:
         return f"an id may have at most {MAX_ID_LENGTH} characters, not {len(id):,}"
     if not id.isascii():
+        problem = bidi_problem(id)
+        if problem is not None:
+            return problem
         try:
             id.encode("utf-8")
         except UnicodeEncodeError as exc:
             # what the loader refuses too: such an id could never be saved
             return f"the id holds a lone surrogate ({id[exc.start]!a}), which is not a character"
     return None
+
+
+def bidi_problem(id: str) -> str | None:
+    """Why ``id`` (a graph's node id, or a captured trace's) cannot name a node for the
+    bidirectional control it holds (:data:`~engine.errors.BIDI_CONTROLS`), or None."""
+    control = next((ch for ch in id if ch in BIDI_CONTROLS), None)
+    if control is None:
+        return None
+    return (
+        f"the id holds the bidirectional control U+{ord(control):04X}, which would reorder "
+        f"the text around it wherever the id is shown"
+    )
 
 
 def arity_problem(op: str, inputs: list[str | None], *, complete: bool = True) -> str | None:

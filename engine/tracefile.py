@@ -39,6 +39,7 @@ from .atomic_write import write_atomic
 from .captured import CapturedNode, CapturedTrace, Shape, StoredContext
 from .errors import shape_text
 from .fileformat import TRACE_SUFFIX, FileFormatError
+from .graph import bidi_problem
 from .schema_validator import validate_schema
 from .trace import JACOBIAN_LIMIT, Step
 
@@ -323,6 +324,9 @@ def _build(doc: dict[str, Any]) -> CapturedTrace:
         where = f"node {nid!r}"
         if nid in nodes:
             raise FileFormatError(f"{where}: the id is used twice")
+        problem = bidi_problem(nid)
+        if problem is not None:
+            raise FileFormatError(f"{where}: {problem}")
         inputs = _inputs(raw.get("inputs", []), nodes, where)
         shapes = _shapes(raw)
         if not shapes:

@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine import APP_NAME
-from engine.errors import GraphError
+from engine.errors import GraphError, visible
 from engine.examples import EXAMPLES_DIR, list_examples
 from engine.fileformat import SUFFIX, TRACE_SUFFIX
 from engine.layout_keys import clamp
@@ -512,7 +512,7 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         doc = self.doc
-        name = doc.path.name if doc.path else (doc.title or "Untitled")
+        name = visible(doc.path.name if doc.path else (doc.title or "Untitled"))
         shown = " (captured trace, read-only)" if doc.read_only else ""
         self.setWindowTitle(f"{name}[*]{shown} — {APP_NAME}")
         self.setWindowModified(doc.modified and not doc.read_only)

@@ -22,6 +22,8 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, SignalInstance
 from PySide6.QtGui import QPainter, QPixmap, QRegion
 from PySide6.QtWidgets import QWidget
 
+from .qt_override import reported_or
+
 _PAINT = QEvent.Type.Paint
 _UPDATE = QEvent.Type.UpdateRequest
 #: Events that change nothing the widget itself shows: Qt's bookkeeping around painting,
@@ -131,6 +133,7 @@ class PaintCache(QObject):
             del self._kept[next(iter(self._kept))]
         self._rect, self._shows, self._kept[state] = rect, state, pixmap
 
+    @reported_or(bool)
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         # Qt may deliver events while Python is still (or no longer) building this object.
         widget = getattr(self, "_widget", None)

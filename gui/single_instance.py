@@ -25,6 +25,7 @@ from PySide6.QtGui import QFileOpenEvent
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from .desktop import APP_ID
+from .qt_override import reported_or
 
 #: Milliseconds to reach a running app and for its answer before opening here instead.
 CONNECT_MS, ANSWER_MS = 500, 10_000
@@ -114,6 +115,7 @@ class FileOpenFilter(QObject):
         super().__init__()
         self.opener = opener
 
+    @reported_or(bool)
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent):
             self.opener([event.file()])

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from .layouts import fill
 from .model.formatting import fmt_num
-from .qt_override import reported
+from .qt_override import reported, reported_or
 
 
 class Rank(StrEnum):
@@ -94,6 +94,7 @@ def claims_navigation_key(event: QEvent) -> bool:
 class CellTable(QTableWidget):
     """A QTableWidget whose arrow keys move between cells even while the player binds them."""
 
+    @reported_or(bool)
     def event(self, event: QEvent) -> bool:
         if claims_navigation_key(event):
             return True

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.errors import visible
 from engine.graph import CAPTURED_OP
 from engine.group_layout import clear_of_collapsed, holders
 from engine.groups import Group, GroupStep, inputs_of, local_jacobian, outputs_of
@@ -94,7 +95,7 @@ def group_caption(
     (an exported picture cannot: it says nothing of it)."""
     members = [m for m in group.members if m in doc.graph.nodes]
     ins, outs = inputs_of(doc.graph, members), outputs_of(doc.graph, members)
-    name = group.title or group.id
+    name = visible(group.title or group.id)  # a title is free text: nothing reorders it
     flow = f"{', '.join(ins) or '—'} → {', '.join(outs) or '—'}"
     if not group.collapsed:
         return f"{name}: {flow}"

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QListWidget, QListWidge
 from engine.ops import OP_NAMES, OPS
 
 from ..layouts import fill
+from ..qt_override import reported_or
 from ..theme import THEME, muted_sheet, style
 
 
@@ -107,6 +108,7 @@ class QuickSearch(QFrame):
         self.hide()
         self.opChosen.emit(item.data(Qt.ItemDataRole.UserRole))
 
+    @reported_or(bool)
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         if obj is self.edit and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)

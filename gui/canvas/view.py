@@ -80,7 +80,7 @@ from ..model.names import MIME_OP
 from ..model.placement import place_box
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame
-from ..qt_override import reported
+from ..qt_override import reported, reported_or
 from ..theme import CHAIN_RULE_PT, THEME, style
 from .edge_item import HIT_WIDTH, LABEL_PT, EdgeItem, TempEdgeItem
 from .group_frames import GroupFrame, make_room
@@ -1032,6 +1032,7 @@ class CanvasView(QGraphicsView):
         r = HIT_WIDTH * UNIT + 2.0 / max(self.zoom(), 1e-6)
         self.canvas.realize_near(QRectF(at.x() - r, at.y() - r, 2 * r, 2 * r))
 
+    @reported_or(bool)
     def event(self, event: QEvent) -> bool:
         # Space is also the window's Play/Pause shortcut: claim it here, so Space+drag
         # can pan, and hand a plain tap back through ``spaceTapped``.

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication, QBoxLayout, QLabel, QVBoxLayout, QWi
 
 from engine import APP_NAME, app_signature
 from engine.atomic_write import write_atomic
-from engine.errors import GraphError
+from engine.errors import BIDI_CONTROLS, GraphError, visible
 
 from .. import application
 from ..canvas.group_frames import GroupFrames
@@ -325,11 +325,15 @@ def svg_document(
 #: title or id holding one made the SVG not well-formed. Control bytes never occur
 #: inside a UTF-8 sequence, so the bytes are searched directly.
 _NOT_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
+#: The bidirectional controls' UTF-8 sequences (a group's or the page's title may hold one).
+_BIDI = re.compile(b"|".join(re.escape(ch.encode()) for ch in sorted(BIDI_CONTROLS)))
 
 
 def xml_safe(svg: bytes) -> bytes:
-    """``svg`` with every character XML forbids shown as U+FFFD (QSvgGenerator writes
-    them as they are)."""
+    """``svg`` with every character XML forbids shown as U+FFFD and every bidirectional
+    control written out (:func:`engine.errors.visible`) where a title held it
+    (QSvgGenerator writes them as they are)."""
+    svg = _BIDI.sub(lambda m: visible(m.group().decode()).encode(), svg)
     return _NOT_XML.sub("\ufffd".encode(), svg)
 
 

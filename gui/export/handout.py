@@ -15,6 +15,7 @@ boxes, edges and numbers stay sharp at any zoom and their text can be selected.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF
@@ -25,7 +26,7 @@ from engine.atomic_write import write_atomic
 from engine.groups import PlayStep
 
 from ..document import GraphDocument
-from ..model import labels, worksheet
+from ..model import worksheet
 from ..model.lesson import ShotKind
 from ..panels.chain_rule import Choice, fitted_html
 from .animation import Progress
@@ -179,7 +180,7 @@ def _write(renderer: LessonRenderer, pages: _Pages, progress: Progress | None) -
         tick(1 + k)
 
     if worksheet_mode:
-        _answer_key(pages, doc.graph, steps)
+        _answer_key(pages, doc.graph, steps)  # type: ignore[arg-type]  # never forward mode
     # End page: the whole call as vT J and the leaves' .grad, with the final graph.
     pages.new_page()
     used = pages.text(
@@ -214,22 +215,49 @@ def question(
         )
 
     html = fitted_html(write, width, room, QUESTION_MIN_FIT)
+    return html, _height(html, width)
+
+
+def answer_key_pages(graph: object, steps: Sequence[PlayStep], width: float,
+                     height: float) -> list[str]:
+    """The answer key, a page each, fitted to a ``width`` x ``height`` page by the rule
+    every export's write-up follows (:func:`~gui.panels.chain_rule.fitted_html`): as many
+    steps' answers a page as fit it at :data:`CARD_PT`, a row too tall for a page alone
+    shrunk until it fits. A fixed 24 rows a page had been shrunk whole to fit its page (30
+    steps of 4×4 gradients under long names printed at about 4 pt)."""
+    answers = [worksheet.answer_lines(step, k, graph) for k, step in enumerate(steps, 1)]
+    heading = _height(worksheet.answer_key_html([], CARD_PT), width)
+
+    def page(chunk: list[list[str]]) -> str:
+        return fitted_html(lambda choice: worksheet.answer_key_html(chunk, CARD_PT * choice[0]),
+                           width, height)
+
+    pages: list[str] = []
+    chunk: list[list[str]] = []
+    used = heading
+    for lines in answers:
+        # its height: a page of it alone less the heading (a page of rows is their sum)
+        row = _height(worksheet.answer_key_html([lines], CARD_PT), width) - heading
+        if chunk and used + row > height:
+            pages.append(page(chunk))
+            chunk, used = [], heading
+        chunk.append(lines)
+        used += row
+    if chunk:
+        pages.append(page(chunk))
+    return pages
+
+
+def _answer_key(pages: _Pages, graph: object, steps: Sequence[PlayStep]) -> None:
+    """Every step's answers, as many a page as fit (:func:`answer_key_pages`)."""
+    for html in answer_key_pages(graph, steps, pages.width, pages.height):
+        pages.new_page()
+        pages.text(html, QRectF(0, 0, pages.width, pages.height))
+
+
+def _height(html: str, width: float) -> float:
+    """How tall ``html`` is laid out as a page draws it (no margin) ``width`` wide."""
     laid_out = QTextDocument(documentMargin=0)
     laid_out.setHtml(html)
     laid_out.setTextWidth(width)
-    return html, laid_out.size().height()
-
-
-def _answer_key(pages: _Pages, graph: object, steps: list) -> None:
-    """Every step's two answers, as many per page as fit."""
-    per_page = 24
-    for first in range(0, len(steps), per_page):
-        pages.new_page()
-        rows = []
-        for k, step in enumerate(steps[first : first + per_page], first + 1):
-            rows.append("; ".join(labels.esc(t) for t in worksheet.answer_lines(step, k, graph)))
-        heading = labels.h_heading("Answer key", f"{CARD_PT * 1.5:.0f}pt")
-        body = "".join(labels.h_para(r) for r in rows)
-        pages.text(
-            labels.h_document(heading + body, CARD_PT), QRectF(0, 0, pages.width, pages.height)
-        )
+    return laid_out.size().height()

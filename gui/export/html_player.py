@@ -23,7 +23,7 @@ from string import Template
 from engine import app_signature
 
 from ..desktop import ICON_FILE
-from ..model import colours
+from ..model import colours, labels
 from ..model.gradient_flow_view import FlowDocument, final_view, flow_html, flow_svg
 from ..model.lesson import ShotKind
 from ..model.timeline import Timeline
@@ -50,8 +50,15 @@ CARD_PX = 1100
 STACK_PX = 1100
 #: A window at most this wide (a phone's, a half-screen window's) keeps its margins small,
 #: and its player bar wraps: the status line goes on its own line instead of widening the
-#: page. A column or card wider than the window scrolls inside itself, never the page.
+#: page. Prose wraps; a row wider than the column (a matrix, a tensor, an equation)
+#: scrolls inside its own box (:data:`SCROLL_CUE_ALPHA`), never the column or the page.
 NARROW_PX = 700
+#: The shadow at a row's edge while more of it lies past that edge: a matrix or tensor
+#: row wider than a phone's column scrolls inside its own box (the prose around it wraps),
+#: and a phone shows no scroll bar until touched. The shadow rides the box (``scroll``)
+#: and a cover of paper rides the content (``local``), so it shows only on the side that
+#: holds more. How opaque the theme's shadow is there:
+SCROLL_CUE_ALPHA = 0.35
 #: The page puts the write-up beside the picture as text: its pictures are the canvas.
 PLAYER_VIEW = View.CANVAS
 #: The loss curve's slide in the player's status line.
@@ -82,8 +89,14 @@ main{display:flex;gap:12px;padding:10px;align-items:flex-start}
 .picture svg{width:100%;height:auto;display:block}
 .text{flex:0 0 auto;width:${text_px}px;overflow-x:auto;overflow-wrap:anywhere;
 background:$paper;border:1px solid $rule;padding:8px}
-.card{flex:1;min-width:0;overflow-x:auto;background:$paper;border:1px solid $rule;
-padding:24px 40px}
+.card{flex:1;min-width:0;overflow-x:auto;overflow-wrap:anywhere;background:$paper;
+border:1px solid $rule;padding:24px 40px}
+.text table:not(td table),.card table:not(td table){display:block;max-width:100%;
+overflow-x:auto;background:
+linear-gradient(to right,$paper 30%,transparent) left/24px 100% no-repeat local,
+linear-gradient(to left,$paper 30%,transparent) right/24px 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,$cue,transparent) left/10px 100% no-repeat scroll,
+radial-gradient(farthest-side at 100% 50%,$cue,transparent) right/10px 100% no-repeat scroll}
 .card svg{width:100%;height:auto;display:block}
 nav{display:flex;gap:8px;align-items:center;padding:6px 14px}
 nav input[type=range]{flex:1}
@@ -106,6 +119,7 @@ nav button{min-width:0}
     header=colours.HEADER,
     paper=colours.PAPER,
     rule=colours.RULE,
+    cue=f"{colours.SHADOW}{round(SCROLL_CUE_ALPHA * 255):02x}",  # #rrggbbaa
     text_px=TEXT_PX,
     stack_px=STACK_PX,
     narrow_px=NARROW_PX,
@@ -173,7 +187,7 @@ def icon_data_uri() -> str:
 def _slide(kind: str, status: str, inner: str, step: int | None = None) -> str:
     data = f' data-step="{step}"' if step is not None else ""
     return (
-        f'<section class="slide {kind}" data-status="{html.escape(status)}"{data}>'
+        f'<section class="slide {kind}" data-status="{labels.esc(status, quote=True)}"{data}>'
         f"{inner}</section>\n"
     )
 
@@ -183,7 +197,7 @@ def write_player(renderer: LessonRenderer, out: Path, progress: Progress | None 
     sheet, doc = renderer.sheet, renderer.doc
     tl = sheet.player.timeline
     shots = [s for s in renderer.shots if s.held]  # a slide per held picture
-    title = html.escape(sheet.title)
+    title = labels.esc(sheet.title, quote=True)
     hold_ms = max(400, int(renderer.options.timing.hold * 1000))
     script = f"var HOLD={json.dumps(hold_ms)};{SCRIPT}"
     with atomic_file(out) as tmp, open(tmp, "w", encoding="utf-8") as f:

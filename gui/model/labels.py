@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import visible
 from engine.trace import Step
 
 from . import colours
@@ -265,8 +266,11 @@ def objective_name(output: str, gradient: np.ndarray) -> str:
 # --------------------------------------------------------------------------- HTML pieces
 
 
-def esc(text: str) -> str:
-    return html.escape(text, quote=False)
+def esc(text: str, quote: bool = False) -> str:
+    """User or file text as rich text shows it, and as an HTML page does (``quote``: in
+    an attribute's quotes): markup characters escaped, bidirectional controls written out
+    (:func:`engine.errors.visible`: a title could have reordered the write-up around it)."""
+    return html.escape(visible(text), quote=quote)
 
 
 _NAME = re.compile(r"^([A-Za-z]+)_?(\d+)$")

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import visible
 from engine.forward_mode import ForwardStep, ForwardTrace
 from engine.graph import Graph
 from engine.groups import Group, GroupStep, PlayStep, playback_steps
@@ -163,7 +164,8 @@ def _step_words(step: AnyStep) -> str:
     more = len(step.inputs) - STATUS_INPUTS
     if more > 0:  # a resnet stage sends to 18 parameters: the status stays one line
         shown += f" and {more} more"
-    return f"{step.group.title or step.group.id} ({count(step.edges, 'edge')}) → {shown}"
+    name = visible(step.group.title or step.group.id)  # free text: nothing reorders it
+    return f"{name} ({count(step.edges, 'edge')}) → {shown}"
 
 
 def _receivers(step: AnyStep) -> list[str]:

@@ -10,6 +10,7 @@ No Qt: the boxes are bordered table cells of Qt's rich text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.autodiff import Forward
@@ -53,6 +54,14 @@ def answer_lines(step: PlayStep, k: int, graph: Any) -> list[str]:
         f"Step {k} ({step.consumer} → {step.operand}): vjp = {labels.inline_tensor(step.vjp)}",
         f"{name} = {labels.inline_tensor(step.accumulated)}",
     ]
+
+
+def answer_key_html(answers: Sequence[Sequence[str]], base_pt: float) -> str:
+    """A page of the answer key at ``base_pt``: its heading, then each step's
+    :func:`answer_lines` on one paragraph (wrapped where it must be)."""
+    rows = "".join(labels.h_para("; ".join(labels.esc(t) for t in lines)) for lines in answers)
+    heading = labels.h_heading("Answer key", f"{base_pt * 1.5:.0f}pt")
+    return labels.h_document(heading + rows, base_pt)
 
 
 def question_html(

@@ -20,6 +20,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from ..player import Player
+from ..qt_override import reported_or
 
 
 class WhenVisible(QObject):
@@ -50,6 +51,7 @@ class WhenVisible(QObject):
         if self.dirty:
             self.render_now()
 
+    @reported_or(bool)
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
         # Qt may deliver events while Python is still (or no longer) building this object.
         if watched is not getattr(self, "_widget", None) or not self.dirty:

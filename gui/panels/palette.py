@@ -24,7 +24,7 @@ from engine.ops.record import CATEGORIES
 from ..layouts import fill
 from ..model.formatting import count
 from ..model.names import MIME_OP
-from ..qt_override import reported
+from ..qt_override import reported, reported_or
 from ..tensor_editor import claims_navigation_key
 
 _OP_ROLE = Qt.ItemDataRole.UserRole
@@ -79,6 +79,7 @@ class OpTree(QTreeWidget):
         # the view measures one row, not each of them at every layout (start-up).
         self.setUniformRowHeights(True)
 
+    @reported_or(bool)
     def event(self, event: QEvent) -> bool:
         if claims_navigation_key(event):  # arrows browse the tree, not the player
             return True

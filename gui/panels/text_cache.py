@@ -34,6 +34,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from ..qt_override import reported_or
+
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
 #: How long after a document is shown from its drawing the browser takes it (ms): well
 #: after the step's frame is on screen, a loaded machine's too (taking it lays it out
@@ -188,10 +190,12 @@ class CachedTextBrowser(QTextBrowser):
         if not scrolled and pixmap.size() == self.viewport().size() * pixmap.devicePixelRatio():
             self._pixmap, self._drawn = pixmap, True
 
+    @reported_or(bool)
     def event(self, event: QEvent) -> bool:
         self._touched(event)
         return super().event(event)
 
+    @reported_or(bool)
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
         self._touched(event)
         return super().viewportEvent(event)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from engine import cli
-from engine.errors import GraphError
+from engine.errors import BIDI_CONTROLS, GraphError
 from engine.fileformat import (
     MAX_DEPTH,
     MAX_ID_LENGTH,
@@ -261,3 +261,23 @@ def test_a_graph_built_in_code_may_lift_the_node_limit() -> None:
     for i in range(MAX_NODES + 1):
         free.add_node(f"n{i}", "const", value=0.0)
     assert len(free.copy()) == MAX_NODES + 1
+
+
+@pytest.mark.parametrize("control", sorted(BIDI_CONTROLS))
+def test_an_id_with_a_bidi_control_is_refused_naming_the_node(control: str) -> None:
+    """Issue 24: a U+202E in an id reversed the text after it wherever the id was shown (a
+    write-up, the canvas, the web page: "Trojan Source"). The file is refused in one line
+    naming the node, the control written out, none in the message itself; an edit cannot
+    make such an id either (the graph's one rule)."""
+    nid = f"x{control}1"
+    message = one_line_error(header([{"id": nid, "op": "input", "value": 1.0}]))
+    assert message.startswith(
+        f"node {nid!r}: the id holds the bidirectional control U+{ord(control):04X}")
+    assert BIDI_CONTROLS.isdisjoint(message)
+    g = Graph()
+    with pytest.raises(GraphError, match="bidirectional control"):
+        g.add_node(nid, "input", value=1.0)
+    g.add_node("x", "input", value=1.0)
+    with pytest.raises(GraphError, match="bidirectional control"):
+        g.rename("x", nid)
+    assert list(g.nodes) == ["x"]

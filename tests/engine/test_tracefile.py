@@ -157,6 +157,10 @@ def _break(edit: str) -> str:
         (_break("doc['steps'][0]['vjp']['shape'] = [3]"), "holds 2 float64 values, the shape (3,)"),
         (_break("doc['steps'][0]['jacobian']['shape'] = [4]"), "the jacobian has shape (4,)"),
         (_break("doc['nodes'][0]['id'] = 7"), "nodes/0/id: must be a non-empty string"),
+        (
+            _break("doc['nodes'][0]['id'] = 'x\\u202e'"),
+            "node 'x\\u202e': the id holds the bidirectional control U+202E, which would",
+        ),
         (_break("del doc['nodes'][1]['shapes']"), "nodes/1: needs 'shapes'"),
         (_break("doc['output'] = 'z'"), "the output 'z' is not a node"),
         (_break("doc['gradient']['shape'] = [1, 2]"), "the gradient has shape (1, 2)"),

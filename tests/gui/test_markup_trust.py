@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_export_documents import chromium, page_requests
 
+from engine.errors import BIDI_CONTROLS
 from gui.export.options import LessonOptions
 from gui.export.render import load_document
 from gui.export.writers import write_lesson
@@ -160,3 +161,59 @@ def test_run_escapes_control_characters_in_titles_and_ids(tmp_path: Path, capsys
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "\\x1b]0;owned\\x07" in out and "x\\x1b[2J.grad = " in out
+
+
+#: Every bidirectional control, as a title might hold them (the issue's "Trojan Source").
+BIDI = "".join(sorted(BIDI_CONTROLS))
+
+
+def test_bidi_controls_in_titles_are_written_out_wherever_they_are_shown(
+    qapp, tmp_path: Path, capsys  # noqa: ANN001
+) -> None:
+    """Issue 24: a title, description or group title holding U+202E and its kin reordered
+    the write-up, the canvas, the web page around it. Each shows the control written out
+    (‹U+202E›) in the chain-rule text, a collapsed group's canvas caption, the status line,
+    the HTML player (its text and inline pictures) and an SVG frame; the terminal and the
+    exported PyTorch script write its backslash escape. None holds a raw control."""
+    from engine.cli import main as run_main
+    from engine.groups import GroupStep
+    from engine.pytorch_cli import export_main as torch_main
+    from gui.canvas.group_frames import group_caption
+    from gui.export.frame_sheet import save_frame
+    from gui.export.options import View
+    from gui.model.timeline import timeline_of
+
+    doc = json.loads(Path("assets/examples/seed2_stack_vjp.bpgraph").read_text())
+    doc["title"] = f"Seed 2 {BIDI} title"
+    doc["description"] = f"evil {BIDI} description"
+    doc["groups"] = [{"id": "g", "members": ["x1x2", "y1"], "title": f"the {BIDI} products",
+                      "collapsed": True}]
+    path = tmp_path / "bidi.bpgraph"
+    path.write_text(json.dumps(doc))
+    gdoc = load_document(path)
+    tl = timeline_of(gdoc.graph, gdoc.results, gdoc.groups)
+    group_step = tl.forward_length + 1 + next(
+        i for i, step in enumerate(tl.steps) if isinstance(step, GroupStep))
+    shown = {
+        "caption": group_caption(gdoc, gdoc.groups[0], interactive=False),
+        "status": tl.frame(group_step).status,
+        "write-up": chain_rule_html(gdoc.graph, tl, tl.frame(group_step), lambda: None, 12.0),
+        "esc": labels.esc(doc["title"]),
+    }
+    out = tmp_path / "lesson.html"
+    write_lesson(gdoc, out, LessonOptions("html"))
+    shown["page"] = out.read_text(encoding="utf-8")
+    save_frame(gdoc, group_step, tmp_path / "frame.svg", (1280, 720), View.SLIDE)
+    shown["svg"] = (tmp_path / "frame.svg").read_text(encoding="utf-8")
+    for where, text in shown.items():
+        assert BIDI_CONTROLS.isdisjoint(text), where
+        assert not re.search(r"&#(x0*(202[a-e]|206[6-9]|200[ef]|61c)|8234|8238);", text, re.I)
+        assert "‹U+202E›" in text, where
+    assert "Seed 2 ‹U+061C›‹U+200E›‹U+200F›‹U+202A›" in shown["page"]
+
+    assert run_main([str(path), "--steps"]) == 0
+    assert torch_main([str(path), "--out", str(tmp_path / "g.py")]) == 0
+    for where, text in (("run", capsys.readouterr().out),
+                        ("script", (tmp_path / "g.py").read_text(encoding="utf-8"))):
+        assert BIDI_CONTROLS.isdisjoint(text), where
+        assert "\\u202e" in text, where

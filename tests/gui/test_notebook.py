@@ -5,21 +5,15 @@ with real key presses and clicks (DevTools over a pipe: no port, no extra packag
 
 from __future__ import annotations
 
-import base64
 import html
-import json
-import os
 import re
 import shutil
-import subprocess
-import time
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from test_export_documents import CHROMIUM, CHROMIUM_FLAGS, screenshot
+from test_export_documents import Browser, screenshot
 
 from support import torch
 
@@ -40,92 +34,6 @@ trace""",
 
 #: The player's "Next ›" button in a 1280x800 window (its toolbar's layout is fixed).
 NEXT = (227, 60)
-
-
-class Browser:
-    """Headless chromium on one page, driven over DevTools on a pipe (it reads fd 3 and
-    writes fd 4, messages end in NUL): real mouse and key events, screenshots."""
-
-    def __init__(self, url: str, profile: Path) -> None:
-        to_chrome, from_chrome = os.pipe(), os.pipe()
-
-        def wire() -> None:
-            os.dup2(to_chrome[0], 3)
-            os.dup2(from_chrome[1], 4)
-
-        self.proc = subprocess.Popen(
-            [
-                CHROMIUM,
-                *CHROMIUM_FLAGS,
-                f"--user-data-dir={profile}",
-                "--remote-debugging-pipe",
-                "--window-size=1280,800",
-                url,
-            ],
-            pass_fds=(3, 4, to_chrome[0], from_chrome[1]),
-            preexec_fn=wire,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(to_chrome[0])
-        os.close(from_chrome[1])
-        self.out, self.inp = os.fdopen(to_chrome[1], "wb"), os.fdopen(from_chrome[0], "rb")
-        self.sent, self.buffer, self.session = 0, b"", None
-        page = next(t for t in self.call("Target.getTargets")["targetInfos"] if t["type"] == "page")
-        self.session = self.call("Target.attachToTarget", targetId=page["targetId"], flatten=True)[
-            "sessionId"
-        ]
-        for _ in range(200):
-            state = self.call("Runtime.evaluate", expression="document.readyState")
-            if state["result"]["value"] == "complete":
-                break
-            time.sleep(0.05)
-
-    def call(self, method: str, **params: Any) -> dict[str, Any]:
-        self.sent += 1
-        message = {"id": self.sent, "method": method, "params": params}
-        if self.session:
-            message["sessionId"] = self.session
-        self.out.write(json.dumps(message).encode() + b"\0")
-        self.out.flush()
-        while True:
-            while b"\0" not in self.buffer:
-                chunk = self.inp.read1(65536)
-                assert chunk, "chromium closed the DevTools pipe"
-                self.buffer += chunk
-            raw, _, self.buffer = self.buffer.partition(b"\0")
-            reply = json.loads(raw)
-            if reply.get("id") == self.sent:
-                assert "error" not in reply, reply
-                return reply["result"]
-
-    def click(self, x: int, y: int) -> None:
-        for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
-
-    def key(self, name: str, code: int) -> None:
-        for kind in ("keyDown", "keyUp"):
-            self.call(
-                "Input.dispatchKeyEvent", type=kind, key=name, code=name, windowsVirtualKeyCode=code
-            )
-
-    def picture(self) -> bytes:
-        return base64.b64decode(self.call("Page.captureScreenshot")["data"])
-
-    def settled(self, unlike: bytes = b"") -> bytes:
-        """The picture once it stops changing (and differs from ``unlike``), within 10 s."""
-        last = self.picture()
-        for _ in range(50):
-            time.sleep(0.2)
-            now = self.picture()
-            if now == last and now != unlike:
-                return now
-            last = now
-        return last
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
 
 
 def html_output(cell: nbformat.NotebookNode, kind: str) -> str:
