@@ -331,6 +331,15 @@ class NodeItem(QGraphicsRectItem):
     items only catch the mouse and draw themselves while hovered.
     """
 
+    #: Slotted: the wrapper keeps its state without an instance dict, one object fewer
+    #: per box for the collector (5,000 per 5,000-node open).
+    __slots__ = (
+        "node_id", "content", "highlight_consumer", "hover_port", "_connected", "_ports",
+        "badge", "_w", "_h", "_runs", "_pills", "_fan_pill", "_grad_rect", "_title_h",
+        "_band", "_radius", "_ports_key", "_tooltip", "_placed", "_fixed_key", "_fixed",
+        "_min_zooms",
+    )
+
     #: Size of a box whose content has not arrived yet (the scene sets it at once).
     PLACEHOLDER = QRectF(0, 0, 172, 84)
 
