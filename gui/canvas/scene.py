@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import chain
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -1244,7 +1245,11 @@ class CanvasScene(QGraphicsScene):
         """The bounding rectangle of all node boxes (empty when there are none)."""
         if not self.nodes:
             return QRectF()
-        b = np.array([item.scene_coords() for item in self.nodes.values()], dtype=float)
+        # Read straight into the array: each box's four floats are let go as the next
+        # are read (5,000 tuples held in a list were enough new objects to run the
+        # collector, in the middle of opening a big file: fitting it asks this).
+        sides = chain.from_iterable(item.scene_coords() for item in self.nodes.values())
+        b = np.fromiter(sides, dtype=float, count=4 * len(self.nodes)).reshape(-1, 4)
         return rect_of((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()))
 
     def restyle(self) -> None:
