@@ -519,7 +519,7 @@ class CanvasScene(QGraphicsScene):
             edge = self.edges.pop(key)
             self._forget_edge(key)
             for nid in key[:2]:
-                self._edges_at(nid).discard(key)
+                self._edges_to_change(nid).discard(key)
             self._drop_edge(edge)
         for key in want - set(self.edges):
             edge = EdgeItem(key)
@@ -527,7 +527,7 @@ class CanvasScene(QGraphicsScene):
             for nid in key[:2]:
                 into = arrived.get(nid)
                 if into is None:
-                    self._edges_at(nid).add(key)
+                    self._edges_to_change(nid).add(key)
                 else:
                     into.append(key)
             self.addItem(edge)
@@ -538,12 +538,17 @@ class CanvasScene(QGraphicsScene):
             self._node_moved(nid)
         return None if changed is None else changed + gone + reported
 
-    def _edges_at(self, nid: str) -> set[EdgeKey]:
-        """The edges touching box ``nid``, as a set to read or change (a fresh empty one
-        for a box not here). A new box keeps its edges as a tuple until then: the
+    def _edges_of(self, nid: str) -> set[EdgeKey]:
+        """The edges touching box ``nid`` (none for a box not here), to read. A new box
+        keeps them as a tuple until they change (:meth:`_edges_to_change`): the
         collector leaves a tuple of edge keys alone, where a set per box was 5,000
-        objects more for it per 5,000-node open. The tuple becomes the very set adding
-        its keys one at a time made (the same order when iterated)."""
+        objects more for it per 5,000-node open. Read, the tuple is the set made from
+        it, the very set adding its keys one at a time made (the same order)."""
+        keys = self._touching.get(nid, ())
+        return set(keys) if isinstance(keys, tuple) else keys
+
+    def _edges_to_change(self, nid: str) -> set[EdgeKey]:
+        """:meth:`_edges_of`, kept as a set from now on, to add to or discard from."""
         keys = self._touching.get(nid)
         if keys is None:
             return set()
@@ -560,7 +565,7 @@ class CanvasScene(QGraphicsScene):
             if edge is not None:
                 self._drop_edge(edge)
             other = key[1] if key[0] == nid else key[0]
-            self._edges_at(other).discard(key)
+            self._edges_to_change(other).discard(key)
         vacated = self.grid.rect(nid)
         if vacated is not None:
             self._vacated.append(vacated)  # edges that went around it may straighten
@@ -716,7 +721,7 @@ class CanvasScene(QGraphicsScene):
         self.route_pending()  # first, as one pass would have: the lanes stay reproducible
         keys: set[EdgeKey] = set()
         for nid in moved:
-            keys |= self._edges_at(nid)
+            keys |= self._edges_of(nid)
         if len(rects) > REROUTE_ALL:
             keys = set(self.edges)
         else:
@@ -792,7 +797,7 @@ class CanvasScene(QGraphicsScene):
         item = self.nodes.get(nid)
         if item is not None:
             self.grid.put(nid, item.scene_rect())
-        for key in self._edges_at(nid):
+        for key in self._edges_of(nid):
             self._update_edge(key)
             if key == self._active_key:
                 self._update_overlay(replace_label=False)
@@ -867,7 +872,7 @@ class CanvasScene(QGraphicsScene):
         else:
             node_ids = [n for n in changes.nodes if n in self.nodes]
             # (an edit's changes name no edges: those at the nodes it changed may be new)
-            edge_keys = list({*changes.edges, *(k for n in node_ids for k in self._edges_at(n))}
+            edge_keys = list({*changes.edges, *(k for n in node_ids for k in self._edges_of(n))}
                              & self.edges.keys())
         active = frame.edge_step if frame is not None else None
         resized = []
