@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import linecache
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.fileformat import GraphFile, save
@@ -361,6 +362,38 @@ def test_a_big_file_opens_to_its_first_paint_with_no_collection_but_its_own(
     assert window.canvas.canvas.far  # (opened zoomed out: the far-away painter drew it)
     assert 1 in passes  # collected once as they arrived ...
     assert 0 not in passes and 2 not in passes  # ... and never by the collector itself
+
+
+def test_an_opened_file_keeps_few_objects_per_box_for_the_collector(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """Every object a file keeps that the collector tracks is one more to scan in each
+    full collection, and an open that moves enough of them into the oldest generation
+    starts one soon after: a box, its content, its edges, the graph's node and its
+    operand list, the backward steps and their contexts (about 8 per box on this
+    chain). Instance dicts, a set of edges per box, a tuple per compiled node, a list of
+    operands per step context and the far painter's rectangles made it 15."""
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window()
+    path = _chain_file(tmp_path, n=1000)
+
+    def show(open_file: Callable[[], object]) -> None:
+        open_file()
+        QApplication.processEvents()
+        window.repaint()
+
+    show(lambda: window.files.load_path(path))  # (once before: caches are warm)
+    show(window.open_default_example)
+    gc.collect()
+    before = len(gc.get_objects())
+    show(lambda: window.files.load_path(path))
+    gc.collect()
+    kept = len(gc.get_objects()) - before
+    assert window.canvas.canvas.far  # (drawn by the far-away painter, as a big file is)
+    assert kept / len(window.doc.graph) < 10
 
 
 def test_a_replaced_file_leaves_its_boxes_to_no_cyclic_collection(
