@@ -10,7 +10,7 @@ used several times are summed, and nothing flows toward what needs no grad.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -219,7 +219,7 @@ def _slots(graph: Graph, fwd: Forward) -> tuple[Program, list, list[bool]]:
     return program, [values.get(n) for n in program.order], [n in req for n in program.order]
 
 
-def _fresh(vjp: np.ndarray, g: np.ndarray, xs: list, out: np.ndarray) -> bool:
+def _fresh(vjp: np.ndarray, g: np.ndarray, xs: Sequence[np.ndarray], out: np.ndarray) -> bool:
     """Whether ``vjp`` is a buffer its VJP just made (not a view, not the upstream
     gradient or a value passed through), so a step recorded lazily, which keeps no
     VJP, leaves it free to hold the sum."""
@@ -257,7 +257,7 @@ def _sum_into(
     src: int,
     owned: set[int],
     g: np.ndarray,
-    xs: list[np.ndarray],
+    xs: Sequence[np.ndarray],
     out: np.ndarray,
 ) -> np.ndarray:
     """``before + vjp`` for a fan-in, in place where a buffer is free: ``before`` when it
@@ -300,17 +300,20 @@ def _propagate(
     last: dict[int, int] = {}  # operand -> index of the latest step into it
     made, ctx = 0, -1  # steps and contexts recorded so far (the latest context's index)
     with np.errstate(all="ignore"), collector_paused():
-        for cid, node, op, operands, count, _ in reversed(program.instructions):
+        for cid, node, op, operands, count, _ in program.instructions_reversed():
             g = grads[cid]  # None after the output in the order: nothing there feeds it
             if g is None or not req[cid]:
                 continue
+            # A tuple: the step's context keeps it, and the collector leaves a tuple of
+            # arrays alone (a list per node was one more object for it, per open).
+            xs: tuple[np.ndarray, ...]
             if count == 1:  # spelt out, as in forward
-                xs = [values[operands[0]]]
+                xs = (values[operands[0]],)
             elif count == 2:
                 p, q = operands
-                xs = [values[p], values[q]]
+                xs = (values[p], values[q])
             else:
-                xs = [values[s] for s in operands]
+                xs = tuple([values[s] for s in operands])
             out = values[cid]
             attrs = node.attrs
             vjp_of = op.vjp

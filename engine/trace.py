@@ -166,7 +166,7 @@ class StepRecord:
 
     names: Sequence[str] = ()
     steps: list[tuple] = field(default_factory=list)
-    contexts: list[tuple[str, list[np.ndarray], np.ndarray, dict[str, Any]]] = field(
+    contexts: list[tuple[str, tuple[np.ndarray, ...], np.ndarray, dict[str, Any]]] = field(
         default_factory=list
     )
     finals: list[tuple[int, np.ndarray | None]] = field(default_factory=list)

@@ -267,7 +267,15 @@ class EdgeItem(QGraphicsPathItem):
     :meth:`gui.canvas.scene.CanvasScene.drawBackground`), so hundreds of curves cost
     one pixmap blit per repaint instead of hundreds of antialiased strokes. The item
     still catches clicks, and draws itself while it stands out.
+
+    Slotted: the wrapper keeps its state without an instance dict, one object fewer
+    per edge for the collector (8,000 per 5,000-node open).
     """
+
+    __slots__ = (
+        "key", "state", "_hit", "_arc", "_extent", "lane", "_arrow", "forward", "selected",
+        "inside", "_bounds", "_given", "_plain_ends", "_held",
+    )
 
     def __init__(self, key: EdgeKey) -> None:
         super().__init__()

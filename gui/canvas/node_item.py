@@ -104,6 +104,7 @@ def fonts() -> _Fonts:
     f.small_drop = f.fm_mono.ascent() - f.fm_small.ascent()
     _fonts_cache[:] = [f]
     _widths.clear()  # keyed by metrics objects, which were just replaced
+    _measured.clear()  # measured with them
     _pitches.clear()
     _learn_pitch(f.fm_mono)
     return f
@@ -142,6 +143,9 @@ def compact_fonts() -> _CompactFonts:
 
 
 _widths: dict[tuple[int, str], float] = {}
+#: What decides a box's width, by the texts it was measured from, in the fonts of the
+#: current scale (see NodeItem._measure_fixed; emptied with _widths).
+_measured: dict[tuple, tuple[float, float, float, int]] = {}
 #: For a fixed-pitch font (by its metrics' ``id``): the one advance its printable
 #: ASCII characters share, and the characters learnt to have it or not. Values and
 #: gradients, each a new text, are then measured by their length (Qt sums the same
@@ -173,7 +177,12 @@ def _pitch_width(fm: QFontMetricsF, text: str) -> float | None:
 
 
 def advance(fm: QFontMetricsF, text: str) -> float:
-    """``fm.horizontalAdvance(text)``, cached: the same words recur in every box."""
+    """``fm.horizontalAdvance(text)``, cached: the same words recur in every box. In a
+    fixed-pitch font, text of characters known to have its pitch is measured by its
+    length without an entry (values and gradients: new texts, each met once or twice)."""
+    pitch = _pitches.get(id(fm))
+    if pitch is not None and pitch[1].issuperset(text):
+        return len(text) * pitch[0]
     key = (id(fm), text)
     w = _widths.get(key)
     if w is None:
@@ -189,6 +198,9 @@ def advance(fm: QFontMetricsF, text: str) -> float:
 def _lines_width(fm: QFontMetricsF, text: str) -> float:
     if "\n" not in text:  # most texts are one line
         return advance(fm, text)
+    pitch = _pitches.get(id(fm))
+    if pitch is not None and pitch[1].issuperset(text.replace("\n", " ")):
+        return max(map(len, text.split("\n"))) * pitch[0]  # (as advance: its longest line)
     return max(advance(fm, line) for line in text.split("\n"))
 
 
@@ -331,6 +343,14 @@ class NodeItem(QGraphicsRectItem):
     items only catch the mouse and draw themselves while hovered.
     """
 
+    #: Slotted: the wrapper keeps its state without an instance dict, one object fewer
+    #: per box for the collector (5,000 per 5,000-node open).
+    __slots__ = (
+        "node_id", "content", "highlight_consumer", "hover_port", "_connected", "_ports",
+        "badge", "_w", "_h", "_runs", "_pills", "_fan_pill", "_grad_rect", "_title_h",
+        "_band", "_radius", "_ports_key", "_tooltip", "_placed", "_min_zooms",
+    )
+
     #: Size of a box whose content has not arrived yet (the scene sets it at once).
     PLACEHOLDER = QRectF(0, 0, 172, 84)
 
@@ -366,10 +386,6 @@ class NodeItem(QGraphicsRectItem):
         self._ports_key: tuple[int, float, float, float] | None = None
         self._tooltip = ""
         self._placed = False  # the texts and pills placed for the content (_place_texts)
-        #: _measure_fixed's answer and what it was measured for (two attributes, not a
-        #: pair: a pair stayed tracked by the collector, one more object per box).
-        self._fixed_key: tuple | None = None
-        self._fixed = (0.0, 0.0, 0.0, 0)
         #: compact_min_zooms's answer and what it was computed from (see there).
         self._min_zooms: tuple[tuple, MinZooms] | None = None
         if content is not None:
@@ -515,16 +531,20 @@ class NodeItem(QGraphicsRectItem):
         self._place_children(c, width, height)
         self.update()
 
-    def _measure_fixed(self, c: NodeContent) -> tuple[float, float, float, int]:
+    @staticmethod
+    def _measure_fixed(c: NodeContent) -> tuple[float, float, float, int]:
         """What decides the box's width except the gradient it shows now: the widest of
         title and pills, value and shape (``fixed``); the gradient's label and fan-in
-        marker (``label_w``); the widest and tallest gradient it may show. Kept while
-        those stay: a step, and the frame a file opens at, change only the gradient."""
+        marker (``label_w``); the widest and tallest gradient it may show. Kept by
+        those texts (:data:`_measured`): a step, and the frame a file opens at, change
+        only the gradient; a file opened again, or boxes deleted and brought back,
+        show the same texts."""
         f, s = fonts(), UNIT
-        key = (id(f), c.title, c.is_output, c.marker, c.shape, c.value, c.grad_title,
+        key = (c.title, c.is_output, c.marker, c.shape, c.value, c.grad_title,
                c.reserve_grad, c.fan_in, c.reserve_fan_in)
-        if self._fixed_key == key:
-            return self._fixed
+        measured = _measured.get(key)
+        if measured is not None:
+            return measured
         gap = 8.0 * s
         pills = _pills_of(c)
         shape_w = advance(f.fm_small, c.shape) if c.shape else 0.0
@@ -540,7 +560,9 @@ class NodeItem(QGraphicsRectItem):
         reserve_w = max((_lines_width(f.fm_mono, t) for t in c.reserve_grad), default=0.0)
         reserve_lines = max((t.count("\n") + 1 for t in c.reserve_grad), default=0)
         measured = (fixed, label_w, reserve_w, reserve_lines)
-        self._fixed_key, self._fixed = key, measured
+        if len(_measured) > 50_000:
+            _measured.clear()
+        _measured[key] = measured
         return measured
 
     def _place_texts(self) -> None:

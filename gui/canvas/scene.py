@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import chain
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -339,7 +340,8 @@ class CanvasScene(QGraphicsScene):
         self.doc = doc
         self.nodes: dict[str, NodeItem] = {}
         self.edges: dict[EdgeKey, EdgeItem] = {}
-        self._touching: dict[str, set[EdgeKey]] = {}
+        #: Each box's edges (a new box's as a tuple until first read: see _edges_at).
+        self._touching: dict[str, set[EdgeKey] | tuple[EdgeKey, ...]] = {}
         self.frame: Frame | None = None
         #: The active edge's label text for (step, short): short writes tensors as the
         #: chain-rule panel's elided mode (a label too big to read whole in view).
@@ -484,6 +486,7 @@ class CanvasScene(QGraphicsScene):
         self._seen = self.doc.results
         nodes = graph.nodes
         reported: list[str] = []  # boxes whose ports moved
+        arrived: dict[str, list[EdgeKey]] = {}  # the new boxes' edges
         for nid in nodes if touched is None else [n for n in nodes if n in touched]:
             node = nodes[nid]
             flags = [s is not None for s in node.inputs]
@@ -501,7 +504,7 @@ class CanvasScene(QGraphicsScene):
                 if not self._unsized:
                     item.set_content(self._content(nid, None))
                 self.nodes[nid] = item
-                self._touching[nid] = set()
+                arrived[nid] = []
                 self.addItem(item)
                 pos = self.doc.positions.get(nid)
                 if pos is not None:
@@ -516,28 +519,53 @@ class CanvasScene(QGraphicsScene):
             edge = self.edges.pop(key)
             self._forget_edge(key)
             for nid in key[:2]:
-                self._touching.get(nid, set()).discard(key)
+                self._edges_to_change(nid).discard(key)
             self._drop_edge(edge)
         for key in want - set(self.edges):
             edge = EdgeItem(key)
             self.edges[key] = edge
-            self._touching[key[0]].add(key)
-            self._touching[key[1]].add(key)
+            for nid in key[:2]:
+                into = arrived.get(nid)
+                if into is None:
+                    self._edges_to_change(nid).add(key)
+                else:
+                    into.append(key)
             self.addItem(edge)
             self._batch_add(key[0])
+        for nid, keys in arrived.items():
+            self._touching[nid] = tuple(keys)
         for nid in reported:
             self._node_moved(nid)
         return None if changed is None else changed + gone + reported
 
+    def _edges_of(self, nid: str) -> set[EdgeKey]:
+        """The edges touching box ``nid`` (none for a box not here), to read. A new box
+        keeps them as a tuple until they change (:meth:`_edges_to_change`): the
+        collector leaves a tuple of edge keys alone, where a set per box was 5,000
+        objects more for it per 5,000-node open. Read, the tuple is the set made from
+        it, the very set adding its keys one at a time made (the same order)."""
+        keys = self._touching.get(nid, ())
+        return set(keys) if isinstance(keys, tuple) else keys
+
+    def _edges_to_change(self, nid: str) -> set[EdgeKey]:
+        """:meth:`_edges_of`, kept as a set from now on, to add to or discard from."""
+        keys = self._touching.get(nid)
+        if keys is None:
+            return set()
+        if isinstance(keys, tuple):
+            keys = self._touching[nid] = set(keys)
+        return keys
+
     def _remove_node(self, nid: str) -> None:
         item = self.nodes.pop(nid)
-        for key in self._touching.pop(nid, set()):
+        touching = self._touching.pop(nid, ())
+        for key in set(touching) if isinstance(touching, tuple) else touching:
             edge = self.edges.pop(key, None)
             self._forget_edge(key)
             if edge is not None:
                 self._drop_edge(edge)
             other = key[1] if key[0] == nid else key[0]
-            self._touching.get(other, set()).discard(key)
+            self._edges_to_change(other).discard(key)
         vacated = self.grid.rect(nid)
         if vacated is not None:
             self._vacated.append(vacated)  # edges that went around it may straighten
@@ -693,7 +721,7 @@ class CanvasScene(QGraphicsScene):
         self.route_pending()  # first, as one pass would have: the lanes stay reproducible
         keys: set[EdgeKey] = set()
         for nid in moved:
-            keys |= self._touching.get(nid, set())
+            keys |= self._edges_of(nid)
         if len(rects) > REROUTE_ALL:
             keys = set(self.edges)
         else:
@@ -769,7 +797,7 @@ class CanvasScene(QGraphicsScene):
         item = self.nodes.get(nid)
         if item is not None:
             self.grid.put(nid, item.scene_rect())
-        for key in self._touching.get(nid, ()):
+        for key in self._edges_of(nid):
             self._update_edge(key)
             if key == self._active_key:
                 self._update_overlay(replace_label=False)
@@ -844,7 +872,7 @@ class CanvasScene(QGraphicsScene):
         else:
             node_ids = [n for n in changes.nodes if n in self.nodes]
             # (an edit's changes name no edges: those at the nodes it changed may be new)
-            edge_keys = list({*changes.edges, *(k for n in node_ids for k in self._touching[n])}
+            edge_keys = list({*changes.edges, *(k for n in node_ids for k in self._edges_of(n))}
                              & self.edges.keys())
         active = frame.edge_step if frame is not None else None
         resized = []
@@ -1222,7 +1250,11 @@ class CanvasScene(QGraphicsScene):
         """The bounding rectangle of all node boxes (empty when there are none)."""
         if not self.nodes:
             return QRectF()
-        b = np.array([item.scene_coords() for item in self.nodes.values()], dtype=float)
+        # Read straight into the array: each box's four floats are let go as the next
+        # are read (5,000 tuples held in a list were enough new objects to run the
+        # collector, in the middle of opening a big file: fitting it asks this).
+        sides = chain.from_iterable(item.scene_coords() for item in self.nodes.values())
+        b = np.fromiter(sides, dtype=float, count=4 * len(self.nodes)).reshape(-1, 4)
         return rect_of((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()))
 
     def restyle(self) -> None:

@@ -209,3 +209,22 @@ def test_a_table_updated_row_by_row_paints_as_one_made_afresh(view: CanvasView) 
     kept = pixels(view)
     scene.far_boxes.changed()  # forget everything: a table made afresh
     assert differing(kept, pixels(view)) == 0
+
+
+def test_a_tables_first_paint_keeps_no_rectangles_and_paints_as_the_kept_ones(
+    view: CanvasView,
+) -> None:
+    # A file opens to one paint: the rectangles made for it are not kept (they were an
+    # object per box and band for the collector); a later paint makes them to keep.
+    scene = view.canvas
+    far = scene.far_boxes
+    far.changed()  # a table made afresh, as a file opens
+    table = far._table
+    assert table is not None and len(table.rows) == len(scene.nodes)
+    first = pixels(view)
+    assert table._boxes is None and table._painted  # painted, nothing kept
+    far.update()  # the next paint draws every box again
+    again = pixels(view)
+    assert table._boxes is not None and len(table._boxes) == len(table._bands) == len(scene.nodes)
+    assert np.array_equal(first, again)
+    assert differing(first, np.full_like(first, first[0, 0])) > 50  # the boxes are there

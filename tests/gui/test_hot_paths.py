@@ -106,6 +106,24 @@ def test_a_box_re_measures_its_zooms_only_when_its_content_changed(
     assert measured == [1]
 
 
+def test_boxes_showing_the_same_texts_are_measured_once(
+    followed: CanvasView, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Measuring the boxes' texts was a sixth of opening a big file: a file opened again,
+    # or boxes deleted and brought back, show the texts measured before.
+    from gui.canvas import node_item
+
+    item = next(iter(followed.canvas.nodes.values()))
+    assert item.content is not None
+    asked: list[str] = []
+    real = node_item.advance
+    monkeypatch.setattr(node_item, "advance", lambda fm, text: asked.append(text) or real(fm, text))
+    twin = node_item.NodeItem("twin", item.content)
+    assert twin.size == item.size and item.content.title not in asked
+    other = node_item.NodeItem("other", dataclasses.replace(item.content, title="other = a + b"))
+    assert "other = a + b" in asked and other.size[1] == item.size[1]
+
+
 def wheel(view: CanvasView, notches: int) -> None:
     centre = QPointF(view.viewport().rect().center())
     QApplication.sendEvent(view.viewport(), QWheelEvent(

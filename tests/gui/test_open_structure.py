@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import linecache
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.fileformat import GraphFile, save
@@ -327,6 +328,72 @@ def test_an_opened_files_objects_are_collected_once_into_the_oldest_generation(
     box = next(iter(window.canvas.canvas.nodes.values()))
     assert any(o is box for o in gc.get_objects(generation=2))
     assert 1 in passes
+
+
+def test_a_big_file_opens_to_its_first_paint_with_no_collection_but_its_own(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """The file's objects arrive while the collector waits and are collected once as
+    they are in; the rest of the open (fitting the view, the first paint) makes too few
+    objects to run the collector before the file shows. One run there, with the file's
+    objects just counted into the oldest generation, became a scan of everything (a
+    full collection, ~70 ms at 5,000 nodes) in the middle of opening."""
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window()
+    # (big enough to make more tuples than Python keeps for reuse: new ones count)
+    path = _chain_file(tmp_path, n=3500)
+    passes: list[int] = []
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.collect()  # (the counts start from nothing: any pass below is the open's)
+    gc.callbacks.append(watch)
+    try:
+        assert window.files.load_path(path)
+        QApplication.processEvents()
+        window.repaint()
+    finally:
+        gc.callbacks.remove(watch)
+    assert window.canvas.canvas.far  # (opened zoomed out: the far-away painter drew it)
+    assert 1 in passes  # collected once as they arrived ...
+    assert 0 not in passes and 2 not in passes  # ... and never by the collector itself
+
+
+def test_an_opened_file_keeps_few_objects_per_box_for_the_collector(
+    make_window, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """Every object a file keeps that the collector tracks is one more to scan in each
+    full collection, and an open that moves enough of them into the oldest generation
+    starts one soon after: a box, its content, its edges, the graph's node and its
+    operand list, the backward steps and their contexts (about 8 per box on this
+    chain). Instance dicts, a set of edges per box, a tuple per compiled node, a list of
+    operands per step context and the far painter's rectangles made it 15."""
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window()
+    path = _chain_file(tmp_path, n=1000)
+
+    def show(open_file: Callable[[], object]) -> None:
+        open_file()
+        QApplication.processEvents()
+        window.repaint()
+
+    show(lambda: window.files.load_path(path))  # (once before: caches are warm)
+    show(window.open_default_example)
+    gc.collect()
+    before = len(gc.get_objects())
+    show(lambda: window.files.load_path(path))
+    gc.collect()
+    kept = len(gc.get_objects()) - before
+    assert window.canvas.canvas.far  # (drawn by the far-away painter, as a big file is)
+    assert kept / len(window.doc.graph) < 10
 
 
 def test_a_replaced_file_leaves_its_boxes_to_no_cyclic_collection(
