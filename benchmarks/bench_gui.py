@@ -190,10 +190,14 @@ def open_window(path: Path | None = None) -> MainWindow:
 
 
 def close(window: MainWindow) -> None:
+    """Close and free ``window``, as closing it in the app does: its deletion is carried
+    out now (``processEvents`` outside an event loop leaves it pending, and every figure
+    after it ran with the windows before it still on the heap, a 5,000-node one too)."""
     window.doc.undo_stack.setClean()  # nothing to ask about
     window.close()
     window.deleteLater()
     app().processEvents()
+    app().sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def paint(window: MainWindow) -> None:
@@ -292,6 +296,7 @@ class Floor:
         self.view.close()
         self.view.deleteLater()
         app().processEvents()
+        app().sendPostedEvents(None, QEvent.Type.DeferredDelete)  # freed now (see close)
 
 
 # --------------------------------------------------------------------------- figures
