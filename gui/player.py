@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QRect, QRunnable, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -408,6 +408,32 @@ def _handle_moved(slider: QSlider, kept: Hashable, new: Hashable) -> QRect | Non
     return QRect(left, 0, right - left, slider.height())
 
 
+class Scrubber(QSlider):
+    """The toolbar's slider over the steps. A step moves its handle a few pixels, and
+    only the part of it that can look different (:func:`_handle_moved`) is marked for
+    repaint: Qt marked the whole slider, and the toolbar and the window behind it (the
+    slider is see-through) painted their nine hundred pixels under it on every step."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self._marked: tuple[int, int, int, int] | None = None  # the handle last marked
+
+    def sliderChange(self, change: QSlider.SliderChange) -> None:  # noqa: N802 - Qt API
+        handle, kept = _handle_rect(self), self._marked
+        self._marked = handle
+        part = None
+        if change == QSlider.SliderChange.SliderValueChange and kept is not None:
+            part = _handle_moved(self, kept, handle)
+        if part is None:
+            super().sliderChange(change)
+        else:
+            self.update(part)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._marked = _handle_rect(self)  # (Qt repaints it whole, the handle where it is)
+
+
 def connect_canvas(player: Player, canvas: Any) -> None:
     """Wire a CanvasView to the player: every frame, and the edge-label text.
 
@@ -477,7 +503,7 @@ class PlayerToolbar(QToolBar):
         self.direction_box.currentIndexChanged.connect(self._direction_chosen)
         self.addWidget(self.direction_box)
 
-        self.scrubber = QSlider(Qt.Orientation.Horizontal, self)
+        self.scrubber = Scrubber(self)
         self.scrubber.setObjectName("PlayerScrubber")
         self.scrubber.setToolTip("Scrub through the forward and backward steps")
         self.scrubber.setMinimumWidth(160)
