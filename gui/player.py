@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QRect, QRunnable, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -416,22 +416,20 @@ class Scrubber(QSlider):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
-        self._marked: tuple[int, int, int, int] | None = None  # the handle last marked
+        #: The handle last marked, and the slider's size then (laid out anew since: whole).
+        self._marked: tuple[tuple[int, int], tuple[int, int, int, int]] | None = None
 
     def sliderChange(self, change: QSlider.SliderChange) -> None:  # noqa: N802 - Qt API
-        handle, kept = _handle_rect(self), self._marked
-        self._marked = handle
+        kept, size = self._marked, (self.width(), self.height())
+        handle = _handle_rect(self)
+        self._marked = (size, handle)
         part = None
-        if change == QSlider.SliderChange.SliderValueChange and kept is not None:
-            part = _handle_moved(self, kept, handle)
+        if change == QSlider.SliderChange.SliderValueChange and kept and kept[0] == size:
+            part = _handle_moved(self, kept[1], handle)
         if part is None:
             super().sliderChange(change)
         else:
             self.update(part)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        self._marked = _handle_rect(self)  # (Qt repaints it whole, the handle where it is)
 
 
 def connect_canvas(player: Player, canvas: Any) -> None:
