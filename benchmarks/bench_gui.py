@@ -23,6 +23,8 @@ figure                        target         what is timed
 ``open_unplaced_5000_s``      < 3            the same, a file without positions
 ``player_step_{100,1000,      <= 2x floor    one backward step, Follow step and the
 5000}_ms``                                   pulse on, every view repainted
+``player_step_{n}_painted_ms``               the same step to the end of its events,
+                                             where the views it changed have painted
 ``pulse_fps_1000``            >= 50          frames a second while the pulse travels
 ``zoom_repaint_1000_ms``      <= 2x floor    a wheel step at 100 % and the repaint
 ``zoom_fit_repaint_1000_ms``  < 16           the same at fit
@@ -84,6 +86,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QWidget,
 )
 
 from engine.fileformat import GraphFile, load, save  # noqa: E402
@@ -364,25 +367,70 @@ def _presenting(n_nodes: int) -> MainWindow:
     return window
 
 
+class _Painted(QObject):
+    """Which of ``views`` (by name) received a paint event since ``painted`` was cleared."""
+
+    def __init__(self, views: dict[str, QWidget]) -> None:
+        super().__init__()
+        self.views = views
+        self.painted: set[str] = set()
+        self._names = {id(view): name for name, view in views.items()}
+        for view in views.values():
+            view.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint:
+            self.painted.add(self._names.get(id(obj), ""))
+        return False
+
+    def require_all(self, painted: set[str]) -> None:
+        missing = sorted(set(self.views) - painted)
+        if missing:
+            raise RuntimeError(f"a step did not paint {', '.join(missing)} by the end of "
+                               "processEvents: the painted figure would time too little")
+
+    def close(self) -> None:
+        for view in self.views.values():
+            view.removeEventFilter(self)
+
+
 def _player_step_ms(n_nodes: int, repeats: int = 9) -> Figures:
     """One backward step (Follow step and the pulse on) to the repaint of every view; the
-    floor repaints the bare view at the same camera after each step."""
+    floor repaints the bare view at the same camera after each step. Beside it
+    (``_painted_ms``) the same step timed to the end of its ``processEvents``, where every
+    view the step changed has painted (checked: the canvas, the chain-rule text and the
+    scrubber each received a paint event), before the whole window's repaint."""
     window = _presenting(n_nodes)
     floor = Floor(Snapshot(window))
+    views = _Painted({"canvas": window.canvas.viewport(),
+                     "chain-rule text": window.chain_rule.browser.viewport(),
+                     "scrubber": window.player_bar.scrubber})
 
-    def step() -> None:
+    def step() -> tuple[float, float]:
+        views.painted.clear()
+        t0 = time.perf_counter()
         window.player.step_forward()
-        paint(window)
+        app().processEvents()
+        t1 = time.perf_counter()
+        painted = set(views.painted)
+        window.repaint()
+        t2 = time.perf_counter()
+        views.require_all(painted)  # (by the end of processEvents, not by the repaint)
+        return (t2 - t0) * 1000.0, (t1 - t0) * 1000.0
 
-    times, floors = [], []
+    times, painted, floors = [], [], []
     for _ in range(repeats):
-        times.append(timed_ms(step))
+        whole, done = step()
+        times.append(whole)
+        painted.append(done)
         settle(window)
         floor.match(window)
         floors.append(floor.repaint_ms())
+    views.close()
     floor.close()
     close(window)
     return {f"player_step_{n_nodes}_ms": statistics.median(times),
+            f"player_step_{n_nodes}_painted_ms": statistics.median(painted),
             f"player_step_{n_nodes}_floor_ms": statistics.median(floors)}
 
 

@@ -408,6 +408,30 @@ def _handle_moved(slider: QSlider, kept: Hashable, new: Hashable) -> QRect | Non
     return QRect(left, 0, right - left, slider.height())
 
 
+class Scrubber(QSlider):
+    """The toolbar's slider over the steps. A step moves its handle a few pixels, and
+    only the part of it that can look different (:func:`_handle_moved`) is marked for
+    repaint: Qt marked the whole slider, and the toolbar and the window behind it (the
+    slider is see-through) painted their nine hundred pixels under it on every step."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        #: The handle last marked, and the slider's size then (laid out anew since: whole).
+        self._marked: tuple[tuple[int, int], tuple[int, int, int, int]] | None = None
+
+    def sliderChange(self, change: QSlider.SliderChange) -> None:  # noqa: N802 - Qt API
+        kept, size = self._marked, (self.width(), self.height())
+        handle = _handle_rect(self)
+        self._marked = (size, handle)
+        part = None
+        if change == QSlider.SliderChange.SliderValueChange and kept and kept[0] == size:
+            part = _handle_moved(self, kept[1], handle)
+        if part is None:
+            super().sliderChange(change)
+        else:
+            self.update(part)
+
+
 def connect_canvas(player: Player, canvas: Any) -> None:
     """Wire a CanvasView to the player: every frame, and the edge-label text.
 
@@ -477,7 +501,7 @@ class PlayerToolbar(QToolBar):
         self.direction_box.currentIndexChanged.connect(self._direction_chosen)
         self.addWidget(self.direction_box)
 
-        self.scrubber = QSlider(Qt.Orientation.Horizontal, self)
+        self.scrubber = Scrubber(self)
         self.scrubber.setObjectName("PlayerScrubber")
         self.scrubber.setToolTip("Scrub through the forward and backward steps")
         self.scrubber.setMinimumWidth(160)

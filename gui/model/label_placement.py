@@ -14,7 +14,7 @@ rows of ``left, top, right, bottom``), in this order of importance:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -80,77 +80,116 @@ def _covered(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: floa
     return np.round(covered, 6)
 
 
-def _bounds(rects: Sequence[Rect]) -> np.ndarray:
-    return np.array([(x, y, x + w, y + h) for x, y, w, h in rects], dtype=float).reshape(-1, 4)
+def _tiers(
+    size: Point, step_boxes: tuple[Rect, ...], anchors: tuple[Point, ...], view: Rect | None,
+    margin: float, shadow: float,
+) -> Iterator[list[Point]]:
+    """Centres to try, tier by tier, best first (a tier is made only when the one
+    before it had no spot to offer): 0 around the edge's middle (and in a view right
+    above or below it anywhere up the view); 1 around points further along the edge;
+    2 beside the step's boxes and across the whole view (where a label goes when the
+    edge has no room). In a view, each tier's spots slid back into it follow it.
 
-
-def _candidates(
-    size: Point, step: np.ndarray, anchors: list[Point], view: Rect | None, margin: float,
-    shadow: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Centres to try, best first, and each one's tier: 0 around the edge's middle
-    (and in a view right above or below it anywhere up the view); 1 around points
-    further along the edge; 2 beside the step's boxes and across the whole view (where
-    a label goes when the edge has no room). In a view, each slid back into it too.
-
-    Built as a few whole arrays (the offsets around every anchor at once, every tier
-    slid into the view in one clip): stacked tier by tier, the array calls cost more
-    than the arithmetic, twice per step."""
+    Plain floats, not arrays: a step tries a hundred spots or so, and the array calls
+    around so few cost more than the arithmetic (most of a step's placing, twice)."""
     w, h = size
     ups = (h / 2 + 22.0, h / 2 + 80.0, h / 2 + 150.0)
     dys = [0.0] + [d for u in ups for d in (-u, u)]
     dxs = (0.0, -w * 0.35, w * 0.35, -w * 0.8, w * 0.8)
-    offsets = np.array([(dx, dy) for dy in dys for dx in dxs])
-    near = np.array(anchors)[:, None, :] + offsets  # (anchor, offset, xy)
-    g = margin + 1.0
-    beside: list[Point] = []
-    for x0, y0, x1, y1 in step.tolist() + [[*step[:, :2].min(0), *step[:, 2:].max(0)]]:
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        beside += [(x0 - g - w / 2, cy), (x1 + g + w / 2, cy),
-                   (cx, y0 - g - h / 2), (cx, y1 + g + h / 2)]
-    tiers = [near[0], near[1:].reshape(-1, 2), np.array(beside)]
+    offsets = [(dx, dy) for dy in dys for dx in dxs]
+    lo = hi = (0.0, 0.0)
     if view is not None:
         vx, vy, vw, vh = view
         rx, ry = w / 2 + shadow, h / 2 + shadow  # the shadow is in the view too
         lo = (vx + rx, vy + ry)
         hi = (max(lo[0], vx + vw - rx), max(lo[1], vy + vh - ry))
-        ax = anchors[0][0]
-        fs = (0.0, 0.25, 0.75, 1.0)
-        rows = [(ax + dx, lo[1] + (hi[1] - lo[1]) * f) for f in fs for dx in dxs]
-        tiers[0] = np.concatenate((tiers[0], rows))
-        unslid = np.concatenate(tiers)
-        slid = np.minimum(np.maximum(unslid, lo), hi)  # np.clip's arithmetic
-        xs, ys = np.linspace(lo[0], hi[0], SWEEP), np.linspace(lo[1], hi[1], SWEEP)
-        sweep = np.column_stack((np.tile(xs, SWEEP), np.repeat(ys, SWEEP)))
-        cuts = np.cumsum([len(t) for t in tiers[:-1]])
-        tiers = [np.concatenate((t, moved)) for t, moved in zip(tiers, np.split(slid, cuts),
-                                                                strict=True)]
-        tiers[2] = np.concatenate((tiers[2], sweep))
-    spots, tier = np.concatenate(tiers), np.repeat([0, 1, 2], [len(t) for t in tiers])
-    # Each spot once, where it first comes (a spot slid into the view is often where it
-    # was): a later copy ranks no better, and measuring copies against every box was
-    # most of placing a label in a view.
-    first = np.sort(np.unique(spots[:, 0] + 1j * spots[:, 1], return_index=True)[1])
-    return spots[first], tier[first]
+
+    def slide(spots: list[Point]) -> list[Point]:
+        """``spots`` slid into the view (none without one)."""
+        if view is None:
+            return []
+        return [(min(max(x, lo[0]), hi[0]), min(max(y, lo[1]), hi[1])) for x, y in spots]
+
+    ax, ay = anchors[0]
+    first = [(ax + dx, ay + dy) for dx, dy in offsets]
+    if view is not None:
+        first += [(ax + dx, lo[1] + (hi[1] - lo[1]) * f) for f in (0.0, 0.25, 0.75, 1.0)
+                  for dx in dxs]
+    yield first + slide(first)
+    along = [(x + dx, y + dy) for x, y in anchors[1:] for dx, dy in offsets]
+    yield along + slide(along)
+    g = margin + 1.0
+    beside: list[Point] = []
+    rows = [(x, y, x + bw, y + bh) for x, y, bw, bh in step_boxes]
+    both = (min(r[0] for r in rows), min(r[1] for r in rows),
+            max(r[2] for r in rows), max(r[3] for r in rows))
+    for x0, y0, x1, y1 in [*rows, both]:
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        beside += [(x0 - g - w / 2, cy), (x1 + g + w / 2, cy),
+                   (cx, y0 - g - h / 2), (cx, y1 + g + h / 2)]
+    if view is not None:
+        xs, ys = _linspace(lo[0], hi[0], SWEEP), _linspace(lo[1], hi[1], SWEEP)
+        beside += slide(beside) + [(x, y) for y in ys for x in xs]
+    yield beside
+
+
+def _linspace(lo: float, hi: float, n: int) -> list[float]:
+    """``numpy.linspace(lo, hi, n)``, float for float (the spots must not move by a bit)."""
+    step = (hi - lo) / (n - 1)
+    if step == 0:
+        return [i / (n - 1) * (hi - lo) + lo for i in range(n - 1)] + [hi]
+    return [i * step + lo for i in range(n - 1)] + [hi]
 
 
 @lru_cache(maxsize=8)
 def _free_spots(
     size: Point, step_boxes: tuple[Rect, ...], anchors: tuple[Point, ...], view: Rect | None,
     shadow: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The spots to try and their tiers (:func:`_candidates`) off the step's boxes (rule
-    1: a spot over either, its shadow on their margin, is out; never none: beside both
-    boxes is free). They depend on neither the other boxes nor the edges: an edit that
-    redraws the same step's label in the same view (a box added elsewhere) tries the
-    same spots, worked out once (most of placing it). Read-only: they are shared."""
-    step = _bounds(step_boxes)
+) -> tuple[tuple[Point, ...], bool]:
+    """The best of the spots to try (:func:`_tiers`) off the step's boxes (rule 1: a spot
+    over either, its shadow on their margin, is out; never none: beside both boxes is
+    free), and whether they are whole inside the view (rule 2): the first tier's whole
+    in view, else the next tier's, ..., else (none is whole anywhere) the first tier's
+    free ones. Only these are measured against the other boxes: one of them free of
+    boxes and edges is the answer, and else the least covered of them.
+
+    Each spot is tried once, as the first (best-tier) spot it came as: a spot slid into
+    the view is often where it was. They depend on neither the other boxes nor the
+    edges: an edit that redraws the same step's label in the same view (a box added
+    elsewhere) tries the same spots, worked out once."""
+    w, h = size
     margin = max(BOX_MARGIN, shadow)
-    spots, tier = _candidates(size, step, list(anchors), view, margin, shadow)
-    free = ~(_hits(spots, size[0], size[1], step, margin) > 0).any(axis=1)
-    spots, tier = spots[free], tier[free]
-    spots.flags.writeable = tier.flags.writeable = False
-    return spots, tier
+    # each box grown by the margin (as :func:`_hits` grows it)
+    grown = [(x - margin, y - margin, x + bw + margin, y + bh + margin)
+             for x, y, bw, bh in step_boxes]
+    pw, ph, eps = w + 2 * shadow, h + 2 * shadow, 1e-6
+    seen: set[Point] = set()
+    outside: tuple[Point, ...] = ()
+    for tier in _tiers(size, step_boxes, anchors, view, margin, shadow):
+        free = []
+        for spot in tier:
+            if spot in seen:
+                continue
+            seen.add(spot)
+            x, y = spot
+            left, right, top, bottom = x - w / 2, x + w / 2, y - h / 2, y + h / 2
+            for x0, y0, x1, y1 in grown:  # overlapping (what _hits measures) is over
+                if ((right if right < x1 else x1) - (left if left > x0 else x0) > 0
+                        and (bottom if bottom < y1 else y1) - (top if top > y0 else y0) > 0):
+                    break
+            else:
+                free.append(spot)
+        if view is None:
+            inside = free
+        else:
+            vx, vy, vw, vh = view
+            inside = [(x, y) for x, y in free
+                      if x - pw / 2 >= vx - eps and x + pw / 2 <= vx + vw + eps
+                      and y - ph / 2 >= vy - eps and y + ph / 2 <= vy + vh + eps]
+        if inside:
+            return tuple(inside), True
+        outside = outside or tuple(free)
+    return outside, False
 
 
 def place_label(
@@ -171,60 +210,50 @@ def place_label(
     ``shadow``: how far the label's shadow reaches past ``size``, kept off the step's
     boxes and inside the view (another box may have a shadow on its margin)."""
     w, h = size[0] + 2 * shadow, size[1] + 2 * shadow
-    pts = np.array(path, dtype=float).reshape(-1, 2)
+    pts = [(float(x), float(y)) for x, y in path]
     mid = len(pts) // 2
     order = sorted(range(len(pts)), key=lambda i: abs(i - mid))
-    anchors = tuple((float(pts[i, 0]), float(pts[i, 1])) for i in order[:5])
-    spots, tier = _free_spots((float(size[0]), float(size[1])),
-                              tuple(tuple(r) for r in step_boxes), anchors,
-                              None if view is None else tuple(view), shadow)
-    if view is not None:
-        vx, vy, vw, vh = view
-        eps = 1e-6
-        inside = ((spots[:, 0] - w / 2 >= vx - eps) & (spots[:, 0] + w / 2 <= vx + vw + eps)
-                  & (spots[:, 1] - h / 2 >= vy - eps) & (spots[:, 1] + h / 2 <= vy + vh + eps))
-    else:
-        inside = np.ones(len(spots), dtype=bool)
+    anchors = tuple(pts[i] for i in order[:5])
+    spots, inside = _free_spots((float(size[0]), float(size[1])),
+                                tuple(tuple(r) for r in step_boxes), anchors,
+                                None if view is None else tuple(view), shadow)
     other = np.zeros((0, 4)) if boxes is None else boxes
-    if len(other) and len(spots):  # only the boxes anywhere near a spot
+    if len(other):  # only the boxes anywhere near a spot
         m = BOX_MARGIN
-        lo, hi = spots.min(0), spots.max(0)
-        other = other[(other[:, 0] < hi[0] + w / 2 + m) & (other[:, 2] > lo[0] - w / 2 - m)
-                      & (other[:, 1] < hi[1] + h / 2 + m) & (other[:, 3] > lo[1] - h / 2 - m)]
-    # sitting on the curve hides the edge it describes
-    on_curve = ((np.abs(spots[:, 0:1] - pts[:, 0]) <= size[0] / 2)
-                & (np.abs(spots[:, 1:2] - pts[:, 1]) <= size[1] / 2)).any(axis=1)
+        x0, y0 = min(x for x, _y in spots), min(y for _x, y in spots)
+        x1, y1 = max(x for x, _y in spots), max(y for _x, y in spots)
+        other = other[(other[:, 0] < x1 + w / 2 + m) & (other[:, 2] > x0 - w / 2 - m)
+                      & (other[:, 1] < y1 + h / 2 + m) & (other[:, 3] > y0 - h / 2 - m)]
+    covered = _covered(np.array(spots), size[0], size[1], other, BOX_MARGIN).tolist()
+    hw, hh = size[0] / 2, size[1] / 2
     area = size[0] * size[1]
-    penalty = np.where(on_curve, area * 0.05, 0.0)
-    # rule 2, then near the edge if anywhere there is whole in view
-    group = np.where(inside, 0, 3) + tier
-    best_group = group == group.min()
-    # Only the best group's spots are measured: one of them free of boxes and edges is
-    # the answer, and else the least covered of them (most of an edit's placing).
-    covered = np.zeros(len(spots))
-    covered[best_group] = _covered(spots[best_group], size[0], size[1], other, BOX_MARGIN)
-    for i in np.flatnonzero(best_group & (covered == 0)).tolist():
-        x, y = spots[i].tolist()
-        if edges_under is not None and not on_curve[i]:
-            rect = (x - size[0] / 2, y - size[1] / 2, *size)
-            penalty[i] += edges_under(rect) * area * 0.02
-        if penalty[i] == 0:
-            return LabelSpot((x, y), _nearest(pts, x, y), bool(inside[i]), bool(inside[i]))
-    # None free: the best group's least covered spot, the nearest of equals. (Ranked by
-    # group first, no spot of another group can win: their boxes are not measured.)
+    def penalty(x: float, y: float, edges: bool) -> float:
+        """Sitting on the curve hides the edge it describes; over edges (``edges``:
+        counted, off the curve) is worse than bare canvas."""
+        if any(abs(x - px) <= hw and abs(y - py) <= hh for px, py in pts):
+            return area * 0.05
+        if edges and edges_under is not None:
+            return edges_under((x - hw, y - hh, *size)) * area * 0.02
+        return 0.0
+
+    penalties = {}
+    for i, (x, y) in enumerate(spots):
+        if covered[i] == 0:
+            penalties[i] = penalty(x, y, edges=True)
+            if penalties[i] == 0:
+                return LabelSpot((x, y), _nearest(pts, x, y), inside, inside)
+    # None free: the least covered spot, the nearest of equals.
+    penalty_of = [penalties[i] if i in penalties else penalty(x, y, edges=False)
+                  for i, (x, y) in enumerate(spots)]
     ax, ay = anchors[0]
-    rows = np.flatnonzero(best_group)
-    near = spots[rows]
-    dist = np.abs(near[:, 0] - ax) + np.abs(near[:, 1] - ay)
-    best = int(rows[np.lexsort((dist, covered[rows] + penalty[rows]))[0]])
-    x, y = spots[best].tolist()
-    whole = bool(inside[best])
-    return LabelSpot((x, y), _nearest(pts, x, y), whole, whole and covered[best] == 0)
+    best = min(range(len(spots)), key=lambda i: (covered[i] + penalty_of[i],
+                                                 abs(spots[i][0] - ax) + abs(spots[i][1] - ay)))
+    x, y = spots[best]
+    return LabelSpot((x, y), _nearest(pts, x, y), inside, inside and covered[best] == 0)
 
 
-def _nearest(pts: np.ndarray, x: float, y: float) -> Point:
+def _nearest(pts: list[Point], x: float, y: float) -> Point:
     """The sample of the edge nearest to ``(x, y)`` (where the leader line goes)."""
-    if not len(pts):
+    if not pts:
         return (x, y)
-    i = int(np.argmin(np.abs(pts[:, 0] - x) + np.abs(pts[:, 1] - y)))
-    return (float(pts[i, 0]), float(pts[i, 1]))
+    return min(pts, key=lambda p: abs(p[0] - x) + abs(p[1] - y))

@@ -8,8 +8,8 @@ edges in view at once instead of asking the grid about each.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QRectF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QImage, QPainter, QPaintEvent, QRegion
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QGraphicsView, QTextBrowser, QWidget
 
@@ -426,6 +426,46 @@ def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
     assert blitted != before  # the handle moved
     cache.invalidate()
     assert win.grab(area).toImage() == blitted  # as the style paints it, over its backdrop
+
+
+class _PaintRegions(QObject):
+    """The regions of the paint events ``widget`` receives, with the size ``sized`` had
+    at each."""
+
+    def __init__(self, widget: QWidget, sized: QWidget) -> None:
+        super().__init__(widget)
+        self.sized = sized
+        self.regions: list[tuple[QRegion, QSize]] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if isinstance(event, QPaintEvent):
+            self.regions.append((QRegion(event.region()), self.sized.size()))
+        return False
+
+
+def test_a_step_repaints_the_scrubber_and_what_is_behind_it_only_around_its_handle(
+    make_window,  # noqa: ANN001
+) -> None:
+    """The slider and the toolbar behind it (the slider is see-through) paint only the
+    part around the handle's two places, not the whole groove, on each step (but the
+    first after the slider was laid out anew: a longer status text beside it)."""
+    win, _cache, area = _scrubber_at_step_one(make_window)
+    win.player.step_forward()  # (the first step after the slider was laid out: whole)
+    QApplication.processEvents()
+    scrubber, bar = win.player_bar.scrubber, win.player_bar
+    area = QRect(area.topLeft(), scrubber.size())
+    painted = [_PaintRegions(scrubber, scrubber), _PaintRegions(bar, scrubber)]
+    for _ in range(4):
+        win.player.step_forward()
+        QApplication.processEvents()
+    for seen in painted:
+        groove = QRegion(QRect(scrubber.mapTo(bar, QPoint(0, 0)), scrubber.size()))
+        if seen.parent() is scrubber:
+            groove = QRegion(scrubber.rect())
+        widths = [(region & groove).boundingRect().width() for region, size in seen.regions
+                  if size == area.size() and not (region & groove).isEmpty()]
+        assert len(widths) >= 2 and max(widths) < area.width() / 4
 
 
 def test_the_scrubber_drawn_in_parts_looks_as_the_style_paints_it(

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from gui.model.label_placement import (
     BOX_MARGIN,
     WHOLE_TABLE,
-    _candidates,
     _covered,
     _free_spots,
     _hits,
+    _tiers,
     place_label,
 )
 
@@ -114,14 +114,18 @@ def test_spots_measured_in_groups_cover_what_the_whole_table_says() -> None:
 
 def test_each_candidate_spot_is_tried_once_in_its_best_tier() -> None:
     """A spot slid into the view is often where it was: it is measured once, as the
-    first (best-tier) spot it came as, and the spots keep their order."""
-    step = np.array([[0.0, 0.0, 160.0, 60.0], [300.0, 200.0, 460.0, 260.0]])
-    anchors = [(230.0, 130.0), (200.0, 110.0), (260.0, 150.0), (170.0, 90.0), (290.0, 170.0)]
-    spots, tier = _candidates((160.0, 60.0), step, anchors, (-500.0, -400.0, 1500.0, 1000.0),
-                              BOX_MARGIN, 4.0)
-    assert len({tuple(p) for p in spots.tolist()}) == len(spots)
-    assert (np.diff(tier) >= 0).all()  # best first
-    assert (tier == 0).any() and (tier == 2).any()
+    first (best-tier) spot it came as, and the spots keep their order; a tier with a
+    spot whole in view and off the step's boxes is the only one measured."""
+    step = ((0.0, 0.0, 160.0, 60.0), (300.0, 200.0, 160.0, 60.0))
+    anchors = ((230.0, 130.0), (200.0, 110.0), (260.0, 150.0), (170.0, 90.0), (290.0, 170.0))
+    view = (-500.0, -400.0, 1500.0, 1000.0)
+    spots, inside = _free_spots((160.0, 60.0), step, anchors, view, 4.0)
+    _free_spots.cache_clear()
+    assert inside and len(set(spots)) == len(spots)
+    first, along, beside = _tiers((160.0, 60.0), step, anchors, view, BOX_MARGIN, 4.0)
+    assert len(set(first)) < len(first)  # copies slid to where they were
+    assert list(spots) == [p for i, p in enumerate(first) if p not in first[:i] and p in spots]
+    assert along and beside  # (made, not measured)
 
 
 @settings(max_examples=60, deadline=None)
