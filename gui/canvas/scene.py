@@ -514,14 +514,21 @@ class CanvasScene(QGraphicsScene):
                     changed.append(nid)
             elif item.set_input_ports(flags):
                 reported.append(nid)
-        want = set(graph.edges())
-        for key in [k for k in self.edges if k not in want]:
+        if touched is None:
+            want = set(graph.edges())
+            stale = [k for k in self.edges if k not in want]
+        else:  # only the named nodes' operands were reconnected (a box removed took its own)
+            want = {(s, n, i) for n in touched if n in nodes
+                    for i, s in enumerate(nodes[n].inputs) if s}
+            stale = [k for n in touched for k in self._touching.get(n, ())
+                     if k[1] == n and k not in want]
+        for key in stale:
             edge = self.edges.pop(key)
             self._forget_edge(key)
             for nid in key[:2]:
                 self._edges_to_change(nid).discard(key)
             self._drop_edge(edge)
-        for key in want - set(self.edges):
+        for key in [k for k in want if k not in self.edges]:
             edge = EdgeItem(key)
             self.edges[key] = edge
             for nid in key[:2]:

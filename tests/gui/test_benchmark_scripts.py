@@ -97,6 +97,25 @@ def test_gui_graph_file_opens_in_the_window(qapp) -> None:  # noqa: ANN001
     assert all(callable(f) for f in bench.FIGURES.values())
 
 
+def test_gui_painted_figure_needs_the_viewport_painted(qtbot) -> None:  # noqa: ANN001
+    """``*_painted_ms`` times an act to the end of the events it posted, and refuses a
+    figure whose viewport did not paint by then (an app showing nothing new yet)."""
+    from PySide6.QtWidgets import QAbstractScrollArea
+
+    bench = script("bench_gui")
+    area = QAbstractScrollArea()
+    qtbot.addWidget(area)
+    area.resize(200, 100)
+    area.show()
+    qtbot.waitExposed(area)
+    undone = []
+    figure = bench._painted_ms(area.viewport().update, area.viewport(),
+                               lambda: undone.append(1), repeats=3)
+    assert figure > 0 and undone == [1, 1, 1]
+    with pytest.raises(RuntimeError, match="did not paint"):
+        bench._painted_ms(lambda: None, area.viewport(), lambda: None, repeats=1)
+
+
 def test_capture_model_is_captured() -> None:
     bench = script("bench_capture")
     model = bench.mlp(2, 3)

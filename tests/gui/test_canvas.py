@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 from engine.fileformat import GraphFile
 from engine.graph import Graph
 from gui.canvas import CanvasView
-from gui.commands import AddNode, Disconnect, push
+from gui.commands import AddNode, Connect, Disconnect, RemoveNodes, push
 from gui.document import GraphDocument
 from gui.model.names import MIME_OP
 from gui.model.timeline import Timeline
@@ -195,6 +195,38 @@ def test_refused_drag_shows_red_while_hovering(view: CanvasView) -> None:
 
 
 # ---------------------------------------------------------------------------- deleting
+
+
+def test_edits_off_the_output_path_keep_the_edges_the_graph_has(seeded: CanvasView) -> None:
+    """An edit that names the nodes it changed (off the output's path) looks at those
+    nodes' edges only: the edge items stay exactly the graph's edges, each listed at
+    both its ends, through adds, connects, disconnects, a delete and their undo."""
+    view, doc = seeded, seeded.doc
+    scene = view.canvas
+
+    def edges_match() -> None:
+        assert set(scene.edges) == set(doc.graph.edges())
+        for key in scene.edges:
+            assert key in scene._touching[key[0]] and key in scene._touching[key[1]]
+        assert all(set(keys) <= set(scene.edges) for keys in scene._touching.values())
+
+    p = add(view, "input", 0, 400, value=2.0)
+    q = add(view, "input", 0, 500, value=3.0)
+    named = [doc.results.changed is not None]
+    for cmd in (AddNode(doc, "mul", (200, 450), id="m"), Connect(doc, p, "m", 0),
+                Connect(doc, q, "m", 1), Disconnect(doc, "m", 0), Connect(doc, "x1", "m", 0),
+                Disconnect(doc, "m", 1), AddNode(doc, "neg", (400, 450), id="n"),
+                Connect(doc, "m", "n", 0), RemoveNodes(doc, ["m"])):
+        assert push(doc, cmd) is None
+        named.append(doc.results.changed is not None)
+        edges_match()
+    assert all(named)  # (each named what it changed: the path under test)
+    for _ in range(7):
+        doc.undo_stack.undo()
+        edges_match()
+    while doc.undo_stack.canRedo():
+        doc.undo_stack.redo()
+        edges_match()
 
 
 def test_delete_node_and_undo(seeded: CanvasView, qtbot) -> None:  # noqa: ANN001

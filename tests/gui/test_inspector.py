@@ -271,6 +271,52 @@ def test_an_add_or_delete_changes_one_entry_of_the_output_list(
     assert counts == {"inserted": 1, "removed": 1, "reset": 0}
 
 
+def test_the_output_list_is_as_wide_as_its_widest_entry_measured_only_when_that_changes(
+    qtbot, inspector: Inspector, doc: GraphDocument,  # noqa: ANN001
+) -> None:
+    """The output list's size is the one an ``AdjustToContents`` list of the same entries
+    has, after an add of a short name, a long one, and their undo; a name no wider than
+    the widest asks the backward section for no new layout."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication, QComboBox
+
+    section = inspector.backward
+    combo = section.output_combo
+
+    def fresh_hint() -> tuple[int, int]:
+        twin = QComboBox(sizeAdjustPolicy=QComboBox.SizeAdjustPolicy.AdjustToContents)
+        qtbot.addWidget(twin)
+        twin.setFont(combo.font())
+        twin.addItems([combo.itemText(i) for i in range(combo.count())])
+        return twin.sizeHint().toTuple()
+
+    requests = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.LayoutRequest:
+                requests.append(watched)
+            return False
+
+    for _ in range(3):  # the layouts showing the window asked for, done
+        QApplication.processEvents()
+    watch = Watch()
+    section.installEventFilter(watch)
+    assert push(doc, AddNode(doc, "input", (0, 200), id="z", value=1.0)) is None
+    QApplication.processEvents()
+    assert combo.itemText(1) == "z" and requests == []
+    assert combo.sizeHint().toTuple() == fresh_hint()
+    narrow = combo.sizeHint().width()
+    long_name = "a_rather_long_node_name_" * 3
+    assert push(doc, AddNode(doc, "input", (0, 300), id=long_name, value=1.0)) is None
+    QApplication.processEvents()
+    assert combo.sizeHint().toTuple() == fresh_hint() and combo.sizeHint().width() > narrow
+    assert requests  # wider: the section is laid out again
+    doc.undo_stack.undo()
+    QApplication.processEvents()
+    assert combo.sizeHint().toTuple() == fresh_hint() and combo.sizeHint().width() == narrow
+
+
 def test_a_refresh_that_changes_nothing_lays_the_backward_section_out_again_never(
     qtbot, inspector: Inspector, doc: GraphDocument,  # noqa: ANN001
 ) -> None:
