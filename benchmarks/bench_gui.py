@@ -388,7 +388,7 @@ class _Painted(QObject):
     def require_all(self, painted: set[str]) -> None:
         missing = sorted(set(self.views) - painted)
         if missing:
-            raise RuntimeError(f"a step did not paint {', '.join(missing)} by the end of "
+            raise RuntimeError(f"{', '.join(missing)} did not paint by the end of "
                                "processEvents: the painted figure would time too little")
 
     def close(self) -> None:
@@ -607,28 +607,25 @@ def _edit_window() -> MainWindow:
     return window
 
 
-def _painted_ms(act: Callable[[], object], viewport: QObject, undo: Callable[[], object],
+def _painted_ms(act: Callable[[], object], viewport: QWidget, undo: Callable[[], object],
                 repeats: int) -> float:
     """``act``, then the events it posted delivered (what the screen shows next): the
     median over ``repeats``, ``undo`` after each (untimed). Raises when ``viewport`` did
     not paint within that time (an app that defers its repaint shows nothing new yet);
     the same rule for both apps."""
-    counter = _PaintCounter()
-    viewport.installEventFilter(counter)
+    views = _Painted({f"{type(viewport.parent()).__name__}'s viewport": viewport})
     times = []
     try:
         for _ in range(repeats):
-            counter.frames = 0
+            views.painted.clear()
             t0 = time.perf_counter()
             act()
             app().processEvents()
             times.append((time.perf_counter() - t0) * 1000.0)
-            if not counter.frames:
-                raise RuntimeError(f"{type(viewport.parent()).__name__}'s viewport did not "
-                                   "paint by the end of processEvents")
+            views.require_all(views.painted)
             undo()
     finally:
-        viewport.removeEventFilter(counter)
+        views.close()
     return statistics.median(times)
 
 
