@@ -54,6 +54,22 @@ def artifacts_dir() -> str:
 
 
 @pytest.fixture(autouse=True)
+def widgets_freed_after_each_test():  # noqa: ANN201 - pytest fixture
+    """Free the widgets a test closed when it ends (autouse: after pytest-qt's own
+    close of the test's widgets), as the app's event loop frees a closed window.
+
+    ``deleteLater`` outside an event loop waits for the next one to run, which in a test
+    run is some later test's ``qtbot.wait``: the windows of earlier tests were then
+    deleted in the middle of another test's events, at a moment that depended on the
+    tests before it (a rare segfault late in full runs, never in one file)."""
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(autouse=True)
 def no_dialogs(monkeypatch):  # noqa: ANN001, ANN201 - pytest fixture
     """Replace every dialog the main window can open, so no test can hang on one
     (autouse: a failing test's teardown would otherwise wait on a modal box).
