@@ -60,7 +60,6 @@ from engine.pytorch_check import (
     torch_available,
     torch_grads,
 )
-from engine.train import TrainSpec
 
 from .commands import SwapEdit, push
 from .document import GraphDocument, Point
@@ -73,6 +72,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QProcess
 
     from engine.pytorch_import import Imported
+    from engine.train import TrainSpec
 
 
 class CodeEditor(QPlainTextEdit):
@@ -206,7 +206,7 @@ def document_script(doc: GraphDocument) -> str:
 
 
 #: What the code dock's apply replaces: graph, positions, output, gradient, train block.
-_Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, TrainSpec | None]
+_Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, "TrainSpec | None"]
 
 
 class ReplaceGraph(SwapEdit):

@@ -25,7 +25,6 @@ from ..model import colours
 from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
 from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
-from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME, paper_browser, style
@@ -628,6 +627,8 @@ def _update(p: Player, frame: Frame) -> str:
     spec, state = p.doc.train, p.doc.train_state
     if spec is None or state is None or frame.position != p.timeline.end:
         return ""
+    from ..model.train_view import update_html  # with a train block: start-up loads none
+
     return update_html(spec, state)
 
 

@@ -40,7 +40,8 @@ COLD_AT_START = (
     "gui.panels.summary", "gui.panels.jacobian_view", "gui.panels.gradient_flow",
     "gui.canvas.quick_search", "gui.single_instance", "engine.gradcheck", "secrets",
     "engine.pytorch_export", "engine.pytorch_train", "engine.pytorch_import", "gui.clipboard",
-    "engine.tracefile", "engine.captured",
+    "engine.tracefile", "engine.captured", "engine.train", "gui.model.train_view",
+    "gui.train_commands", "html",
 )
 
 _FIRST_PAINT = """
