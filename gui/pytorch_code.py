@@ -29,7 +29,6 @@ from PySide6.QtGui import (
     QKeySequence,
     QShortcut,
     QTextCursor,
-    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QDialog,
@@ -90,6 +89,10 @@ class CodeEditor(QPlainTextEdit):
         marks = []
         block = self.document().findBlockByNumber((line or 1) - 1)
         if line is not None and block.isValid():
+            # Here, not at the top: QTextFormat's ~200 properties are an enum PySide6
+            # builds when the class is first imported (as gui.panels.chain_rule.text_px).
+            from PySide6.QtGui import QTextFormat
+
             mark = QTextEdit.ExtraSelection()
             mark.format.setBackground(THEME.error_mark)
             mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)

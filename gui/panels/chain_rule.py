@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QRect, Qt, QTimer
-from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QPixmap, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QScrollBar,
     QStyle,
@@ -594,6 +594,10 @@ def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
     """The pixel sizes ``doc`` sets its text at, one entry per character: body text, and
     sub- and superscripts (at Qt's share of their own font). Tables' cells included; the
     whole call's summary left out. What the legibility figures and tests read."""
+    # Here, not at the top: PySide6 builds QTextFormat's ~200 properties as an enum when
+    # the class is first imported, before the first paint, for what only they read.
+    from PySide6.QtGui import QTextCharFormat
+
     body: list[float] = []
     subs: list[float] = []
     end = doc.find(SUMMARY_HEADING)
