@@ -32,7 +32,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,7 +75,9 @@ from .layout_keys import LayoutKeyError, check_file_keys, check_node_keys
 from .links import topological_sort
 from .ops import LEAF_OPS, OPS
 from .ops.record import OpShapeError
-from .train import TRAIN_MINOR_VERSION, TrainSpec, train_from_json
+
+if TYPE_CHECKING:
+    from .train import TrainSpec
 
 SUFFIX = ".bpgraph"
 #: A captured trace's suffix (:mod:`engine.tracefile` reads those files): beside the
@@ -310,6 +312,8 @@ def _graph(
 def _train(value: dict[str, Any], graph: Graph) -> TrainSpec:
     """The ``train`` block: its ranges, and that the nodes it names exist (whether the
     loss is a scalar is a question of values, asked when training starts)."""
+    from .train import train_from_json  # with the first train block: start-up reads none
+
     try:
         spec = train_from_json(value)
     except GraphError as exc:
@@ -323,6 +327,8 @@ def _train(value: dict[str, Any], graph: Graph) -> TrainSpec:
 def minor_version(gf: GraphFile) -> int:
     """The lowest minor version holding what ``gf`` uses (0: a file as version 1.0 wrote it)."""
     if gf.train is not None:
+        from .train import TRAIN_MINOR_VERSION
+
         return TRAIN_MINOR_VERSION
     shaped = [n.value for n in gf.graph.nodes.values() if n.is_leaf] + [gf.gradient]
     if any(empty_shape(v) is not None for v in shaped):

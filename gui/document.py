@@ -27,13 +27,14 @@ from engine.fileformat import GraphFile
 from engine.graph import Graph, Node, Removed, fresh_id
 from engine.groups import Group, check_group
 from engine.layout_keys import clamp, point
-from engine.train import TrainSpec
 
 from .model.results import Results
-from .model.train_view import TrainState
 
 if TYPE_CHECKING:
     from engine.captured import CapturedTrace
+    from engine.train import TrainSpec
+
+    from .model.train_view import TrainState
 
 Point = tuple[float, float]
 

@@ -387,7 +387,10 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         file.addActions([act["new"], act["open"]])
         self.examples_menu = file.addMenu("Open E&xample")
-        self._fill_examples()
+        # Filled as it opens, like Open Recent: each title is read from its file, a
+        # dozen files parsed before the first paint for a menu not open yet.
+        self.examples_menu.aboutToShow.connect(self._fill_examples)
+        self.examples_menu.setEnabled(any(EXAMPLES_DIR.glob(f"*{SUFFIX}")))
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self._fill_recent)

@@ -29,7 +29,6 @@ from PySide6.QtGui import (
     QKeySequence,
     QShortcut,
     QTextCursor,
-    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QDialog,
@@ -60,7 +59,6 @@ from engine.pytorch_check import (
     torch_available,
     torch_grads,
 )
-from engine.train import TrainSpec
 
 from .commands import SwapEdit, push
 from .document import GraphDocument, Point
@@ -73,6 +71,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QProcess
 
     from engine.pytorch_import import Imported
+    from engine.train import TrainSpec
 
 
 class CodeEditor(QPlainTextEdit):
@@ -90,6 +89,10 @@ class CodeEditor(QPlainTextEdit):
         marks = []
         block = self.document().findBlockByNumber((line or 1) - 1)
         if line is not None and block.isValid():
+            # Here, not at the top: QTextFormat's ~200 properties are an enum PySide6
+            # builds when the class is first imported (as gui.panels.chain_rule.text_px).
+            from PySide6.QtGui import QTextFormat
+
             mark = QTextEdit.ExtraSelection()
             mark.format.setBackground(THEME.error_mark)
             mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
@@ -194,7 +197,7 @@ class ImportCodeDialog(QDialog):
 
 
 #: What the code dock's apply replaces: graph, positions, output, gradient, train block.
-_Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, TrainSpec | None]
+_Side = tuple[Graph, dict[str, Point], str | None, np.ndarray | None, "TrainSpec | None"]
 
 
 class ReplaceGraph(SwapEdit):

@@ -53,6 +53,7 @@ def collect_actions(menubar: QMenuBar) -> list[tuple[str, str, str]]:
             sub = action.menu()
             if isinstance(sub, QMenu):
                 if sub.objectName() != "recentMenu":  # file names are not commands
+                    sub.aboutToShow.emit()  # a menu filled as it opens (Open Example)
                     walk(sub, f"{path} › {_clean(sub.title())}")
                 continue
             rows.append((path, _clean(action.text()), _shortcut_text(action)))

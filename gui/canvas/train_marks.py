@@ -16,23 +16,24 @@ moment the pulse arrives, not before. Marks never take clicks: the boxes under t
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEasingCurve, QObject, QPointF, Qt, QVariantAnimation
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem
 
-from engine.train import Update
-
 from ..document import GraphDocument
 from ..model.semantic_zoom import is_compact
-from ..model.train_view import box_line, box_summary
 from ..model.update_act import UpdateFrame, active, at, shown_values
 from ..theme import THEME
 from .edge_item import PulseItem
 from .node_item import NodeItem
 from .port_item import UNIT, cfont, cline
 from .scene import CanvasScene
+
+if TYPE_CHECKING:
+    from engine.train import Update
 
 PAD = 5.0 * UNIT
 #: The update line's size on the canvas (points at zoom 1), as a box's small print.
@@ -161,6 +162,9 @@ class TrainMarks(QObject):
         spec = self.doc.train
         if spec is None:
             return
+        # Here, not at the top: the train view (and engine.train) load with a train block.
+        from ..model.train_view import box_line, box_summary
+
         for nid, up in self.updates().items():
             mark = self.marks[nid]
             mark.show_line(box_line(up, spec), box_summary(up), self.nodes[nid],

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.train import Update
+if TYPE_CHECKING:
+    from engine.train import Update
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QRect, Qt, QTimer
-from PySide6.QtGui import QPixmap, QResizeEvent, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QPixmap, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QScrollBar,
     QStyle,
@@ -25,7 +25,6 @@ from ..model import colours
 from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
 from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
-from ..model.train_view import update_html
 from ..paint_cache import PaintCache
 from ..player import Player
 from ..theme import CHAIN_RULE_PT, THEME, paper_browser, style
@@ -598,6 +597,10 @@ def text_px(doc: QTextDocument) -> tuple[list[float], list[float]]:
     """The pixel sizes ``doc`` sets its text at, one entry per character: body text, and
     sub- and superscripts (at Qt's share of their own font). Tables' cells included; the
     whole call's summary left out. What the legibility figures and tests read."""
+    # Here, not at the top: PySide6 builds QTextFormat's ~200 properties as an enum when
+    # the class is first imported, before the first paint, for what only they read.
+    from PySide6.QtGui import QTextCharFormat
+
     body: list[float] = []
     subs: list[float] = []
     end = doc.find(SUMMARY_HEADING)
@@ -631,6 +634,8 @@ def _update(p: Player, frame: Frame) -> str:
     spec, state = p.doc.train, p.doc.train_state
     if spec is None or state is None or frame.position != p.timeline.end:
         return ""
+    from ..model.train_view import update_html  # with a train block: start-up loads none
+
     return update_html(spec, state)
 
 

@@ -35,14 +35,12 @@ from PySide6.QtWidgets import (
 from engine.errors import GraphError
 from engine.ops import OPS
 from engine.ops.record import ATTR_KINDS, Attr
-from engine.train import params_of
 
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
 from ..model.formatting import count, fmt_shape, format_tensor
 from ..tensor_editor import TensorEditor
 from ..theme import THEME, error_sheet, muted_sheet, style
-from ..train_commands import set_trainable
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
@@ -221,6 +219,8 @@ class NodeSection(_Section):
                 self.requires_grad.setChecked(node.requires_grad)
         self.trainable.setVisible(node.op == "input" and self.doc.train is not None)
         if self.doc.train is not None:
+            from engine.train import params_of  # with a train block: start-up loads none
+
             self.trainable.setEnabled(node.requires_grad)
             with QSignalBlocker(self.trainable):
                 self.trainable.setChecked(node.id in params_of(self.doc.graph, self.doc.train))
@@ -366,6 +366,8 @@ class NodeSection(_Section):
 
     def _trainable_toggled(self, flag: bool) -> None:
         if self.node_id in self.doc.graph and self.doc.train is not None:
+            from ..train_commands import set_trainable  # as params_of in refresh
+
             self._push(set_trainable(self.doc, self.node_id, bool(flag)))  # type: ignore[arg-type]
 
 

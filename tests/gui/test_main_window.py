@@ -261,6 +261,8 @@ def test_status_bar_warns_about_nan(make_window) -> None:  # noqa: ANN001
 
 def test_examples_menu_and_palette(qtbot, make_window, no_dialogs) -> None:  # noqa: ANN001
     win = make_window()
+    assert win.examples_menu.isEnabled()
+    win.examples_menu.aboutToShow.emit()  # filled as it opens
     examples = win.examples_menu.actions()
     assert len(examples) >= 5
     first = examples[0]
