@@ -58,7 +58,7 @@ def _build_window(path: str | Path | None) -> MainWindow:
         return window
     window.open_default_example()  # at step 0
     if path is None:
-        QTimer.singleShot(0, window.tour.start_if_first)  # once shown; first launch only
+        QTimer.singleShot(0, window, window.tour.start_if_first)  # once shown; first launch only
     return window
 
 
@@ -152,7 +152,7 @@ def main(args: list[str]) -> int:
         errors = windows.open_files(options.files)
         if windows.open:
             # After the first paint: offer any autosave a crashed session left behind.
-            QTimer.singleShot(0, windows.open[0].files.offer_recovery)
+            QTimer.singleShot(0, windows.open[0], windows.open[0].files.offer_recovery)
             status = int(app.exec())
         else:
             status = 2

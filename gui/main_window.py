@@ -744,7 +744,7 @@ class MainWindow(QMainWindow):
         """Restore a saved zoom/centre (or fit the graph); waits for the first show."""
         self._pending_view = view if view else "fit"
         if self.isVisible():
-            QTimer.singleShot(0, self._apply_pending_view)
+            QTimer.singleShot(0, self, self._apply_pending_view)
 
     def _apply_pending_view(self) -> None:
         view, self._pending_view = self._pending_view, None
@@ -768,7 +768,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            QTimer.singleShot(0, self._apply_pending_view)
+            QTimer.singleShot(0, self, self._apply_pending_view)
 
     @reported
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
@@ -776,14 +776,14 @@ class MainWindow(QMainWindow):
         self._elide_problems()
         if self._refit_on_resize or self._refit_after_state:
             self._refit_after_state = False
-            QTimer.singleShot(0, self.canvas.refit)
+            QTimer.singleShot(0, self.canvas, self.canvas.refit)
 
     @reported
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
         if event.type() == QEvent.Type.WindowStateChange and not self.presenting:
             self._refit_after_state = True  # maximised or restored: fit the new size
-            QTimer.singleShot(0, self.canvas.refit)
+            QTimer.singleShot(0, self.canvas, self.canvas.refit)
 
     def start_screen_rect(self) -> QRect:
         """The available area of the screen the app starts on (where the mouse is)."""
@@ -866,10 +866,10 @@ class MainWindow(QMainWindow):
         self.showFullScreen()
         # Without a window manager (a kiosk, a projector's Linux box) nothing makes the
         # window full screen: it then covers the screen frameless instead.
-        QTimer.singleShot(FULL_SCREEN_WAIT_MS, self._ensure_full_screen)
+        QTimer.singleShot(FULL_SCREEN_WAIT_MS, self, self._ensure_full_screen)
         self.resizeDocks([self.panels_dock], [int(150 * THEME.scale)], Qt.Orientation.Vertical)
         self._refit_on_resize = True  # the full-screen size arrives later: fit then too
-        QTimer.singleShot(0, self.canvas.refit)
+        QTimer.singleShot(0, self.canvas, self.canvas.refit)
         self.canvas.setFocus()
 
     def _ensure_full_screen(self) -> None:
@@ -904,8 +904,8 @@ class MainWindow(QMainWindow):
             self.restoreState(self._saved_state)
         self._apply_theme()
         self._pending_view = self._saved_view
-        QTimer.singleShot(0, self._apply_pending_view)
-        QTimer.singleShot(0, self.tour.resume)  # beside its widget once they are back
+        QTimer.singleShot(0, self, self._apply_pending_view)
+        QTimer.singleShot(0, self, self.tour.resume)  # beside its widget once they are back
 
     def _presentation_look(self, on: bool) -> None:
         """Large high-contrast type and no menu, status or tab bar (``on``), or back; the

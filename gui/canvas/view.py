@@ -860,7 +860,7 @@ class CanvasView(QGraphicsView):
         self._refused.set_ends(src.scenePos(), dst.scenePos())
         self._refused.set_valid(False)
         self._refused.show()
-        QTimer.singleShot(700, self._hide_refused)
+        QTimer.singleShot(700, self, self._hide_refused)
 
     def _hide_refused(self) -> None:
         if self._refused is not None:

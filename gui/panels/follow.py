@@ -61,7 +61,7 @@ class WhenVisible(QObject):
             if _sized(widget):
                 self.render_now()
             else:  # the resize comes before the first paint; if none does (same size):
-                QTimer.singleShot(0, self.flush)
+                QTimer.singleShot(0, self, self.flush)
         elif kind == QEvent.Type.Resize and widget.isVisible():
             self.render_now()  # shown unsized: this is its real size
         return False
