@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QSpinBox
 
 from engine.ops import OPS
@@ -13,6 +13,20 @@ from engine.ops.record import ATTR_KINDS, parse_int_list
 from gui.commands import AddNode, Connect, SetBackward, push
 from gui.document import GraphDocument
 from gui.panels.inspector import Inspector
+
+
+class LayoutRequests(QObject):
+    """The layout requests ``widget`` receives from now on (``seen``, the objects asked)."""
+
+    def __init__(self, widget: QObject) -> None:
+        super().__init__(widget)  # kept as long as the widget
+        self.seen: list[QObject] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.seen.append(watched)
+        return False
 
 
 @pytest.fixture
@@ -277,7 +291,6 @@ def test_the_output_list_is_as_wide_as_its_widest_entry_measured_only_when_that_
     """The output list's size is the one an ``AdjustToContents`` list of the same entries
     has, after an add of a short name, a long one, and their undo; a name no wider than
     the widest asks the backward section for no new layout."""
-    from PySide6.QtCore import QEvent, QObject
     from PySide6.QtWidgets import QApplication, QComboBox
 
     section = inspector.backward
@@ -290,18 +303,9 @@ def test_the_output_list_is_as_wide_as_its_widest_entry_measured_only_when_that_
         twin.addItems([combo.itemText(i) for i in range(combo.count())])
         return twin.sizeHint().toTuple()
 
-    requests = []
-
-    class Watch(QObject):
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-            if event.type() == QEvent.Type.LayoutRequest:
-                requests.append(watched)
-            return False
-
     for _ in range(3):  # the layouts showing the window asked for, done
         QApplication.processEvents()
-    watch = Watch()
-    section.installEventFilter(watch)
+    requests = LayoutRequests(section).seen
     assert push(doc, AddNode(doc, "input", (0, 200), id="z", value=1.0)) is None
     QApplication.processEvents()
     assert combo.itemText(1) == "z" and requests == []
@@ -323,23 +327,13 @@ def test_a_refresh_that_changes_nothing_lays_the_backward_section_out_again_neve
     """The one-hot index's range is set only when the output's size changes: set again,
     even to the same range, the spin box asks its section for a new layout (0.3 ms on
     every edit)."""
-    from PySide6.QtCore import QEvent, QObject
     from PySide6.QtWidgets import QApplication
 
     section = inspector.backward
     section.refresh()
     for _ in range(3):  # the layouts showing the window asked for, done
         QApplication.processEvents()
-    requests = []
-
-    class Watch(QObject):
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-            if event.type() == QEvent.Type.LayoutRequest:
-                requests.append(watched)
-            return False
-
-    watch = Watch()
-    section.installEventFilter(watch)
+    requests = LayoutRequests(section).seen
     section.refresh()
     QApplication.processEvents()
     assert requests == []
