@@ -27,7 +27,7 @@ import numpy as np
 
 from .autodiff import Forward
 from .errors import GraphError
-from .graph import CAPTURED_OP, Graph
+from .graph import CAPTURED_OP, Graph, id_problem
 from .ops import OPS
 from .trace import JACOBIAN_LIMIT, Step, Trace
 
@@ -483,6 +483,9 @@ def groups_from_json(value: Any, graph: Graph) -> list[Group]:
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"]:
             raise GraphError('each group needs an "id" (a non-empty string)')
         gid = entry["id"]
+        problem = id_problem(gid)  # shown on the frame and in the write-ups, as a node id is
+        if problem is not None:
+            raise GraphError(f"group {gid!r}: {problem.replace('the id', 'its id')}")
         if gid in seen:
             raise GraphError(f"group {gid!r}: this id is used twice")
         seen.add(gid)

@@ -281,3 +281,17 @@ def test_an_id_with_a_bidi_control_is_refused_naming_the_node(control: str) -> N
     with pytest.raises(GraphError, match="bidirectional control"):
         g.rename("x", nid)
     assert list(g.nodes) == ["x"]
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u2066", "\u200f"])
+def test_a_group_id_with_a_bidi_control_is_refused_naming_the_group(control: str) -> None:
+    """A group's id is shown as a node's is (its collapsed box, the write-ups), so a file
+    whose group id holds a bidirectional control is refused in one line naming the group,
+    with no control in the message."""
+    gid = f"g{control}1"
+    message = one_line_error(header([{"id": "a", "op": "input", "value": 1.0},
+                                     {"id": "b", "op": "neg", "inputs": ["a"]}],
+                                    groups=[{"id": gid, "members": ["b"]}]))
+    assert message.startswith(f"group {gid!r}: its id holds the bidirectional control "
+                              f"U+{ord(control):04X}"), message
+    assert BIDI_CONTROLS.isdisjoint(message)
