@@ -193,8 +193,7 @@ class NodeSection(_Section):
         self.hint.setVisible(node is None)
         if node is None:
             if self.body is not None:
-                self.body.hide()
-            self._op = None
+                self.body.hide()  # its attribute rows stay: the next node of that op refills them
             return
         (self.body or self._build_body()).show()
         if node.op != self._op or set(self.attr_widgets) != set(node.attrs):

@@ -174,6 +174,24 @@ def test_attribute_widgets(inspector: Inspector, doc: GraphDocument) -> None:
     assert doc.graph.nodes["s"].attrs["keepdim"] is True
 
 
+def test_a_node_of_the_same_op_selected_after_none_refills_its_attribute_rows(
+        inspector: Inspector, doc: GraphDocument) -> None:
+    # The page is filled, not built again: a node added with none selected (the usual
+    # add) got its attribute rows made anew each time (~0.8 ms for sum's in a 200-node graph).
+    inspector.set_selection(["s"])
+    rows = dict(inspector.node.attr_widgets)
+    rows["dim"].setText("1")
+    rows["dim"].editingFinished.emit()
+    assert push(doc, AddNode(doc, "sum", (600, 50), id="t")) is None
+    inspector.set_selection([])
+    inspector.set_selection(["t"])
+    assert inspector.node.attr_widgets == rows  # the same widgets, refilled with t's attrs
+    assert rows["dim"].text() == "" and not rows["keepdim"].isChecked()
+    rows["keepdim"].setChecked(True)
+    assert doc.graph.nodes["t"].attrs["keepdim"] is True
+    assert doc.graph.nodes["s"].attrs["keepdim"] is False
+
+
 @pytest.mark.parametrize("op", [n for n, o in OPS.items() if o.attrs])
 def test_attribute_widgets_follow_the_op_table(inspector, doc, op: str) -> None:
     # One widget per attribute spec, its kind choosing the widget, its range the spin's.
