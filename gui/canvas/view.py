@@ -521,12 +521,18 @@ class CanvasView(QGraphicsView):
     def _repainting_all(self) -> Iterator[None]:
         """Scrolls inside a move that repaints the whole canvas anyway (a zoom step)
         mark it for repaint instead of first moving its pixels (two full-canvas copies
-        per zoom step, drawn over right after)."""
-        mode = self.viewportUpdateMode()
+        per zoom step, drawn over right after) or the cached background's: a change
+        of scale has already thrown that picture away (Qt renders a new one at the next
+        paint), and scrolling it cost two more full-canvas copies, a quarter of the
+        wheel's own time. Off and on again, the cache is marked for that new picture,
+        as the scale had marked it."""
+        mode, cache = self.viewportUpdateMode(), self.cacheMode()
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         try:
             yield
         finally:
+            self.setCacheMode(cache)
             self.setViewportUpdateMode(mode)
 
     def selected_ids(self) -> list[str]:

@@ -15,7 +15,13 @@ from math import inf
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QWheelEvent
-from PySide6.QtWidgets import QApplication, QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsItem,
+    QGraphicsView,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
@@ -150,6 +156,24 @@ def test_a_zoom_gesture_keeps_pictures_and_boxes_come_back_sharp_when_it_ends(
         item.cacheMode() == QGraphicsItem.CacheMode.ItemCoordinateCache for item in held)
     qtbot.wait(REST_MS + 150)
     assert all(item.cacheMode() == device for item in boxes)
+
+
+def test_a_wheel_step_paints_the_background_anew_and_keeps_it_cached(
+    followed: CanvasView,
+) -> None:
+    """A wheel step does not scroll the cached background the scale threw away: the
+    canvas paints what it paints with its background drawn from nothing, and caches
+    the background again for the pans that follow."""
+    view = followed
+    centre = view.canvas.nodes_rect().center()
+    view.look_at((centre.x(), centre.y()), 1.0)
+    view.viewport().grab()
+    for notches in (1, 1, -1, -1, -1):
+        wheel(view, notches)
+        assert view.cacheMode() == QGraphicsView.CacheModeFlag.CacheBackground
+        stepped = view.viewport().grab().toImage()
+        view.resetCachedContent()
+        assert view.viewport().grab().toImage() == stepped
 
 
 def test_deleting_every_box_while_far_looks_for_selection_changes_once(
