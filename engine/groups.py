@@ -485,7 +485,7 @@ def groups_from_json(value: Any, graph: Graph) -> list[Group]:
         gid = entry["id"]
         problem = id_problem(gid)  # shown on the frame and in the write-ups, as a node id is
         if problem is not None:
-            raise GraphError(f"group {gid!r}: {problem.replace('the id', 'its id')}")
+            raise GraphError(f"group {gid!r}: {problem}")
         if gid in seen:
             raise GraphError(f"group {gid!r}: this id is used twice")
         seen.add(gid)

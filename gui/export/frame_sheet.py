@@ -144,7 +144,9 @@ class FrameSheet(QWidget):
 
     @property
     def title(self) -> str:
-        return self.doc.title or self.doc.display_name
+        """The document's title as every export shows it (the header, the SVG's and the
+        PDF's title), a bidirectional control written out."""
+        return visible(self.doc.title or self.doc.display_name)
 
     def show_position(self, position: int, pulse: float = STILL_PULSE, glide: float = 1.0) -> None:
         """Put the sheet at timeline ``position`` with the pulse at ``pulse`` (0..1).

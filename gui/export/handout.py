@@ -23,7 +23,6 @@ from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDoc
 
 from engine import app_signature
 from engine.atomic_write import write_atomic
-from engine.errors import visible
 from engine.groups import PlayStep
 
 from ..document import GraphDocument
@@ -61,7 +60,7 @@ class _Pages:
         self.buffer = QBuffer()
         self.buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         self.writer = QPdfWriter(self.buffer)
-        self.writer.setTitle(visible(title))  # a reader's title bar shows it as text
+        self.writer.setTitle(title)
         self.writer.setCreator(app_signature())
         self.writer.setResolution(96)
         self.writer.setPageLayout(

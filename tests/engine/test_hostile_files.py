@@ -292,6 +292,6 @@ def test_a_group_id_with_a_bidi_control_is_refused_naming_the_group(control: str
     message = one_line_error(header([{"id": "a", "op": "input", "value": 1.0},
                                      {"id": "b", "op": "neg", "inputs": ["a"]}],
                                     groups=[{"id": gid, "members": ["b"]}]))
-    assert message.startswith(f"group {gid!r}: its id holds the bidirectional control "
+    assert message.startswith(f"group {gid!r}: the id holds the bidirectional control "
                               f"U+{ord(control):04X}"), message
     assert BIDI_CONTROLS.isdisjoint(message)

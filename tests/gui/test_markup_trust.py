@@ -173,16 +173,16 @@ def test_bidi_controls_in_titles_are_written_out_wherever_they_are_shown(
     """Issue 24: a title, description or group title holding U+202E and its kin reordered
     the write-up, the canvas, the web page around it. Each shows the control written out
     (‹U+202E›) in the chain-rule text, a collapsed group's canvas caption, the status line,
-    the HTML player (its text and inline pictures), an SVG frame and the PDF's title; the
-    terminal and the exported PyTorch script write its backslash escape. None holds a raw
-    control."""
+    the HTML player (its text and inline pictures), an exported frame's header, an SVG frame
+    and the PDF's title; the terminal and the exported PyTorch script write its backslash
+    escape. None holds a raw control."""
     from pypdf import PdfReader
 
     from engine.cli import main as run_main
     from engine.groups import GroupStep
     from engine.pytorch_cli import export_main as torch_main
     from gui.canvas.group_frames import group_caption
-    from gui.export.frame_sheet import save_frame
+    from gui.export.frame_sheet import frame_sheet, save_frame
     from gui.export.options import View
     from gui.model.timeline import timeline_of
 
@@ -208,6 +208,9 @@ def test_bidi_controls_in_titles_are_written_out_wherever_they_are_shown(
     shown["page"] = out.read_text(encoding="utf-8")
     save_frame(gdoc, group_step, tmp_path / "frame.svg", (1280, 720), View.SLIDE)
     shown["svg"] = (tmp_path / "frame.svg").read_text(encoding="utf-8")
+    with frame_sheet(gdoc) as sheet:
+        sheet.show_position(group_step)
+        shown["frame header"] = sheet.header.text()
     write_lesson(gdoc, tmp_path / "lesson.pdf", LessonOptions("pdf"))
     shown["pdf title"] = str(PdfReader(tmp_path / "lesson.pdf").metadata.title)
     for where, text in shown.items():
