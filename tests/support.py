@@ -146,6 +146,12 @@ def redrawn_boxes(monkeypatch: Any) -> list[str]:
     return touched
 
 
+def laid_out_ahead(qtbot: Any, panel: Any) -> None:
+    """Wait (untimed: however loaded the machine) until the chain-rule ``panel`` has
+    laid out the next step's write-up in idle time, as it does ``AHEAD_MS`` after a step."""
+    qtbot.waitUntil(lambda: panel._ahead is not None, timeout=10_000)
+
+
 # --------------------------------------------------------------------------- captured models
 
 

@@ -18,9 +18,9 @@ from gui.canvas import scene as scene_module
 from gui.canvas.node_item import FAR_LOD
 from gui.canvas.scene import RectGrid
 from gui.paint_cache import PaintCache
-from gui.panels.chain_rule import AHEAD_MS
 from gui.panels.text_cache import ADOPT_MS, CachedTextBrowser
 from gui.theme import THEME
+from support import laid_out_ahead
 
 
 def _stepped(make_window):  # noqa: ANN001, ANN202
@@ -124,7 +124,7 @@ def test_a_step_laid_out_ahead_shows_its_drawing_and_the_browser_takes_it_soon(
     win = _stepped(make_window)
     browser = win.chain_rule.browser
     for _ in range(3):
-        qtbot.wait(AHEAD_MS + 40)
+        laid_out_ahead(qtbot, win.chain_rule)
         draws = browser.draws
         win.player.step_forward()
         QApplication.processEvents()
@@ -147,7 +147,7 @@ def test_a_drawing_shown_is_taken_before_the_user_or_a_caller_touches_the_text(
         QTest.keyClick(browser.viewport(), Qt.Key.Key_Down)
 
     for touch in (keys, browser.selectAll, lambda: browser.find("flows")):
-        qtbot.wait(AHEAD_MS + 40)
+        laid_out_ahead(qtbot, panel)
         win.player.step_forward()
         QApplication.processEvents()
         assert browser._pending is not None

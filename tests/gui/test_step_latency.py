@@ -16,7 +16,7 @@ from gui.application import ensure_app
 from gui.canvas.camera_boxes import CameraBoxes
 from gui.canvas.node_item import BOX_CACHE
 from gui.model.camera import CameraTarget, neighbourhood
-from gui.panels.chain_rule import AHEAD_MS
+from support import laid_out_ahead
 
 
 def test_the_next_write_up_is_laid_out_ahead_and_shown_as_a_fresh_one_would_be(
@@ -28,7 +28,7 @@ def test_the_next_write_up_is_laid_out_ahead_and_shown_as_a_fresh_one_would_be(
     for _ in range(3):
         player.step_forward()
         QApplication.processEvents()
-        qtbot.wait(AHEAD_MS + 40)  # idle: the next step is laid out
+        laid_out_ahead(qtbot, panel)  # idle: the next step is laid out
         ahead = panel._ahead
         assert ahead is not None
         player.step_forward()
@@ -54,7 +54,7 @@ def test_each_write_up_the_browser_takes_deletes_the_one_it_showed(
     for _ in range(8):
         player.step_forward()
         QApplication.processEvents()
-        qtbot.wait(AHEAD_MS + 40)
+        laid_out_ahead(qtbot, panel)
         assert len(panel.browser.findChildren(QTextDocument, options=direct)) <= 3
 
 class _IconChanges(QObject):
