@@ -514,12 +514,15 @@ class CanvasScene(QGraphicsScene):
                     changed.append(nid)
             elif item.set_input_ports(flags):
                 reported.append(nid)
+        # The edges are added in the graph's order (a set's order changes with each run's
+        # hash seed): edges of one look stack in the order they were added, so where they
+        # cross, the same file paints and exports the same pixels in every run.
         if touched is None:
-            want = set(graph.edges())
+            want = dict.fromkeys(graph.edges())
             stale = [k for k in self.edges if k not in want]
         else:  # only the named nodes' operands were reconnected (a box removed took its own)
-            want = {(s, n, i) for n in touched if n in nodes
-                    for i, s in enumerate(nodes[n].inputs) if s}
+            want = dict.fromkeys((s, n, i) for n in sorted(touched) if n in nodes
+                                 for i, s in enumerate(nodes[n].inputs) if s)
             stale = [k for n in touched for k in self._touching.get(n, ())
                      if k[1] == n and k not in want]
         for key in stale:
