@@ -64,6 +64,8 @@ from .theme import THEME
 
 #: Speeds offered in the toolbar, in backward (or forward) steps per second.
 SPEEDS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+#: The player's status line is at least this wide (px), and widens to the longest seen.
+STATUS_MIN_WIDTH = 240
 
 def forward_pass(doc: GraphDocument, tangents: Mapping[str, Any] | None = None) -> ForwardTrace:
     """The document's forward-mode pass with ``tangents`` (e₀ when none are given or they no
@@ -529,7 +531,7 @@ class PlayerToolbar(QToolBar):
         # Plain text, as the status bar's copy: the line names nodes, and an id is user text.
         self.status_label = QLabel(self, textFormat=Qt.TextFormat.PlainText)
         self.status_label.setObjectName("PlayerStatus")
-        self.status_label.setMinimumWidth(240)
+        self._widened_for: object = None  # the timeline the status's width grew for
         self.status_label.setContentsMargins(8, 0, 8, 0)
         self.addWidget(self.status_label)
 
@@ -545,6 +547,8 @@ class PlayerToolbar(QToolBar):
     def apply_theme(self) -> None:
         """Honour THEME.scale (presentation mode) for the status text and icons."""
         self.status_label.setFont(THEME.font(11, bold=True))
+        self._widened_for = None  # another size of text: measured from the start again
+        self._widen_status(self.player.timeline)
         self.speed_box.setFont(THEME.font(10))
         self.direction_box.setFont(THEME.font(10))
         px = int(round(22 * THEME.scale))
@@ -595,3 +599,20 @@ class PlayerToolbar(QToolBar):
         self.named_actions["start"].setEnabled(p.position != p.forward_done_position)
         self.named_actions["play"].setEnabled(tl.end > 0)
         self.status_label.setText(p.status_text())
+        self._widen_status(tl)
+
+    def _widen_status(self, timeline: object) -> None:
+        """While one pass plays (one timeline, one font) the status only widens: a
+        shorter line keeps the width of the longest seen, so the scrubber beside it keeps
+        its width instead of jumping (and the toolbar being laid out again) every few
+        steps."""
+        label = self.status_label
+        if timeline is not self._widened_for:
+            self._widened_for = timeline
+            label.setMinimumWidth(STATUS_MIN_WIDTH)
+        margins = label.contentsMargins()
+        flags = label.alignment().value | Qt.TextFlag.TextExpandTabs.value
+        text = label.fontMetrics().boundingRect(0, 0, 2000, 2000, flags, label.text())
+        wide = text.width() + margins.left() + margins.right()  # as QLabel measures it
+        if wide > label.minimumWidth():
+            label.setMinimumWidth(wide)

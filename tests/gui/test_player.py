@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QMainWindow, QVBoxLayout, QWidget
 
 from gui.commands import SetValue, push
 from gui.document import GraphDocument
@@ -396,4 +396,25 @@ def test_the_status_line_shows_a_node_id_as_written(qtbot) -> None:  # noqa: ANN
     plain = QLabel(text, textFormat=Qt.TextFormat.PlainText)
     plain.setFont(bar.status_label.font())
     plain.setContentsMargins(bar.status_label.contentsMargins())
+    bar.status_label.setMinimumWidth(0)  # (a hint is at least the minimum: the text's own)
     assert bar.status_label.sizeHint().width() == plain.sizeHint().width()
+
+
+def test_the_scrubber_keeps_its_width_while_a_pass_plays(make_window) -> None:  # noqa: ANN001
+    """The status line changes length every step; it only widens within one pass, so the
+    scrubber beside it narrows at most when a longer line first shows and never widens
+    back: stepping back through the pass moves nothing in the toolbar."""
+    win = make_window()
+    player, scrubber = win.player, win.player_bar.scrubber
+    player.to_start()
+    widths = []
+    while player.position < player.timeline.end:
+        player.step_forward()
+        QApplication.processEvents()
+        widths.append(scrubber.width())
+    assert widths == sorted(widths, reverse=True)
+    assert len(set(widths)) < len(widths) // 2  # (a status of every length would jitter)
+    while player.position > 0:
+        player.step_back()
+        QApplication.processEvents()
+        assert scrubber.width() == widths[-1]
