@@ -26,6 +26,9 @@ from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+S = TypeVar("S")
+C = TypeVar("C")
+V = TypeVar("V")
 
 
 def reported(override: Callable[P, None]) -> Callable[P, None]:
@@ -43,6 +46,22 @@ def reported_or(default: Callable[[], R]) -> Callable[[Callable[P, R]], Callable
         return _guarded(override, default)
 
     return guard
+
+
+def reported_or_unchanged(override: Callable[[S, C, V], V]) -> Callable[[S, C, V], V]:
+    """``itemChange``, its exceptions reported instead of raised and its ``value``
+    answered unchanged in their place: what ``QGraphicsItem.itemChange`` itself answers
+    (``None`` would move the item to the origin, or take it out of its scene)."""
+
+    @functools.wraps(override)
+    def guarded(item: S, change: C, value: V) -> V:
+        try:
+            return override(item, change, value)
+        except Exception as exc:  # as in _guarded
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+            return value
+
+    return guarded
 
 
 def _guarded(override: Callable[P, R], default: Callable[[], R]) -> Callable[P, R]:

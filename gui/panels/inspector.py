@@ -39,6 +39,7 @@ from engine.ops.record import ATTR_KINDS, Attr
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
 from ..model.formatting import count, fmt_shape, format_tensor
+from ..qt_override import reported_or
 from ..tensor_editor import TensorEditor
 from ..theme import THEME, error_sheet, muted_sheet, style
 
@@ -62,6 +63,7 @@ class ScrubValue(SetValue):
         self.gesture = gesture
         self.setText(f"Scrub value of {id!r}")
 
+    @reported_or(bool)
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
         return getattr(other, "gesture", None) == self.gesture and super().mergeWith(other)
 
