@@ -99,6 +99,21 @@ def test_a_guarded_override_reports_and_answers_a_fresh_default(
     assert [str(e) for e in seen] == ["bug -1", "bug -2"]
 
 
+def test_a_guarded_item_change_answers_its_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gui.qt_override import reported_or_unchanged
+
+    seen: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda _kind, exc, _tb: seen.append(exc))
+
+    @reported_or_unchanged
+    def item_change(_item: object, change: int, value: object) -> object:
+        raise ValueError(f"bug {change}")
+
+    value = object()
+    assert item_change(None, 3, value) is value  # as QGraphicsItem.itemChange answers
+    assert [str(e) for e in seen] == ["bug 3"]
+
+
 #: Functions of the app's Qt classes named like a method of their Qt base that Qt never
 #: calls from C++ (not virtual in C++): Python callers only, so an exception in one
 #: raises in its caller like any other Python error.
