@@ -18,6 +18,7 @@ from engine.ops import validate_attrs
 
 from .document import GraphDocument, NodeSnapshot, Point
 from .model.formatting import count
+from .qt_override import reported, reported_or
 
 #: Why a captured trace refuses an edit (the banner and the status bar say it).
 READ_ONLY = (
@@ -52,9 +53,11 @@ class SwapEdit(EditCommand):
     def put(self, state: Any) -> None:
         raise NotImplementedError
 
+    @reported
     def redo(self) -> None:
         self.put(self.new)
 
+    @reported
     def undo(self) -> None:
         self.put(self.old)
 
@@ -93,11 +96,13 @@ class Composite(EditCommand):
         for part in self.parts:
             part.check()
 
+    @reported
     def redo(self) -> None:
         with self.doc.edit():
             for part in self.parts:
                 part.redo()
 
+    @reported
     def undo(self) -> None:
         with self.doc.edit():
             for part in reversed(self.parts):
@@ -182,9 +187,11 @@ class AddNode(EditCommand):
             raise GraphError("this id is already used", self.node)
         check_room(self.doc, 1)
 
+    @reported
     def redo(self) -> None:
         self.doc.add_node(self.node, **self.args)
 
+    @reported
     def undo(self) -> None:
         self.doc.remove_node(self.node)
 
@@ -202,9 +209,11 @@ class AddSubgraph(EditCommand):
             if snap.removed.node.id in self.doc.graph:
                 raise GraphError("this id is already used", snap.removed.node.id)
 
+    @reported
     def redo(self) -> None:
         self.doc.restore_nodes(self.snapshots)
 
+    @reported
     def undo(self) -> None:
         self.doc.remove_nodes([snap.removed.node.id for snap in reversed(self.snapshots)])
 
@@ -216,10 +225,12 @@ class RemoveNodes(EditCommand):
         self.snapshots: list[NodeSnapshot] = []
         self.output = doc.output
 
+    @reported
     def redo(self) -> None:
         self.output = self.doc.output
         self.snapshots = self.doc.remove_nodes(self.ids)
 
+    @reported
     def undo(self) -> None:
         with self.doc.edit():
             self.doc.restore_nodes(list(reversed(self.snapshots)))
@@ -235,9 +246,11 @@ class Connect(EditCommand):
     def check(self) -> None:
         self.doc.graph.check_connect(self.src, self.dst, self.index)
 
+    @reported
     def redo(self) -> None:
         self.doc.connect_operand(self.src, self.dst, self.index)
 
+    @reported
     def undo(self) -> None:
         self.doc.disconnect_operand(self.dst, self.index)
 
@@ -253,9 +266,11 @@ class Disconnect(EditCommand):
         if node is None or self.index >= len(node.inputs) or node.inputs[self.index] is None:
             raise GraphError(f"operand port {self.index} is not connected", self.dst)
 
+    @reported
     def redo(self) -> None:
         self.src = self.doc.disconnect_operand(self.dst, self.index)
 
+    @reported
     def undo(self) -> None:
         if self.src is not None:
             self.doc.connect_operand(self.src, self.dst, self.index)
@@ -275,9 +290,11 @@ class Rename(EditCommand):
         if self.new != self.old and self.new in self.doc.graph:
             raise GraphError(f"the name {self.new!r} is already used", self.old)
 
+    @reported
     def redo(self) -> None:
         self.doc.rename(self.old, self.new)
 
+    @reported
     def undo(self) -> None:
         self.doc.rename(self.new, self.old)
 
@@ -300,9 +317,11 @@ class SetValue(SwapEdit):
             raise GraphError("the value must be a number or a rectangular list of numbers",
                              self.node) from None
 
+    @reported_or(lambda: -1)  # QUndoCommand's own: merges with nothing
     def id(self) -> int:  # Qt's merge id: scrubbing edits of one node merge
         return self.MERGE_ID if self.merge else -1
 
+    @reported_or(bool)
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
         if not isinstance(other, SetValue) or other.node != self.node or not other.merge:
             return False
@@ -378,9 +397,11 @@ class SetDescription(SwapEdit):
         super().__init__(doc, "Edit notes")
         self.old, self.new = doc.description, text
 
+    @reported_or(lambda: -1)  # QUndoCommand's own: merges with nothing
     def id(self) -> int:  # Qt's merge id: consecutive keystrokes merge
         return self.MERGE_ID
 
+    @reported_or(bool)
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
         if not isinstance(other, SetDescription):
             return False

@@ -60,6 +60,7 @@ from .model.forward_view import CAPTURED_NO_JVP
 from .model.results import Results
 from .model.timeline import Direction, Frame, Timeline, timeline_of
 from .paint_cache import PaintCache
+from .qt_override import reported
 from .theme import THEME
 
 #: Speeds offered in the toolbar, in backward (or forward) steps per second.
@@ -103,6 +104,7 @@ class _EndToEndJob(QRunnable):
         self.relay, self.version = relay, version
         self.graph, self.results, self.accumulated = graph, results, accumulated
 
+    @reported
     def run(self) -> None:
         try:
             with collector_paused():
@@ -421,6 +423,7 @@ class Scrubber(QSlider):
         #: The handle last marked, and the slider's size then (laid out anew since: whole).
         self._marked: tuple[tuple[int, int], tuple[int, int, int, int]] | None = None
 
+    @reported
     def sliderChange(self, change: QSlider.SliderChange) -> None:  # noqa: N802 - Qt API
         kept, size = self._marked, (self.width(), self.height())
         handle = _handle_rect(self)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -30,7 +30,7 @@ R = TypeVar("R")
 
 def reported(override: Callable[P, None]) -> Callable[P, None]:
     """``override`` (one returning nothing), its exceptions reported instead of raised."""
-    return _guarded(override, lambda: None)
+    return _guarded(override, lambda _args: None)
 
 
 def reported_or(default: Callable[[], R]) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -40,18 +40,25 @@ def reported_or(default: Callable[[], R]) -> Callable[[Callable[P, R]], Callable
     a bounding rect (empty). Made anew each time: Qt copies it, Python may change it."""
 
     def guard(override: Callable[P, R]) -> Callable[P, R]:
-        return _guarded(override, default)
+        return _guarded(override, lambda _args: default())
 
     return guard
 
 
-def _guarded(override: Callable[P, R], default: Callable[[], R]) -> Callable[P, R]:
+def reported_or_unchanged(override: Callable[P, R]) -> Callable[P, R]:
+    """``itemChange``, its exceptions reported instead of raised and its last argument
+    (``value``) answered unchanged in their place, as ``QGraphicsItem.itemChange`` itself
+    answers (``None`` would move the item to the origin, or take it out of its scene)."""
+    return _guarded(override, lambda args: args[-1])
+
+
+def _guarded(override: Callable[P, R], answer: Callable[[tuple[Any, ...]], R]) -> Callable[P, R]:
     @functools.wraps(override)
     def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return override(*args, **kwargs)
         except Exception as exc:  # a bug: its traceback now, never an error pending in C++
             sys.excepthook(type(exc), exc, exc.__traceback__)
-            return default()
+            return answer(args)
 
     return guarded

@@ -101,6 +101,11 @@ class CellTable(QTableWidget):
         return super().event(event)
 
 
+def _refused() -> object:
+    """What :meth:`ScrubSpinBox.validate` answers for a bug in it: the keystroke refused."""
+    return QValidator.State.Invalid
+
+
 class ScrubSpinBox(QDoubleSpinBox):
     """A spin box that shows numbers the way the canvas does (1.1, not 1.100000)."""
 
@@ -112,15 +117,18 @@ class ScrubSpinBox(QDoubleSpinBox):
         self.setKeyboardTracking(False)  # typing commits on Enter, not per keystroke
         self.setAccelerated(True)
 
+    @reported_or(str)
     def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt API
         return fmt_num(value)
 
+    @reported_or(float)
     def valueFromText(self, text: str) -> float:  # noqa: N802 - Qt API
         try:
             return float(text)
         except ValueError:
             return self.value()
 
+    @reported_or(_refused)
     def validate(self, text: str, pos: int) -> object:  # type: ignore[override]  # noqa: D401
         stripped = text.strip()
         try:

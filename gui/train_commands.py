@@ -18,6 +18,7 @@ from engine.train import TrainSpec, check_hyper, params_of
 from .commands import EditCommand, SwapEdit
 from .document import GraphDocument
 from .model.train_view import TrainState, propose, start
+from .qt_override import reported
 
 
 class SetTrain(SwapEdit):
@@ -67,9 +68,11 @@ class TrainStep(EditCommand):
         self.new = {p: u.new for p, u in self.after.last.updates.items()}
         self.setText(f"Training step {self.after.t}")
 
+    @reported
     def redo(self) -> None:
         self.doc.set_training(self.new, self.after)
 
+    @reported
     def undo(self) -> None:
         self.doc.set_training(self.old, self.before)
 
@@ -91,9 +94,11 @@ class ResetTraining(EditCommand):
             raise GraphError("a parameter of this run was deleted", missing[0])
         self.current = {p: graph.nodes[p].value for p in self.before.initial}  # type: ignore[misc]
 
+    @reported
     def redo(self) -> None:
         assert self.before is not None
         self.doc.set_training(dict(self.before.initial), None)
 
+    @reported
     def undo(self) -> None:
         self.doc.set_training(self.current, self.before)

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from ..model.labels import wrap_label
 from ..model.timeline import EdgeKey
+from ..qt_override import reported, reported_or, reported_or_unchanged
 from ..theme import THEME
 from .port_item import UNIT, cfont, cline
 
@@ -478,6 +479,7 @@ class EdgeItem(QGraphicsPathItem):
         )
         self._arrow.show()
 
+    @reported_or(QPainterPath)
     def shape(self) -> QPainterPath:
         """A wide band so a thin curve is easy to click (built on the first hit test).
 
@@ -549,10 +551,12 @@ class PulseItem(QGraphicsItem):
         if self._arc is not None:
             self.setPos(QPointF(*self._arc.points((along,))[0]))
 
+    @reported_or(QRectF)
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         r = self.radius * 2
         return QRectF(-r, -r, 2 * r, 2 * r)
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         r = self.radius
@@ -639,15 +643,18 @@ class EdgeLabelItem(QGraphicsItem):
         self.leader.setLine(near.x(), near.y(), anchor.x(), anchor.y())
         self.leader.setVisible(self.isVisible())
 
+    @reported_or_unchanged
     def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802
         # the leader shows and hides with its label (one item: this costs nothing)
         if change == QGraphicsItem.GraphicsItemChange.ItemVisibleHasChanged and not value:
             self.leader.hide()
         return super().itemChange(change, value)
 
+    @reported_or(QRectF)
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         return self._rect.adjusted(-3, -3, 4, 5)
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         s = UNIT

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 
 from engine.collector import collector_paused
 
+from ..qt_override import reported, reported_or
 from ..theme import THEME
 from .coords import rect_of
 from .node_item import FAR_LOD, NodeItem
@@ -195,13 +196,16 @@ class FarBoxes(QGraphicsItem):
         was = {n for n, look in looks.items() if look[6]}
         self.changed([n for n in looks if n not in nodes or (n in now) != (n in was)])
 
+    @reported_or(QRectF)
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         return self._area
 
+    @reported_or(QPainterPath)
     def shape(self) -> QPainterPath:
         """Nothing to hit: clicks and rubber bands find the boxes themselves."""
         return QPainterPath()
 
+    @reported
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:

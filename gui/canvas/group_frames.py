@@ -35,6 +35,7 @@ from ..model.group_view import group_vectors
 from ..model.labels import matrix_text
 from ..model.semantic_zoom import MIN_SCREEN_PT, NAME_GROW, is_compact
 from ..model.timeline import Frame
+from ..qt_override import reported
 from ..theme import THEME, name_font
 from .port_item import UNIT, cfont, cline
 
@@ -138,6 +139,7 @@ class _Full(QGraphicsSimpleTextItem):
     """A collapsed box's caption text, drawn only at zooms where it can be read (below,
     the frame draws its compact title instead)."""
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         frame = self.parentItem()
@@ -149,6 +151,7 @@ class _Full(QGraphicsSimpleTextItem):
 class _FullPlate(QGraphicsRectItem):
     """The opaque plate under :class:`_Full` text, drawn when the text is."""
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         frame = self.parentItem()
@@ -201,6 +204,7 @@ class GroupFrame(QGraphicsRectItem):
     def _inner(self) -> QRectF:
         return self.rect().adjusted(6 * UNIT, 6 * UNIT, -6 * UNIT, -6 * UNIT)
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         super().paint(painter, option, widget)

@@ -47,6 +47,7 @@ from ..model.semantic_zoom import (
     room_chars,
     shortened,
 )
+from ..qt_override import reported, reported_or
 from ..theme import THEME, name_font
 from .port_item import UNIT, PortItem, cfont, cline, port_style
 
@@ -310,10 +311,12 @@ class ErrorBadge(QGraphicsItem):
     def radius(self) -> float:
         return 9.0 * UNIT
 
+    @reported_or(QRectF)
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
         r = self.radius + 1
         return QRectF(-r, -r, 2 * r, 2 * r)
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         r = self.radius
@@ -812,6 +815,7 @@ class NodeItem(QGraphicsRectItem):
             painter.setBrush(brush)
             painter.drawEllipse(QPointF(*self._port_offset(is_output, index)), r, r)
 
+    @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         c, s, r = self.content, UNIT, self._radius

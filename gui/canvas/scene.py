@@ -40,6 +40,7 @@ from ..model.node_box import NodeBoxes, NodeContent
 from ..model.results import Results
 from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame, Phase
+from ..qt_override import reported
 from ..theme import CHAIN_RULE_PT, THEME
 from .camera_boxes import CameraBoxes
 from .coords import coords, rect_of
@@ -1051,6 +1052,7 @@ class CanvasScene(QGraphicsScene):
     def _edges_under(self, rect: Rect) -> int:
         return len(self.edge_grid.query(QRectF(*rect)))
 
+    @reported
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # type: ignore[override]  # noqa: N802 - Qt API
         """Paper, a subtle grid, and every plain edge.
 

@@ -1015,6 +1015,7 @@ class CanvasView(QGraphicsView):
 
     # ------------------------------------------------------------------ keys
 
+    @reported_or(bool)
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
         """Input Qt hit-tests the items with: a new graph's curves held back as their
         ends are given to Qt first, those near the input (:meth:`CanvasScene.realize_near`)."""

@@ -6,6 +6,8 @@ exported frame all say the same thing about the same array.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 #: Tensors with more elements than this are summarised (shape, min, max).
@@ -26,6 +28,11 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def bracketed(items: Iterable[str]) -> str:
+    """Items written as a list: ``[1.1, 0.25, 34]``."""
+    return "[" + ", ".join(items) + "]"
+
+
 def fmt_shape(shape: tuple[int, ...]) -> str:
     return "scalar" if not shape else "×".join(str(n) for n in shape)
 
@@ -43,8 +50,8 @@ def format_tensor(a: np.ndarray | None, max_shown: int = MAX_SHOWN) -> str:
             return f"{fmt_shape(a.shape)} (empty)"
         return f"{fmt_shape(a.shape)}  min {fmt_num(a.min())}  max {fmt_num(a.max())}"
     if a.ndim == 1:
-        return "[" + ", ".join(fmt_num(v) for v in a) + "]"
+        return bracketed(map(fmt_num, a))
     rows = [[fmt_num(v) for v in row] for row in a]
     width = max((len(c) for r in rows for c in r), default=1)
-    lines = ["[" + ", ".join(c.rjust(width) for c in r) + "]" for r in rows]
+    lines = [bracketed(c.rjust(width) for c in r) for r in rows]
     return "[" + ",\n ".join(lines) + "]"

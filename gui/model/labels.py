@@ -27,7 +27,7 @@ from engine.errors import visible
 from engine.trace import Step
 
 from . import colours
-from .formatting import fmt_num, fmt_shape, format_tensor
+from .formatting import bracketed, fmt_num, fmt_shape, format_tensor
 
 #: The edge label prints the Jacobian's numbers up to this many entries; above,
 #: its structure in words (a label on a canvas must stay small).
@@ -87,7 +87,7 @@ def inline_tensor(a: np.ndarray | None, max_shown: int = LABEL_MAX_ENTRIES) -> s
     """A tensor on one line: ``0.1``, ``[1, 2]``, ``[[1, 2], [3, 4]]``, or a summary
     (:func:`format_tensor`'s text, a small matrix's rows without their padding)."""
     if a is not None and np.ndim(a) == 2 and np.size(a) <= max_shown:
-        return "[" + ", ".join("[" + ", ".join(fmt_num(v) for v in r) + "]" for r in a) + "]"
+        return bracketed(bracketed(map(fmt_num, r)) for r in a)
     return format_tensor(a, max_shown).replace("\n", "")
 
 
@@ -98,7 +98,7 @@ def flat_row(a: np.ndarray, max_shown: int = LABEL_MAX_ENTRIES) -> str:
         return fmt_num(a)
     if a.size > max_shown:
         return inline_tensor(a, max_shown)
-    return "[" + ", ".join(fmt_num(v) for v in a.ravel()) + "]"
+    return bracketed(map(fmt_num, a.ravel()))
 
 
 def matrix_text(jac: np.ndarray) -> str:
@@ -107,9 +107,9 @@ def matrix_text(jac: np.ndarray) -> str:
     if m == 1 and n == 1:
         return fmt_num(jac[0, 0])
     if n == 1:
-        return "[" + ", ".join(fmt_num(v) for v in jac[:, 0]) + "]ᵀ"
+        return bracketed(map(fmt_num, jac[:, 0])) + "ᵀ"
     if m == 1:
-        return "[" + ", ".join(fmt_num(v) for v in jac[0]) + "]"
+        return bracketed(map(fmt_num, jac[0]))
     return format_tensor(jac, max_shown=jac.size)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import colours, labels, update_act
-from .formatting import fmt_num
+from .formatting import bracketed, fmt_num
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def python_literal(a: np.ndarray) -> str:
     a = np.asarray(a)
     if a.ndim == 0:
         return fmt_num(a)
-    return "[" + ", ".join(python_literal(x) for x in a) + "]"
+    return bracketed(map(python_literal, a))
 
 
 def backward_call(output: str, gradient: np.ndarray) -> str:

@@ -27,6 +27,7 @@ from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
 from ..paint_cache import PaintCache
 from ..player import Player
+from ..qt_override import reported
 from ..theme import CHAIN_RULE_PT, THEME, paper_browser, style
 from .follow import FollowPlayer
 from .text_cache import CachedTextBrowser
@@ -465,6 +466,7 @@ class ChainRulePanel(QWidget):
         whole = self.fit_height or self.fit_whole
         return overflow(doc, viewport.width(), viewport.height() if whole else None)
 
+    @reported
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         old, new = event.oldSize(), event.size()

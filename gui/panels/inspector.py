@@ -39,6 +39,7 @@ from engine.ops.record import ATTR_KINDS, Attr
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
 from ..model.formatting import count, fmt_shape, format_tensor
+from ..qt_override import reported_or
 from ..tensor_editor import TensorEditor
 from ..theme import THEME, error_sheet, muted_sheet, style
 
@@ -62,6 +63,7 @@ class ScrubValue(SetValue):
         self.gesture = gesture
         self.setText(f"Scrub value of {id!r}")
 
+    @reported_or(bool)
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
         return getattr(other, "gesture", None) == self.gesture and super().mergeWith(other)
 
@@ -468,8 +470,8 @@ class BackwardSection(_Section):
         self.output_combo.activated.connect(self._output_chosen)
         self.implicit.toggled.connect(self._implicit_toggled)
         self.v_editor.valueEdited.connect(self._v_edited)
-        self.ones_button.clicked.connect(self._ones)
-        self.onehot_button.clicked.connect(self._one_hot)
+        self.ones_button.clicked.connect(lambda: self._shaped_v(np.ones))
+        self.onehot_button.clicked.connect(lambda: self._shaped_v(self._one_hot))
         # Every structural edit and every new output or v recomputes, and the document
         # announces the new results last: one refresh then, not one per signal.
         doc.resultsChanged.connect(self.refresh)
@@ -585,21 +587,18 @@ class BackwardSection(_Section):
             return
         self._set(self.doc.output, value)
 
-    def _ones(self) -> None:
+    def _shaped_v(self, make: Callable[[tuple[int, ...]], np.ndarray]) -> None:
+        """The ones / one-hot buttons: a v made for the output's shape."""
         shape = self.output_shape()
         if shape is None:
             self._refuse("the output has no value yet, so v has no shape")
             return
-        self._set(self.doc.output, np.ones(shape))
+        self._set(self.doc.output, make(shape))
 
-    def _one_hot(self) -> None:
-        shape = self.output_shape()
-        if shape is None:
-            self._refuse("the output has no value yet, so v has no shape")
-            return
+    def _one_hot(self, shape: tuple[int, ...]) -> np.ndarray:
         v = np.zeros(int(np.prod(shape)))
         v[min(self.onehot_index.value(), v.size - 1)] = 1.0
-        self._set(self.doc.output, v.reshape(shape))
+        return v.reshape(shape)
 
 
 class Inspector(QScrollArea):

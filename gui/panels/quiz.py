@@ -8,7 +8,7 @@ stops at each open question; stepping on skips it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -85,12 +85,6 @@ class QuizPanel(QWidget):
     def hidden(self) -> frozenset[Hidden]:
         """What the teacher chose to hide (also what a worksheet export should hide)."""
         return frozenset(k for k, box in self.hide_boxes.items() if box.isChecked())
-
-    def set_hidden(self, hidden: frozenset[Hidden]) -> None:
-        for kind, box in self.hide_boxes.items():
-            with QSignalBlocker(box):
-                box.setChecked(kind in hidden)
-        self._hidden_changed()
 
     def set_active(self, on: bool) -> None:
         """Switch quiz mode on (from the first question) or off (everything shown)."""

@@ -34,7 +34,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from ..qt_override import reported_or
+from ..qt_override import reported, reported_or
 
 DIRECT = Qt.FindChildOption.FindDirectChildrenOnly
 #: How long after a document is shown from its drawing the browser takes it (ms): well
@@ -210,6 +210,7 @@ class CachedTextBrowser(QTextBrowser):
         """The next repaint draws the document again."""
         self._drawn = False
 
+    @reported
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         self._drawn = False  # palette, style, font, enabled...: draw as they now say
         super().changeEvent(event)
@@ -218,6 +219,7 @@ class CachedTextBrowser(QTextBrowser):
         """Text is selected (in the document the text control holds)."""
         return QTextBrowser.textCursor(self).hasSelection()
 
+    @reported
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
         viewport = self.viewport()
         if self._pending is not None:  # (nothing selected in it yet: touching it takes it)

@@ -97,3 +97,98 @@ def test_a_guarded_override_reports_and_answers_a_fresh_default(
     first, second = size_hint(-1), size_hint(-2)
     assert first == second == [] and first is not second  # made anew: a caller may change one
     assert [str(e) for e in seen] == ["bug -1", "bug -2"]
+
+
+def test_a_guarded_item_change_answers_its_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gui.qt_override import reported_or_unchanged
+
+    seen: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda _kind, exc, _tb: seen.append(exc))
+
+    @reported_or_unchanged
+    def item_change(_item: object, change: int, value: object) -> object:
+        raise ValueError(f"bug {change}")
+
+    value = object()
+    assert item_change(None, 3, value) is value  # as QGraphicsItem.itemChange answers
+    assert [str(e) for e in seen] == ["bug 3"]
+
+
+#: Functions of the app's Qt classes named like a method of their Qt base that Qt never
+#: calls from C++ (not virtual in C++): Python callers only, so an exception in one
+#: raises in its caller like any other Python error.
+_CALLED_FROM_PYTHON_ONLY = {"EdgeItem": {"path"}}
+
+
+def _app_qt_classes() -> list[type]:
+    import importlib
+    import inspect
+    import pkgutil
+
+    from shiboken6 import Shiboken
+
+    import gui
+
+    found: list[type] = []
+    for info in pkgutil.walk_packages(gui.__path__, "gui."):
+        module = importlib.import_module(info.name)
+        found += [cls for cls in vars(module).values()
+                  if inspect.isclass(cls) and cls.__module__ == module.__name__
+                  and issubclass(cls, Shiboken.Object)]
+    return found
+
+
+def test_every_qt_virtual_the_app_overrides_is_guarded() -> None:
+    import inspect
+
+    from gui import qt_override
+    from gui.panels import text_cache
+
+    # The text browser's look-ups of the document it shows (see text_cache): Python's.
+    python_only = dict(_CALLED_FROM_PYTHON_ONLY, CachedTextBrowser={
+        "setDocument", *text_cache._ON_THE_DOCUMENT})  # noqa: SLF001 - the one list of them
+    classes = _app_qt_classes()
+    overrides, unguarded = 0, []
+    for cls in classes:
+        qt_bases = [b for b in cls.__mro__ if b.__module__.startswith("PySide6.")]
+        for name, f in vars(cls).items():
+            if (not inspect.isfunction(f) or name == "__init__"
+                    or name in python_only.get(cls.__qualname__, ())
+                    or not any(name in vars(base) for base in qt_bases)):
+                continue
+            overrides += 1
+            if f.__code__.co_filename != qt_override.__file__:  # not one of its guards
+                unguarded.append(f"{cls.__module__}.{cls.__qualname__}.{name}")
+    assert len(classes) > 50 and overrides > 80  # the walk saw the app's classes
+    assert unguarded == []
+
+
+def test_a_bug_in_a_box_paint_is_reported_and_the_window_goes_on(
+    make_window, monkeypatch: pytest.MonkeyPatch  # noqa: ANN001 - pytest fixture
+) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from gui.canvas.node_item import NodeItem
+
+    win = make_window(size=(1280, 720))
+    seen: list[BaseException] = []
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "excepthook", lambda _kind, exc, _tb: seen.append(exc))
+
+        def broken(_item: NodeItem) -> None:
+            raise AssertionError("a bug in NodeItem.paint")
+
+        patched.setattr(NodeItem, "_box", broken)
+        boxes = [item for item in win.canvas.scene().items() if isinstance(item, NodeItem)]
+        for box in boxes:
+            box.update()  # its cached picture thrown away: drawn anew at the paint
+        win.canvas.viewport().repaint()  # paints the boxes now: a raise here is unguarded
+    assert boxes and seen and {str(e) for e in seen} == {"a bug in NodeItem.paint"}
+    count = len(seen)
+    for box in boxes:
+        box.update()
+    win.player.seek(1)
+    win.canvas.viewport().repaint()
+    QApplication.processEvents()
+    assert len(seen) == count and win.isVisible()  # the boxes paint again, nothing pending
+    assert win.player.position == 1

@@ -135,7 +135,8 @@ def test_quiz_in_presentation_mode_a_key_reveals(window, qtbot, artifacts_dir) -
 
 def test_quiz_teacher_chooses_jacobians(window) -> None:  # noqa: ANN001
     panel = window.teaching.quiz_panel
-    panel.set_hidden(frozenset({Hidden.JACOBIAN}))
+    for kind, box in panel.hide_boxes.items():  # the teacher's ticks
+        box.setChecked(kind is Hidden.JACOBIAN)
     panel.set_active(True)
     assert window.player.frame.hidden == {"jacobian"}
     assert "∂y/∂y1 = ?" in window.canvas.canvas.label.text
