@@ -450,6 +450,11 @@ class BackwardSection(_Section):
 
     def __init__(self, doc: GraphDocument) -> None:
         super().__init__("Backward", doc)
+        # Opaque (filled with the window colour its parent shows there: the same pixels),
+        # the section is moved by copying its pixels when the node section above grows
+        # or shrinks (a node selected or added after none, or deselected): it and its
+        # fifteen widgets were painted again, at their new place, each time.
+        self.setAutoFillBackground(True)
         self.output_combo = OutputCombo()
         self.output_combo.setToolTip("The node y whose y.backward(gradient=v) is shown")
         self.implicit = QCheckBox("implicit (scalar output)")

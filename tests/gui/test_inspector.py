@@ -393,3 +393,27 @@ def test_a_node_added_paints_the_inspector_page_once(make_window) -> None:  # no
     for _ in range(3):
         QApplication.processEvents()
     assert list(paints.count.values()) == [1, 1, 1, 1]
+
+
+def test_the_backward_section_moves_without_painting_again(make_window) -> None:  # noqa: ANN001
+    """The node page appearing above it (a node added after none selected) moves the
+    backward section down: its pixels are copied, its buttons not painted again, and
+    the inspector looks the same as painted afresh."""
+    win = make_window()
+    view, inspector = win.canvas, win.inspector
+    backward = inspector.backward
+    centre = view.mapToScene(view.viewport().rect().center())
+    paints = Paints([backward.ones_button, backward.onehot_button])
+    before = backward.y()
+    view.add_node_at("input", centre)
+    for _ in range(3):
+        QApplication.processEvents()
+    assert backward.y() > before  # moved down, under the node page
+    assert list(paints.count.values()) == [0, 0]
+    for theme in ("dark", "light"):  # (the light one last: as the next test expects)
+        win.set_theme(theme)
+        QApplication.processEvents()
+        shown = inspector.grab().toImage()
+        backward.setAutoFillBackground(False)  # as a see-through section paints it
+        assert inspector.grab().toImage() == shown, theme
+        backward.setAutoFillBackground(True)
