@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -197,7 +197,9 @@ class NodeSection(_Section):
             if self.body is not None:
                 self.body.hide()  # its attribute rows stay: the next node of that op refills them
             return
-        (self.body or self._build_body()).show()
+        body = self.body or self._build_body()
+        anew = body.isHidden()
+        body.show()
         if node.op != self._op or set(self.attr_widgets) != set(node.attrs):
             self._build_attrs(node.op)
             self._op = node.op
@@ -226,6 +228,23 @@ class NodeSection(_Section):
             with QSignalBlocker(self.trainable):
                 self.trainable.setChecked(node.id in params_of(self.doc.graph, self.doc.train))
         self._show_results()
+        if anew:
+            self._settle(body)
+
+    def _settle(self, body: QWidget) -> None:
+        """Lay the page shown anew out, and mark its widgets for repaint, now, before the
+        window paints next: the window's repaint is often asked for first (a box added
+        to the canvas), and the page then painted with its rows where the hint had been,
+        was laid out after, and painted all again at the next pass (a node selected or
+        added drew its page twice). The section and the boxes above it relayout (their
+        posted layout requests, handed over now), and each widget's update-later (posted
+        as it was shown) marks it dirty for that one paint."""
+        widget: QWidget | None = self
+        while widget is not None and not widget.isWindow():
+            QCoreApplication.sendPostedEvents(widget, QEvent.Type.LayoutRequest)
+            widget = widget.parentWidget()
+        for child in (body, *body.findChildren(QWidget)):
+            QCoreApplication.sendPostedEvents(child, QEvent.Type.UpdateLater)
 
     def _node_changed(self, node_id: str) -> None:
         if node_id == self.node_id:
@@ -433,6 +452,11 @@ class BackwardSection(_Section):
 
     def __init__(self, doc: GraphDocument) -> None:
         super().__init__("Backward", doc)
+        # Opaque (filled with the window colour its parent shows there: the same pixels),
+        # the section is moved by copying its pixels when the node section above grows
+        # or shrinks (a node selected or added after none, or deselected): it and its
+        # fifteen widgets were painted again, at their new place, each time.
+        self.setAutoFillBackground(True)
         self.output_combo = OutputCombo()
         self.output_combo.setToolTip("The node y whose y.backward(gradient=v) is shown")
         self.implicit = QCheckBox("implicit (scalar output)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
-from PySide6.QtWidgets import QCheckBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import QApplication, QCheckBox, QLineEdit, QSpinBox, QWidget
 
 from engine.ops import OPS
 from engine.ops.record import ATTR_KINDS, parse_int_list
@@ -358,3 +358,62 @@ def test_a_refresh_that_changes_nothing_lays_the_backward_section_out_again_neve
     push(doc, SetBackward(doc, "y", None))  # three elements: the index goes to 0..2
     QApplication.processEvents()
     assert section.onehot_index.maximum() == 2
+
+
+class Paints(QObject):
+    """How many paint events each of ``widgets`` receives from now on."""
+
+    def __init__(self, widgets: list[QWidget]) -> None:
+        super().__init__()
+        self.count = dict.fromkeys(widgets, 0)
+        for w in widgets:
+            w.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.Paint and watched in self.count:
+            self.count[watched] += 1  # type: ignore[index]  # a watched widget
+        return False
+
+
+def test_a_node_added_paints_the_inspector_page_once(make_window) -> None:  # noqa: ANN001
+    """Adding a node asks the window to repaint (the canvas) before the inspector shows
+    the new node's page: the page is laid out and marked before that paint, so the event
+    loop paints it once, not first with its rows where the hint had been, then again."""
+    win = make_window()
+    view, node = win.canvas, win.inspector.node
+    centre = view.mapToScene(view.viewport().rect().center())
+    view.add_node_at("input", centre)  # the page's widgets built
+    win.doc.undo_stack.undo()
+    for _ in range(3):
+        QApplication.processEvents()
+    assert node.body is not None and node.body.isHidden()
+    watched = [node.op_label, node.name_edit, node.value_editor, node.requires_grad]
+    paints = Paints(watched)
+    view.add_node_at("input", centre)
+    for _ in range(3):
+        QApplication.processEvents()
+    assert list(paints.count.values()) == [1, 1, 1, 1]
+
+
+def test_the_backward_section_moves_without_painting_again(make_window) -> None:  # noqa: ANN001
+    """The node page appearing above it (a node added after none selected) moves the
+    backward section down: its pixels are copied, its buttons not painted again, and
+    the inspector looks the same as painted afresh."""
+    win = make_window()
+    view, inspector = win.canvas, win.inspector
+    backward = inspector.backward
+    centre = view.mapToScene(view.viewport().rect().center())
+    paints = Paints([backward.ones_button, backward.onehot_button])
+    before = backward.y()
+    view.add_node_at("input", centre)
+    for _ in range(3):
+        QApplication.processEvents()
+    assert backward.y() > before  # moved down, under the node page
+    assert list(paints.count.values()) == [0, 0]
+    for theme in ("dark", "light"):  # (the light one last: as the next test expects)
+        win.set_theme(theme)
+        QApplication.processEvents()
+        shown = inspector.grab().toImage()
+        backward.setAutoFillBackground(False)  # as a see-through section paints it
+        assert inspector.grab().toImage() == shown, theme
+        backward.setAutoFillBackground(True)
