@@ -11,6 +11,7 @@ again (each box also keeps its zooms by content: see
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 from math import inf
 
@@ -37,8 +38,13 @@ class CameraBoxes:
         self._bounds: Rect | None = None  # the union of the rects (None: not known)
         # Per node, the indices into ``pairs`` of the edges at it (built when first asked).
         self._touching: dict[str, list[int]] = {}
-        # Per zoom table (by id), its greatest zoom, while known (see :meth:`most`).
-        self._most: dict[int, float] = {}
+        # Per zoom table (by id), a heap of (-zoom, id) with every zoom it holds among
+        # older ones (an entry the table no longer holds is dropped when it comes up):
+        # its greatest in a look, where walking every box for it was most of a followed
+        # step's camera at 5,000 boxes (the active boxes' zooms are the greatest, and
+        # went down at every other step). Made when first asked.
+        self._heaps: dict[int, list[tuple[float, str]]] = {}
+        self._ids: tuple[str, ...] | None = None  # every key of rects, in order (ids)
 
     def mark(self, ids: Iterable[str]) -> None:
         """These boxes moved, resized or changed what they show."""
@@ -67,19 +73,23 @@ class CameraBoxes:
             self._touching = {}
             ids: Iterable[str] = nodes
             self._bounds = None
-            self._most.clear()
+            self._heaps.clear()
+            self._ids = None
         else:
             ids = self._stale
         for nid in ids:
             item = nodes.get(nid)
             if item is None:
-                self.rects.pop(nid, None)
+                if self.rects.pop(nid, None) is not None:
+                    self._ids = None
                 self._zooms(nid, None)
                 self._bounds = None
                 continue
             r = item.scene_rect()
             rect = (r.x(), r.y(), r.width(), r.height())
             if self.rects.get(nid) != rect:
+                if nid not in self.rects:
+                    self._ids = None
                 self.rects[nid] = rect
                 self._bounds = None
             if item.content is None:
@@ -91,20 +101,21 @@ class CameraBoxes:
         return self
 
     def _zooms(self, nid: str, zooms: tuple[float, float, float] | None) -> None:
-        """Put a box's names, numbers and whole zooms (None: it has none), keeping each
-        table's greatest while that stays known without a walk over every box."""
+        """Put a box's names, numbers and whole zooms (None: it has none), each new zoom
+        onto its table's heap while that is kept."""
         for table, zoom in zip((self.names, self.numbers, self.whole), zooms or (None,) * 3,
                                strict=True):
-            old = table.pop(nid, None) if zoom is None else table.get(nid)
-            if zoom is not None:
-                table[nid] = zoom
-            most = self._most.get(id(table))
-            if most is None or zoom == old:
+            if zoom is None:
+                table.pop(nid, None)
                 continue
-            if zoom is not None and zoom >= most:
-                self._most[id(table)] = zoom
-            elif old is not None and old >= most:  # the greatest went down or away
-                del self._most[id(table)]
+            if table.get(nid) == zoom:
+                continue
+            table[nid] = zoom
+            heap = self._heaps.get(id(table))
+            if heap is not None:
+                heapq.heappush(heap, (-zoom, nid))
+                if len(heap) > 2 * len(table) + 64:  # mostly stale: made again when asked
+                    del self._heaps[id(table)]
 
     def most(self, table: Mapping[str, float]) -> float:
         """The greatest zoom in ``table`` (:attr:`names`, :attr:`numbers` or
@@ -114,10 +125,21 @@ class CameraBoxes:
         box's zooms were most of a followed step's camera."""
         if len(table) < len(self.rects):
             return inf
-        most = self._most.get(id(table))
-        if most is None:
-            most = self._most[id(table)] = max(table.values(), default=-inf)
-        return most
+        heap = self._heaps.get(id(table))
+        if heap is None:
+            heap = self._heaps[id(table)] = [(-z, n) for n, z in table.items()]
+            heapq.heapify(heap)
+        while heap and table.get(heap[0][1]) != -heap[0][0]:
+            heapq.heappop(heap)  # a zoom the box no longer has
+        return -heap[0][0] if heap else -inf
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every box's id, in the order of :attr:`rects` (kept until a box comes or
+        goes); after :meth:`refresh`."""
+        if self._ids is None:
+            self._ids = tuple(self.rects)
+        return self._ids
 
     def pairs_at(self, *ids: str) -> list[tuple[str, str]]:
         """The pairs with an end at one of ``ids``, in the order of :attr:`pairs` (what

@@ -333,7 +333,8 @@ class CanvasView(QGraphicsView):
         return camera_target(known.rects, pairs, None if active is None else active[:2],
                              viewport, self.readable_zoom(), extra, known.names,
                              known.numbers, known.whole, label_fits, known.bounds,
-                             self._anchor(frame, known.rects), label_scale, known.most)
+                             self._anchor(frame, known.rects), label_scale, known.most,
+                             known.ids)
 
     def _anchor(self, frame: Frame | None, boxes: Mapping[str, Rect]) -> Rect | None:
         """What to look at when no edge is active and a captured model's graph cannot be
