@@ -1009,7 +1009,7 @@ class CanvasView(QGraphicsView):
         steps = event.angleDelta().y() / 120.0
         if steps:
             self._user_took_camera()
-            self._zoom_gesture.step()
+            self._zoom_gesture.step(wheel=True)
             self.zoom_by(1.15 ** steps, event.position().toPoint())
         event.accept()
 
