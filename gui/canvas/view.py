@@ -1005,6 +1005,15 @@ class CanvasView(QGraphicsView):
             push(self.doc, MoveNodes(self.doc, old, new, text=text))
 
     @reported
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # type: ignore[override]  # noqa: N802 - Qt API
+        """The scene's background as its cached picture is drawn, without antialiasing,
+        also while a wheel gesture draws it straight onto the canvas (:mod:`.zoom_gesture`),
+        with the painter that antialiases the items."""
+        if not self.cacheMode() & QGraphicsView.CacheModeFlag.CacheBackground:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        super().drawBackground(painter, rect)
+
+    @reported
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
         steps = event.angleDelta().y() / 120.0
         if steps:

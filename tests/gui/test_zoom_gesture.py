@@ -1,12 +1,13 @@
-"""A wheel gesture scales the boxes' pictures without filtering, and the canvas at
-rest afterwards is what a canvas shown there from the start paints."""
+"""A wheel gesture scales the boxes' pictures without filtering and draws the
+background uncached, and the canvas at rest afterwards is what a canvas shown there
+from the start paints."""
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QPainter, QWheelEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsView
 
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
@@ -15,6 +16,7 @@ from gui.document import GraphDocument
 from support import seed2_graph
 
 SMOOTH = QPainter.RenderHint.SmoothPixmapTransform
+CACHED = QGraphicsView.CacheModeFlag.CacheBackground
 
 
 def wheel(view: CanvasView, notches: int) -> None:
@@ -38,13 +40,13 @@ def test_wheel_steps_scale_unfiltered_and_the_rest_is_painted_as_ever(
     shown_canvas, qtbot,  # noqa: ANN001
 ) -> None:
     view = seeded(shown_canvas)
-    assert view.renderHints() & SMOOTH
+    assert view.renderHints() & SMOOTH and view.cacheMode() == CACHED
     for notches in (1, 1, -1, 1):
         wheel(view, notches)
         view.viewport().repaint()
-        assert not view.renderHints() & SMOOTH
+        assert not view.renderHints() & SMOOTH and view.cacheMode() != CACHED
     qtbot.wait(REST_MS + 150)
-    assert view.renderHints() & SMOOTH
+    assert view.renderHints() & SMOOTH and view.cacheMode() == CACHED
     after = view.viewport().grab().toImage()
 
     fresh = shown_canvas(view.doc, (700, 450))  # the same place, never zoomed by the wheel
@@ -59,8 +61,8 @@ def test_a_camera_glide_keeps_its_pictures_filtered(shown_canvas) -> None:  # no
     view = seeded(shown_canvas)
     gesture = view._zoom_gesture
     gesture.step()  # a glide's zoom step
-    assert view.renderHints() & SMOOTH
+    assert view.renderHints() & SMOOTH and view.cacheMode() == CACHED
     gesture.step(wheel=True)  # the wheel turns during it
-    assert not view.renderHints() & SMOOTH
+    assert not view.renderHints() & SMOOTH and view.cacheMode() != CACHED
     gesture.end()
-    assert view.renderHints() & SMOOTH
+    assert view.renderHints() & SMOOTH and view.cacheMode() == CACHED
