@@ -20,8 +20,8 @@ from itertools import chain
 from typing import Generic, TypeVar
 
 import numpy as np
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QPainter, QPainterPath, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.forward_mode import ForwardStep
@@ -56,6 +56,7 @@ from .edge_item import (
     edge_pen,
 )
 from .far_boxes import FarBoxes
+from .grid import draw_grid
 from .group_frames import CAPTION, MARGIN, caption_room, group_caption
 from .node_item import NodeItem
 from .port_item import UNIT
@@ -80,8 +81,6 @@ ROUTE_CHUNK_S = 0.025
 #: A background repaint showing more edges than this (and most of them) strokes
 #: them all as one path.
 BATCH_EDGES = 64
-#: Grid spacing (scene units): faint lines, and a darker one every fifth.
-GRID_MINOR, GRID_MAJOR = 25.0, 125.0
 
 K = TypeVar("K", bound=Hashable)
 _NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
@@ -1062,24 +1061,7 @@ class CanvasScene(QGraphicsScene):
         if self._unrouted and not self._route_timer.isActive():
             self._route_timer.start(0)  # a new graph is being painted: route after it
         painter.fillRect(rect, THEME.background)
-        zoom = painter.worldTransform().m11()
-        for step, colour, min_px in ((GRID_MINOR * UNIT, THEME.grid_minor, 12.0),
-                                     (GRID_MAJOR * UNIT, THEME.grid_major, 8.0)):
-            if step * zoom < min_px:
-                continue
-            pen = QPen(colour, 1.0)
-            pen.setCosmetic(True)
-            painter.setPen(pen)
-            lines = []
-            x = int(rect.left() // step) * step
-            while x <= rect.right():
-                lines.append(QLineF(x, rect.top(), x, rect.bottom()))
-                x += step
-            y = int(rect.top() // step) * step
-            while y <= rect.bottom():
-                lines.append(QLineF(rect.left(), y, rect.right(), y))
-                y += step
-            painter.drawLines(lines)
+        draw_grid(painter, rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(edge_pen(NORMAL))
         painter.setBrush(Qt.BrushStyle.NoBrush)

@@ -1006,11 +1006,20 @@ class CanvasView(QGraphicsView):
             push(self.doc, MoveNodes(self.doc, old, new, text=text))
 
     @reported
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # type: ignore[override]  # noqa: N802 - Qt API
+        """The scene's background as its cached picture is drawn, without antialiasing,
+        also while a wheel gesture draws it straight onto the canvas (:mod:`.zoom_gesture`),
+        with the painter that antialiases the items."""
+        if not self.cacheMode() & QGraphicsView.CacheModeFlag.CacheBackground:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        super().drawBackground(painter, rect)
+
+    @reported
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
         steps = event.angleDelta().y() / 120.0
         if steps:
             self._user_took_camera()
-            self._zoom_gesture.step()
+            self._zoom_gesture.step(wheel=True)
             self.zoom_by(1.15 ** steps, event.position().toPoint())
         event.accept()
 

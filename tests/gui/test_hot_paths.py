@@ -159,21 +159,25 @@ def test_a_zoom_gesture_keeps_pictures_and_boxes_come_back_sharp_when_it_ends(
 
 
 def test_a_wheel_step_paints_the_background_anew_and_keeps_it_cached(
-    followed: CanvasView,
+    followed: CanvasView, qtbot,  # noqa: ANN001
 ) -> None:
     """A wheel step does not scroll the cached background the scale threw away: the
     canvas paints what it paints with its background drawn from nothing, and caches
-    the background again for the pans that follow."""
+    the background again for the pans that follow the gesture."""
     view = followed
     centre = view.canvas.nodes_rect().center()
     view.look_at((centre.x(), centre.y()), 1.0)
     view.viewport().grab()
     for notches in (1, 1, -1, -1, -1):
         wheel(view, notches)
-        assert view.cacheMode() == QGraphicsView.CacheModeFlag.CacheBackground
         stepped = view.viewport().grab().toImage()
         view.resetCachedContent()
         assert view.viewport().grab().toImage() == stepped
+    qtbot.wait(REST_MS + 150)
+    assert view.cacheMode() == QGraphicsView.CacheModeFlag.CacheBackground
+    rested = view.viewport().grab().toImage()
+    view.resetCachedContent()
+    assert view.viewport().grab().toImage() == rested
 
 
 def test_deleting_every_box_while_far_looks_for_selection_changes_once(
