@@ -10,13 +10,12 @@ while the steps go by; :data:`REST_MS` after the last step they switch back and
 each box in view renders once, sharp, at the scale the gesture ended at (its
 semantic-zoom form too: :mod:`gui.model.semantic_zoom`).
 
-While the wheel turns, the pictures are scaled without filtering: filtering them
-(``SmoothPixmapTransform``) cost seven times as much, a third of a wheel step at
-100 %, for frames that last a few milliseconds each. Nor is the background cached
-then: every step draws all of it anew (the scale has thrown the cached picture
-away), and drawing it straight onto the canvas spares filling a new picture and
-copying it over (about 0.3 ms a step). A camera glide, slow and watched, keeps the
-pictures filtered. Either way the view is as it was once the gesture ends.
+While the wheel turns the background is not cached: every step draws all of it
+anew (the scale has thrown the cached picture away), and drawing it straight onto the
+canvas spares filling a new picture and copying it over (about 0.3 ms a step). The
+pictures stay filtered (``SmoothPixmapTransform``): unfiltered they cost a seventh,
+but the boxes' text read unevenly while the class watched. A camera glide keeps the
+cache. Either way the view is as it was once the gesture ends.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import math
 from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, QSize, QTimer
-from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
 from .node_item import BOX_CACHE, NodeItem
@@ -35,7 +33,6 @@ REST_MS = 180
 #: The largest side (pixels) of a box's picture during a gesture.
 MAX_SIDE = 4096
 
-_SMOOTH = QPainter.RenderHint.SmoothPixmapTransform
 _UNCACHED = QGraphicsView.CacheModeFlag.CacheNone
 
 
@@ -52,16 +49,15 @@ class ZoomGesture(QObject):
         self._timer = QTimer(self, singleShot=True, interval=REST_MS)
         self._timer.timeout.connect(self.end)
         self._held: list[NodeItem] = []
-        #: While the wheel turns: the view's own smoothing and cache, to restore.
-        self._wheel: tuple[bool, QGraphicsView.CacheModeFlag] | None = None
+        #: While the wheel turns: the view's own cache mode, to restore.
+        self._wheel: QGraphicsView.CacheModeFlag | None = None
 
     def step(self, wheel: bool = False) -> None:
         """A zoom step is about to happen (``wheel``: the mouse wheel's): start the
         gesture, or keep it going."""
         view = self._view
         if wheel and self._wheel is None:
-            self._wheel = (bool(view.renderHints() & _SMOOTH), view.cacheMode())
-            view.setRenderHint(_SMOOTH, False)
+            self._wheel = view.cacheMode()
             view.setCacheMode(_UNCACHED)
         if not self._held:
             zoom = self._zoom()
@@ -76,11 +72,10 @@ class ZoomGesture(QObject):
 
     def end(self) -> None:
         """The gesture is over: every box back to its device-pixel picture, the view
-        filtering scaled pictures and caching its background again."""
+        caching its background again."""
         self._timer.stop()
         if self._wheel is not None:
-            (smooth, cache), self._wheel = self._wheel, None
-            self._view.setRenderHint(_SMOOTH, smooth)
+            cache, self._wheel = self._wheel, None
             self._view.setCacheMode(cache)
         held, self._held = self._held, []
         for item in held:
