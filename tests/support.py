@@ -152,6 +152,19 @@ def laid_out_ahead(qtbot: Any, panel: Any) -> None:
     qtbot.waitUntil(lambda: panel._ahead is not None, timeout=10_000)
 
 
+def wheel(view: Any, notches: int) -> None:
+    """``notches`` turns of the mouse wheel (120 each) over the middle of ``view``."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    centre = QPointF(view.viewport().rect().center())
+    QApplication.sendEvent(view.viewport(), QWheelEvent(
+        centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())), QPoint(),
+        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase, False))
+
+
 # --------------------------------------------------------------------------- captured models
 
 

@@ -13,10 +13,9 @@ import dataclasses
 from math import inf
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QPainter, QWheelEvent
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
-    QApplication,
     QGraphicsItem,
     QGraphicsView,
     QStyleOptionGraphicsItem,
@@ -31,7 +30,7 @@ from gui.canvas.zoom_gesture import REST_MS
 from gui.commands import MoveNodes, push
 from gui.document import GraphDocument
 from gui.model.timeline import Timeline
-from support import script
+from support import script, wheel
 
 
 @pytest.fixture
@@ -128,14 +127,6 @@ def test_boxes_showing_the_same_texts_are_measured_once(
     assert twin.size == item.size and item.content.title not in asked
     other = node_item.NodeItem("other", dataclasses.replace(item.content, title="other = a + b"))
     assert "other = a + b" in asked and other.size[1] == item.size[1]
-
-
-def wheel(view: CanvasView, notches: int) -> None:
-    centre = QPointF(view.viewport().rect().center())
-    QApplication.sendEvent(view.viewport(), QWheelEvent(
-        centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())), QPoint(),
-        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase, False))
 
 
 def test_a_zoom_gesture_keeps_pictures_and_boxes_come_back_sharp_when_it_ends(

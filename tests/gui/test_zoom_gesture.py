@@ -5,26 +5,17 @@ from the start paints."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QPainter, QWheelEvent
-from PySide6.QtWidgets import QApplication, QGraphicsView
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsView
 
 from engine.fileformat import GraphFile
 from gui.canvas import CanvasView
 from gui.canvas.zoom_gesture import REST_MS
 from gui.document import GraphDocument
-from support import seed2_graph
+from support import seed2_graph, wheel
 
 SMOOTH = QPainter.RenderHint.SmoothPixmapTransform
 CACHED = QGraphicsView.CacheModeFlag.CacheBackground
-
-
-def wheel(view: CanvasView, notches: int) -> None:
-    centre = QPointF(view.viewport().rect().center())
-    QApplication.sendEvent(view.viewport(), QWheelEvent(
-        centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())), QPoint(),
-        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
-        Qt.ScrollPhase.NoScrollPhase, False))
 
 
 def seeded(shown_canvas) -> CanvasView:  # noqa: ANN001
