@@ -54,7 +54,7 @@ from .files import Answer, DiskChange, FileController
 from .guided_tour import GuidedTour
 from .model import colours
 from .model.formatting import count
-from .paint_cache import PaintCache
+from .paint_cache import PaintCache, painted_alone
 from .panels.chain_rule import ChainRulePanel
 from .panels.inspector import Inspector
 from .panels.lazy_tab import LazyTab
@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._update_title()
         self._update_problems()
+        painted_alone(self.player_bar, self.read_only_banner, self.statusBar(), self.menuBar())
         self.place_on_screen()
 
     # ------------------------------------------------------------------ building
@@ -192,6 +193,7 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)  # movable, closable and floatable: Qt's default features
         self.addDockWidget(area, dock)
         PaintCache(dock, (dock.featuresChanged,), lambda: _title_bar(dock))
+        painted_alone(dock)
         return dock
 
     def _build_docks(self) -> None:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QRect, QRunnable, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -556,6 +556,15 @@ class PlayerToolbar(QToolBar):
         self.direction_box.setFont(THEME.font(10))
         px = int(round(22 * THEME.scale))
         self.setIconSize(self.iconSize().scaled(px, px, Qt.AspectRatioMode.IgnoreAspectRatio))
+        for action in self.named_actions.values():
+            self._settle_icon(action.icon())
+
+    def _settle_icon(self, icon: QIcon) -> None:
+        """Ask ``icon`` once for its picture at the bar's size: Qt's icon engine answers
+        the first such call with another rendering than every later one (the arrows' edges
+        a shade darker), and the bar, left out of its window's repaints
+        (:func:`~gui.paint_cache.painted_alone`), would keep that first one on screen."""
+        icon.pixmap(self.iconSize(), self.devicePixelRatioF())
 
     def _direction_chosen(self, index: int) -> None:
         try:
@@ -593,9 +602,11 @@ class PlayerToolbar(QToolBar):
         if p.playing and play.text() != "Pause":  # a new icon only when the state changes
             play.setIcon(self.style().standardIcon(SP.SP_MediaPause))
             play.setText("Pause")
+            self._settle_icon(play.icon())
         elif not p.playing and play.text() != "Play":
             play.setIcon(self.style().standardIcon(SP.SP_MediaPlay))
             play.setText("Play")
+            self._settle_icon(play.icon())
         self.named_actions["step_back"].setEnabled(p.position > 0)
         self.named_actions["step_forward"].setEnabled(p.position < tl.end)
         self.named_actions["end"].setEnabled(p.position < tl.end)

@@ -46,14 +46,17 @@ def _scrubber_at_step_one(make_window):  # noqa: ANN001, ANN202
 
 
 def _three_steps_blit(win, caches: list[PaintCache]) -> None:  # noqa: ANN001
-    """Three steps, each with a whole-window repaint: every cache blits, none paints."""
+    """Three steps, each with a repaint of each cached widget (a whole-window repaint
+    leaves the bars and docks alone: ``test_painted_alone``): every cache blits, none
+    paints."""
     QApplication.processEvents()
     win.repaint()
     before = [(c.hits, c.misses) for c in caches]
     for _ in range(3):
         win.player.step_forward()
         QApplication.processEvents()
-        win.repaint()
+        for cache in caches:
+            cache.parent().repaint()
     for cache, (hits, misses) in zip(caches, before, strict=True):
         assert cache.misses == misses and cache.hits >= hits + 3
 
@@ -194,14 +197,14 @@ def test_a_step_does_not_paint_the_player_toolbar_again(make_window) -> None:  #
     for _ in range(3):
         win.player.step_forward()  # new status text: the toolbar lays out its children
         QApplication.processEvents()
-        win.repaint()
+        win.player_bar.repaint()  # (the window's repaint leaves it alone)
     assert cache.misses == misses and cache.hits >= hits + 3
     win.resize(1500, 1000)  # a new size: painted again, then kept again
     QApplication.processEvents()
     assert cache.misses > misses
     QApplication.processEvents()  # the event loop comes back: the painting is kept
     misses, hits = cache.misses, cache.hits
-    win.repaint()
+    win.player_bar.repaint()
     assert (cache.misses, cache.hits) == (misses, hits + 1)
 
 
@@ -293,7 +296,7 @@ def test_a_new_page_blits_the_chain_rule_scroll_bar_that_looks_the_same(
     make_window,  # noqa: ANN001
 ) -> None:
     """A step empties the chain-rule page and fills it again: the scroll bar's range
-    goes to 0 and back, and Qt repainted it (as well as in the window's repaint)
+    goes to 0 and back, and Qt repainted it (as well as in a repaint of its own)
     although it looks the same."""
     win = make_window(size=(1280, 720))  # a short panel: the text scrolls
     win.player.seek(win.player.timeline.position_of_step(1))
@@ -310,7 +313,7 @@ def test_a_new_page_blits_the_chain_rule_scroll_bar_that_looks_the_same(
         win.chain_rule._shown = None
         win.chain_rule.refresh()
         QApplication.processEvents()
-        win.repaint()
+        bar.repaint()
     assert cache.misses == misses and cache.hits >= hits + 6
     area = QRect(bar.mapTo(win, QPoint(0, 0)), bar.size())
     blitted = win.grab(area).toImage()
@@ -404,12 +407,12 @@ def test_the_chain_rule_scroll_bar_drawn_around_its_handle_end_looks_as_the_styl
     assert cache.parts > parts  # drawn around the handle's end
 
 
-def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
+def test_a_step_draws_the_scrubber_once_and_a_repaint_blits_it(
     make_window,  # noqa: ANN001
 ) -> None:
     """Each step moves the scrubber's handle: its new look is drawn once, into the
-    pixmap, as the window is about to paint, and both that paint and a whole-window
-    repaint right after blit it (it was painted, then captured, then painted again)."""
+    pixmap, as the window is about to paint, and both that paint and a repaint right
+    after blit it (it was painted, then captured, then painted again)."""
     win, cache, area = _scrubber_at_step_one(make_window)
     QApplication.processEvents()
     before = win.grab(area).toImage()
@@ -417,7 +420,7 @@ def test_a_step_draws_the_scrubber_once_and_a_window_repaint_blits_it(
     for _ in range(3):
         win.player.step_forward()
         QApplication.processEvents()
-        win.repaint()
+        win.player_bar.scrubber.repaint()
     # (drawn whole again only when the slider is laid out anew: a longer status text beside it)
     assert cache.misses == misses and 3 <= cache.captures + cache.parts - drawn <= 4
     assert cache.parts >= parts + 2  # the handle moved: only around it
@@ -491,7 +494,7 @@ def test_the_scrubber_drawn_in_parts_looks_as_the_style_paints_it(
     assert len(seen) == len(moves)
 
 
-def test_a_whole_window_repaint_blits_the_tab_and_menu_bars(make_window) -> None:  # noqa: ANN001
+def test_a_repaint_of_their_own_blits_the_tab_and_menu_bars(make_window) -> None:  # noqa: ANN001
     win = _stepped(make_window)
     bars = [win.tabs.tabBar(), win.menuBar()]
     caches = [bar.findChild(PaintCache) for bar in bars]
