@@ -305,22 +305,23 @@ class NodeSection(_Section):
                 self.trainable.setChecked(node.id in params_of(self.doc.graph, self.doc.train))
         self._show_results()
         if anew:
-            self._settle(body)
+            self._settle()
 
-    def _settle(self, body: QWidget) -> None:
+    def _settle(self) -> None:
         """Lay the page shown anew out, and mark its widgets for repaint, now, before the
         window paints next: the window's repaint is often asked for first (a box added
         to the canvas), and the page then painted with its rows where the hint had been,
         was laid out after, and painted all again at the next pass (a node selected or
         added drew its page twice). The section and the boxes above it relayout (their
-        posted layout requests, handed over now), and each widget's update-later (posted
-        as it was shown) marks it dirty for that one paint."""
+        posted layout requests, handed over now), and the widgets' update-laters (posted
+        as they were shown) mark them dirty for that one paint: handed over together, in
+        one call (asking each of the page's fifty widgets, found one by one, cost twice
+        the time; any other widget shown meanwhile is marked for the same paint)."""
         widget: QWidget | None = self
         while widget is not None and not widget.isWindow():
             QCoreApplication.sendPostedEvents(widget, QEvent.Type.LayoutRequest)
             widget = widget.parentWidget()
-        for child in (body, *body.findChildren(QWidget)):
-            QCoreApplication.sendPostedEvents(child, QEvent.Type.UpdateLater)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
     def _node_changed(self, node_id: str) -> None:
         if node_id == self.node_id:
