@@ -49,9 +49,10 @@ from ..theme import THEME, error_sheet, muted_sheet, style
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
 #: How many looks (one per size, title, palette...) of a section's frame are kept: the
-#: node section alternates between two sizes (a node selected, none), a few more for
-#: nodes of other ops and the window resized.
-FRAMES_KEPT = 8
+#: node section alternates between two sizes (a node selected, none), and a page of
+#: another op (its attribute rows) is another; each is a pixmap the box's size (half a
+#: megabyte for the node page, four times that on a 2x screen).
+FRAMES_KEPT = 4
 
 NO_SELECTION = (
     "Select a node on the canvas to see its value and gradient.\n"
