@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QUndoCommand
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPixmap, QUndoCommand
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,6 +28,9 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QStyle,
+    QStyleOptionGroupBox,
+    QStylePainter,
     QVBoxLayout,
     QWidget,
 )
@@ -39,12 +42,17 @@ from engine.ops.record import ATTR_KINDS, Attr
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
 from ..model.formatting import count, fmt_shape, format_tensor
-from ..qt_override import reported_or
+from ..qt_override import reported, reported_or
 from ..tensor_editor import TensorEditor
 from ..theme import THEME, error_sheet, muted_sheet, style
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
+#: How many looks (one per size, title, palette...) of a section's frame are kept: the
+#: node section alternates between two sizes (a node selected, none), and a page of
+#: another op (its attribute rows) is another; each is a pixmap the box's size (half a
+#: megabyte for the node page, four times that on a 2x screen).
+FRAMES_KEPT = 4
 
 NO_SELECTION = (
     "Select a node on the canvas to see its value and gradient.\n"
@@ -83,7 +91,8 @@ def _mono() -> QLabel:
 
 
 class _Section(QGroupBox):
-    """Shared plumbing: push a command, report a refusal in one line."""
+    """Shared plumbing: push a command, report a refusal in one line; the frame blitted
+    from a drawing kept per look (:meth:`paintEvent`)."""
 
     message = Signal(str)
 
@@ -93,6 +102,51 @@ class _Section(QGroupBox):
         self.problem = _plain()
         style(self.problem, error_sheet)
         self.problem.hide()
+        # The frame as the style draws it, per look (:func:`_frame_look`), the least
+        # recently shown first; ``frame_draws`` counts the style's drawings (tests).
+        self._frames: dict[tuple, QPixmap] = {}
+        self.frame_draws = 0
+
+    @reported
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        """Blit the frame the style drew for this look before, else draw it once into a
+        pixmap over the box's backdrop and blit that.
+
+        Fusion draws a group box as a nine-patch picture stretched over the whole box,
+        area by area: a quarter of a millisecond for the node section on each paint, and
+        a node added when none was selected painted it twice (the page appearing, then
+        the window's repaint), the backward section once more in every window repaint.
+        The look is read from the style option QGroupBox paints with, so anything that
+        changes the drawing (size, title, state, palette, font, style) is another look.
+        The pixmap holds the plain colour behind the box too (its own filled background,
+        or its parent's): drawn over it, the picture's and the title's soft edges blend
+        as they do on screen, pixel for pixel (over a transparent pixmap, then blitted,
+        a title's edge came out a level off). Behind anything but a plain fill, the box
+        paints as QGroupBox does."""
+        backdrop = _backdrop(self)
+        if backdrop is None:
+            super().paintEvent(event)
+            return
+        option = QStyleOptionGroupBox()
+        self.initStyleOption(option)
+        key = (*_frame_look(self, option), backdrop.rgba())
+        frames = self._frames
+        pixmap = frames.pop(key, None)
+        if pixmap is None:
+            ratio = self.devicePixelRatioF()
+            pixmap = QPixmap(self.size() * ratio)
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(backdrop)
+            drawing = QStylePainter(pixmap, self)
+            drawing.drawComplexControl(QStyle.ComplexControl.CC_GroupBox, option)
+            drawing.end()
+            self.frame_draws += 1
+            while len(frames) >= FRAMES_KEPT:
+                del frames[next(iter(frames))]
+        frames[key] = pixmap
+        painter = QPainter(self)
+        painter.drawPixmap(0, 0, pixmap)
+        painter.end()
 
     def _push(self, cmd: EditCommand) -> bool:
         error = push(self.doc, cmd)
@@ -106,6 +160,29 @@ class _Section(QGroupBox):
         self.problem.setText(text)
         self.problem.show()
         self.message.emit(text)
+
+
+def _backdrop(box: QWidget) -> QColor | None:
+    """The plain colour behind ``box``: its own background when it fills it, else its
+    parent's when that fills its own (a scroll area's page does); None when neither
+    does, or the fill is not one colour (a gradient, a texture)."""
+    holder = box if box.autoFillBackground() else box.parentWidget()
+    if holder is None or not holder.autoFillBackground():
+        return None
+    brush = holder.palette().brush(holder.backgroundRole())
+    return brush.color() if brush.style() == Qt.BrushStyle.SolidPattern else None
+
+
+def _frame_look(box: QGroupBox, option: QStyleOptionGroupBox) -> tuple:
+    """What the style's drawing of ``box``'s frame and title depends on: the option it
+    draws from (its size, state, title and its colour, palette, features), the font the
+    painter takes from the box, the style and the screen's pixel ratio."""
+    rect = option.rect
+    return (rect.width(), rect.height(), option.state.value, option.direction.value,
+            option.palette.cacheKey(), option.text, option.textAlignment.value,
+            option.textColor.rgba(), option.features.value, option.subControls.value,
+            option.activeSubControls.value, option.lineWidth, option.midLineWidth,
+            box.font().key(), id(box.style()), box.style().name(), box.devicePixelRatioF())
 
 
 class NodeSection(_Section):
@@ -229,22 +306,23 @@ class NodeSection(_Section):
                 self.trainable.setChecked(node.id in params_of(self.doc.graph, self.doc.train))
         self._show_results()
         if anew:
-            self._settle(body)
+            self._settle()
 
-    def _settle(self, body: QWidget) -> None:
+    def _settle(self) -> None:
         """Lay the page shown anew out, and mark its widgets for repaint, now, before the
         window paints next: the window's repaint is often asked for first (a box added
         to the canvas), and the page then painted with its rows where the hint had been,
         was laid out after, and painted all again at the next pass (a node selected or
         added drew its page twice). The section and the boxes above it relayout (their
-        posted layout requests, handed over now), and each widget's update-later (posted
-        as it was shown) marks it dirty for that one paint."""
+        posted layout requests, handed over now), and the widgets' update-laters (posted
+        as they were shown) mark them dirty for that one paint: handed over together, in
+        one call (asking each of the page's fifty widgets, found one by one, cost twice
+        the time; any other widget shown meanwhile is marked for the same paint)."""
         widget: QWidget | None = self
         while widget is not None and not widget.isWindow():
             QCoreApplication.sendPostedEvents(widget, QEvent.Type.LayoutRequest)
             widget = widget.parentWidget()
-        for child in (body, *body.findChildren(QWidget)):
-            QCoreApplication.sendPostedEvents(child, QEvent.Type.UpdateLater)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.UpdateLater)
 
     def _node_changed(self, node_id: str) -> None:
         if node_id == self.node_id:

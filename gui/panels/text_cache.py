@@ -126,6 +126,7 @@ class CachedTextBrowser(QTextBrowser):
                     and (size.height() > room.height()) != bar.isVisibleTo(self))):
             self.setDocument(document)
             return
+        kept = self._pending is not None and self._pending[1] is pixmap  # shown already
         self._drop_pending(keep=document)
         # The bars as QTextEdit will set them for this document (its _q_adjustScrollbars).
         for bar_, extent, page in ((self.horizontalScrollBar(), size.width(), room.width()),
@@ -135,19 +136,23 @@ class CachedTextBrowser(QTextBrowser):
             bar_.setPageStep(page)
         self._pending = (document, pixmap if pixmap is not None else self.drawing(document))
         self._adopt_timer.start()
-        viewport.update()
+        if not kept:
+            viewport.update()
 
     def replace_end(self, position: int, html: str) -> bool:
         """Replace the shown document's text from ``position`` (the start of a block
         after the first) to its end with ``html``, in place: the blocks before keep their
         layout, and only the new ones are laid out (a whole document set again parses
-        and lays out every block). One waiting to be taken keeps its drawing when the
-        new text starts below the viewport (it shows what it showed), else is drawn
-        again; the browser's own document is followed by the browser (bars, repaint).
-        False, nothing replaced, while text is selected (a new page drops it)."""
+        and lays out every block). New text that starts below the part of the page in
+        view changes none of its pixels: the drawing shown stays (of one waiting to be
+        taken, or the browser's own, unless the edit scrolled it), and only the scroll
+        bar changes; else the viewport is drawn again. False, nothing replaced, while
+        text is selected (a new page drops it)."""
         document, pending = self.shown_document(), self._pending
         if pending is None and self._selecting():
             return False
+        bars = (self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+        drawn = self._drawn
         cursor = QTextCursor(document)
         cursor.beginEditBlock()  # (first: a cursor moved outside one measures the line)
         cursor.setPosition(position - 1)  # the end of the block before: no empty one left
@@ -155,9 +160,13 @@ class CachedTextBrowser(QTextBrowser):
         cursor.removeSelectedText()
         cursor.insertHtml(html)
         cursor.endEditBlock()
+        top = document.documentLayout().blockBoundingRect(document.findBlock(position)).top()
+        unseen = top >= bars[1] + self.viewport().height()
         if pending is not None:
-            top = document.documentLayout().blockBoundingRect(document.findBlock(position)).top()
-            self.show_laid_out(document, pending[1] if top >= self.viewport().height() else None)
+            self.show_laid_out(document, pending[1] if unseen else None)
+        elif unseen and drawn and bars == (self.horizontalScrollBar().value(),
+                                           self.verticalScrollBar().value()):
+            self._drawn = True  # (the edit's signals forgot it)
         return True
 
     def shown_document(self) -> QTextDocument:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
-from PySide6.QtWidgets import QApplication, QCheckBox, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QApplication, QCheckBox, QGroupBox, QLineEdit, QSpinBox, QWidget
 
 from engine.ops import OPS
 from engine.ops.record import ATTR_KINDS, parse_int_list
 from gui.commands import AddNode, Connect, SetBackward, push
 from gui.document import GraphDocument
-from gui.panels.inspector import Inspector
+from gui.panels.inspector import Inspector, _Section
 
 
 class LayoutRequests(QObject):
@@ -417,3 +417,33 @@ def test_the_backward_section_moves_without_painting_again(make_window) -> None:
         backward.setAutoFillBackground(False)  # as a see-through section paints it
         assert inspector.grab().toImage() == shown, theme
         backward.setAutoFillBackground(True)
+
+
+def test_a_sections_frame_is_drawn_by_the_style_once_per_look(inspector: Inspector,
+                                                              doc: GraphDocument) -> None:
+    """The node section's frame (Fusion stretches a picture over the whole box) is drawn
+    once per look: a node selected after none, and the window's repaint after, blit the
+    frames drawn for those sizes before; a look it never had (another title) is drawn,
+    and each looks exactly as the style paints a group box of that size and title."""
+    node = inspector.node
+    for ids in (["x"], [], ["x"], []):  # both sizes painted once
+        inspector.set_selection(ids)
+        node.repaint()
+    draws = node.frame_draws
+    for ids in (["x"], [], ["x"]):
+        inspector.set_selection(ids)
+        node.repaint()
+        inspector.repaint()
+    assert node.frame_draws == draws
+    pages = [QWidget(), QWidget()]
+    section, plain = _Section("Node", doc), QGroupBox("Node")
+    for page, box in zip(pages, (section, plain), strict=True):
+        page.setAutoFillBackground(True)  # as the inspector's scrolled page is
+        page.resize(320, 140)
+        box.setParent(page)
+        box.setGeometry(10, 10, 300, 120)
+    for title, draws in (("Node", 1), ("Backward", 2)):
+        section.setTitle(title)
+        plain.setTitle(title)
+        assert pages[0].grab().toImage() == pages[1].grab().toImage(), title
+        assert section.frame_draws == draws

@@ -12,6 +12,9 @@ import gc
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
 
 from engine.autodiff import backward, forward
 from engine.errors import GraphError
@@ -303,6 +306,10 @@ def test_an_edit_that_changes_only_the_summary_replaces_it_in_place(qtbot) -> No
 
     qtbot.wait(chain_rule_module.AHEAD_MS + 40)  # nothing is laid out ahead at the end
     chain_rule_module.ChainRulePanel._laid_out = counting  # type: ignore[method-assign]
+    browser.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # (focused, it paints as QTextBrowser
+    browser.clearFocus()  # does: in the window, the canvas has the focus)
+    QApplication.processEvents()
+    browser.viewport().repaint()
     try:
         for taken in (False, True):  # shown from its drawing, then the browser's own
             if taken:
@@ -311,7 +318,14 @@ def test_an_edit_that_changes_only_the_summary_replaces_it_in_place(qtbot) -> No
             push(doc, AddNode(doc, "input", (0.0, 0.0)))
             assert panel.follow.renders == renders + 1 and laid_out == []
             assert browser.shown_document() is shown
-            assert taken or browser.draws == draws  # the step above it drawn once, before
+            QApplication.processEvents()
+            browser.viewport().repaint()
+            # the step above it drawn once, before: the summary changed out of view only
+            assert browser.draws == draws
+            argb = QImage.Format.Format_ARGB32_Premultiplied
+            kept = browser.viewport().grab().toImage().convertToFormat(argb)
+            fresh_drawing = browser.drawing(browser.shown_document()).toImage()
+            assert kept == fresh_drawing.convertToFormat(argb)  # the page as drawn afresh
             fresh = original(panel, panel.html(panel.fit))
             assert shown.toHtml() == fresh.toHtml() and "x1.grad = None" in panel.text()
             doc.undo_stack.undo()
