@@ -64,6 +64,7 @@ from .commands import SwapEdit, push
 from .document import GraphDocument, Point
 from .layouts import fill
 from .model.formatting import count
+from .paint_cache import painted_alone
 from .qt_override import reported
 from .theme import THEME, error_sheet, style
 
@@ -422,6 +423,7 @@ class PytorchCode(QObject):
         self.check_note: QProgressDialog | None = None
         self.dock = CodeDock(window.doc, window)  # type: ignore[arg-type]
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        painted_alone(self.dock)  # as the window's other docks
         self.dock.hide()
         self.check_dialog: CheckDialog | None = None
         self.import_action = window.action("Import PyTorch &Code…", self.import_dialog)
