@@ -63,6 +63,20 @@ def test_a_steps_whole_window_repaint_paints_none_of_the_bars_and_docks(make_win
     assert win.player_bar in _painted_in_repaint(win, win.player.step_forward)
 
 
+def test_the_code_dock_shown_is_left_to_its_own_updates(make_window) -> None:  # noqa: ANN001
+    win = make_window()
+    dock = win.pytorch.dock
+    dock.show()
+    dock.editor  # noqa: B018 - its contents, built when first shown
+    QApplication.processEvents()
+    painted = _Painted()
+    try:
+        win.repaint()
+    finally:
+        painted.close()
+    assert not [w for w in painted.widgets if w is dock or dock.isAncestorOf(w)]
+
+
 def test_an_adds_whole_window_repaint_paints_none_of_the_bars_and_docks(make_window) -> None:  # noqa: ANN001
     win = make_window()
     view = win.canvas
