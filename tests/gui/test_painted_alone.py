@@ -37,9 +37,12 @@ def _left_alone(win) -> list[QWidget]:  # noqa: ANN001
             win.notes_dock, win.panels_dock]
 
 
-def _painted_in_repaint(win, act: Callable[[], object]) -> list[QWidget]:  # noqa: ANN001
-    """The bars, docks and widgets in them that paint in a whole-window repaint after
-    ``act``, its events delivered and what it changed painted (a first repaint)."""
+def _painted_in_repaint(
+    win, act: Callable[[], object], roots: list[QWidget] | None = None,  # noqa: ANN001
+) -> list[QWidget]:
+    """The bars, docks and widgets in them (or ``roots`` and theirs) that paint in a
+    whole-window repaint after ``act``, its events delivered and what it changed painted
+    (a first repaint)."""
     act()
     QApplication.processEvents()
     win.repaint()
@@ -48,7 +51,7 @@ def _painted_in_repaint(win, act: Callable[[], object]) -> list[QWidget]:  # noq
         win.repaint()
     finally:
         painted.close()
-    roots = _left_alone(win)
+    roots = _left_alone(win) if roots is None else roots
     return [w for w in painted.widgets if any(w is r or r.isAncestorOf(w) for r in roots)]
 
 
@@ -66,15 +69,8 @@ def test_a_steps_whole_window_repaint_paints_none_of_the_bars_and_docks(make_win
 def test_the_code_dock_shown_is_left_to_its_own_updates(make_window) -> None:  # noqa: ANN001
     win = make_window()
     dock = win.pytorch.dock
-    dock.show()
-    dock.editor  # noqa: B018 - its contents, built when first shown
-    QApplication.processEvents()
-    painted = _Painted()
-    try:
-        win.repaint()
-    finally:
-        painted.close()
-    assert not [w for w in painted.widgets if w is dock or dock.isAncestorOf(w)]
+    # (its contents are built when first shown or asked for)
+    assert _painted_in_repaint(win, lambda: (dock.show(), dock.editor), [dock]) == []
 
 
 def test_an_adds_whole_window_repaint_paints_none_of_the_bars_and_docks(make_window) -> None:  # noqa: ANN001
