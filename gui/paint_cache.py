@@ -4,8 +4,10 @@ A whole-window repaint (an expose, a dialog closing over the window) asks every 
 to paint, although most show what they showed before. Some cost a lot to paint
 again: a dock's title (the Fusion style loads its button icons on every paint), the
 toolbar's gradient. :class:`PaintCache` paints such a widget once into a pixmap and
-blits it while nothing changed. (The chain-rule text changes on every step, so it
-draws straight into its pixmap instead: ``gui.panels.text_cache``.)
+blits it while nothing changed; a widget whose drawing it can call itself (an
+inspector section's frame) is drawn straight into the pixmap, once per look. (The
+chain-rule text changes on every step, so it draws straight into its pixmap instead:
+``gui.panels.text_cache``.)
 
 "Changed" is judged conservatively: any event the widget receives other than a paint
 (resize, mouse, keys, focus, palette, font, title, enable, show, style...) drops the
@@ -23,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, SignalInstance
-from PySide6.QtGui import QPainter, QPixmap, QRegion
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QColor, QPainter, QPixmap, QRegion
+from PySide6.QtWidgets import QStylePainter, QWidget
 
 from .qt_override import reported_or
 
@@ -77,8 +79,13 @@ class PaintCache(QObject):
     ``keep``: how many states' pixmaps are kept (the chain-rule text's scroll bar comes
     back to a range it had: an undone edit, a step back, a step of the same height), the
     least recently shown dropped first; any change (an event, ``changed``) drops them
-    all. ``hits`` and ``misses`` count blits and real paints, ``captures`` the paintings
-    into the pixmap and ``parts`` those of a part only (tests read them).
+    all. ``draw``: the widget's own painting, which the cache calls itself, straight
+    into the pixmap over the plain colour behind the widget (:func:`plain_backdrop`):
+    one rendering per state, none on screen first. Its ``state`` then names all the
+    drawing depends on, so no event drops the pixmaps (a look comes back: a size, a
+    title); behind anything but a plain colour the widget paints as usual. ``hits`` and
+    ``misses`` count blits and real paints, ``captures`` the paintings into the pixmap
+    and ``parts`` those of a part only (tests read them).
     """
 
     def __init__(
@@ -91,6 +98,7 @@ class PaintCache(QObject):
         early: bool = False,
         moved: Callable[[Hashable, Hashable], QRect | None] | None = None,
         keep: int = 1,
+        draw: Callable[[QStylePainter], None] | None = None,
     ) -> None:
         super().__init__(widget)
         self._widget = widget
@@ -101,9 +109,9 @@ class PaintCache(QObject):
         self._state = state or _no_state
         self._backdrop = backdrop
         self._keep = keep
-        self._rect = QRect()  # the area the pixmaps show
-        self._shows: Hashable = None  # the state of the one made or blitted last
-        self._kept: dict[Hashable, QPixmap] = {}  # per state, least recently shown first
+        self._draw = draw
+        self._shows: _Key | None = None  # the area and state of the one made or blitted last
+        self._kept: dict[_Key, QPixmap] = {}  # per area and state, least recently shown first
         self._capture_due = False
         self._painting = False
         self.hits = 0
@@ -120,22 +128,19 @@ class PaintCache(QObject):
 
     def _kept_for(self, rect: QRect, state: Hashable) -> QPixmap | None:
         """The pixmap kept of ``rect`` in ``state`` (then the most recently shown)."""
-        if rect != self._rect:
-            self._kept.clear()
-            return None
-        pixmap = self._kept.pop(state, None)
+        key = rect.getRect(), state
+        pixmap = self._kept.pop(key, None)
         if pixmap is not None:
-            self._kept[state] = pixmap
-            self._shows = state
+            self._kept[key] = pixmap
+            self._shows = key
         return pixmap
 
     def _keep_pixmap(self, rect: QRect, state: Hashable, pixmap: QPixmap) -> None:
-        if rect != self._rect:
-            self._kept.clear()
-        self._kept.pop(state, None)
+        key = rect.getRect(), state
+        self._kept.pop(key, None)
         while len(self._kept) >= self._keep:
             del self._kept[next(iter(self._kept))]
-        self._rect, self._shows, self._kept[state] = rect, state, pixmap
+        self._shows, self._kept[key] = key, pixmap
 
     @reported_or(bool)
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
@@ -148,7 +153,7 @@ class PaintCache(QObject):
             return False
         kind = event.type()
         if kind != _PAINT:
-            if kind not in _HARMLESS:
+            if kind not in _HARMLESS and self._draw is None:
                 self._kept.clear()
             return False
         rect = self._area()
@@ -158,14 +163,25 @@ class PaintCache(QObject):
         if self._early and self._window is not (window := self._widget.window()):
             self._window = window  # (a widget moved to another window: that one)
             window.installEventFilter(self)
-        pixmap = self._kept_for(rect, self._state())
-        if pixmap is None:
+        state, colour = self._state(), None
+        if self._draw is not None:
+            colour = plain_backdrop(self._widget)
+            if colour is None:
+                return False  # (behind anything but a plain colour: as usual)
+            state = (colour.rgba(), state)
+        pixmap = self._kept_for(rect, state)
+        if pixmap is None and self._draw is not None:
+            self.captures += 1
+            pixmap = self._drawn(rect, colour)
+            self._keep_pixmap(rect, state, pixmap)
+        elif pixmap is None:
             self.misses += 1
             if not self._capture_due:
                 self._capture_due = True
                 QTimer.singleShot(0, self, self._capture)
             return False
-        self.hits += 1
+        else:
+            self.hits += 1
         painter = QPainter(widget)  # type: ignore[call-overload]  # the widget it watches
         painter.setClipRegion(event.region())  # type: ignore[attr-defined]  # a QPaintEvent
         painter.drawPixmap(rect.topLeft(), pixmap)
@@ -181,26 +197,29 @@ class PaintCache(QObject):
         state = self._state()
         if self._kept_for(rect, state) is not None:
             return
-        if self._shows in self._kept and self._moved is not None:
-            part = self._moved(self._shows, state)
-            if part is not None and self._capture_part(part & rect, state):
+        shows = self._shows
+        if shows in self._kept and shows[0] == rect.getRect() and self._moved is not None:
+            part = self._moved(shows[1], state)
+            if part is not None and self._capture_part(rect, part & rect, state):
                 return
         self._capture()
 
-    def _capture_part(self, part: QRect, state: Hashable) -> bool:
-        """Draw only ``part`` of the widget again, into a copy of the pixmap shown last,
-        which then shows ``state`` (False: not done; the caller draws the whole)."""
+    def _capture_part(self, rect: QRect, part: QRect, state: Hashable) -> bool:
+        """Draw only ``part`` of the widget again, into a copy of the pixmap of ``rect``
+        shown last, which then shows ``state`` (False: not done; the caller draws the
+        whole)."""
         ratio = self._widget.devicePixelRatioF()
         if part.isEmpty() or ratio != round(ratio):
             return False  # (at a fractional ratio a part's edges could round another way)
         self.parts += 1
         piece = self._drawn(part)
+        assert self._shows is not None
         pixmap = QPixmap(self._kept[self._shows])  # (shared until painted on: copied then)
         painter = QPainter(pixmap)
         painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
-        painter.drawPixmap(part.topLeft() - self._rect.topLeft(), piece)
+        painter.drawPixmap(part.topLeft() - rect.topLeft(), piece)
         painter.end()
-        self._keep_pixmap(self._rect, state, pixmap)
+        self._keep_pixmap(rect, state, pixmap)
         return True
 
     def _capture(self) -> None:
@@ -215,8 +234,11 @@ class PaintCache(QObject):
         self.captures += 1
         self._keep_pixmap(rect, state, self._drawn(rect))
 
-    def _drawn(self, rect: QRect) -> QPixmap:
-        """``rect`` of the widget (its coordinates) drawn into a new pixmap."""
+    def _drawn(self, rect: QRect, colour: QColor | None = None) -> QPixmap:
+        """``rect`` of the widget (its coordinates) drawn into a new pixmap, over
+        ``colour`` (the plain one behind it, for ``draw``: soft edges then blend as they
+        do on screen, pixel for pixel; drawn over a transparent pixmap, then blitted, a
+        title's edge came out a level off)."""
         widget = self._widget
         self._painting = True
         try:
@@ -226,8 +248,14 @@ class PaintCache(QObject):
             ratio = widget.devicePixelRatioF()
             pixmap = QPixmap(rect.size() * ratio)
             pixmap.setDevicePixelRatio(ratio)
-            pixmap.fill(Qt.GlobalColor.transparent)
-            widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
+            pixmap.fill(Qt.GlobalColor.transparent if colour is None else colour)
+            if self._draw is None:
+                widget.render(pixmap, -rect.topLeft(), QRegion(rect), QWidget.RenderFlag(0))
+            else:
+                painter = QStylePainter(pixmap, widget)
+                painter.translate(-rect.topLeft())
+                self._draw(painter)
+                painter.end()
             return pixmap
         finally:
             self._painting = False
@@ -249,6 +277,21 @@ def painted_alone(*widgets: QWidget) -> None:
     """
     for widget in widgets:
         widget.setAutoFillBackground(True)
+
+
+def plain_backdrop(widget: QWidget) -> QColor | None:
+    """The plain colour behind ``widget``: its own background when it fills it, else its
+    parent's when that fills its own (a scroll area's page does); None when neither
+    does, or the fill is not one colour (a gradient, a texture)."""
+    holder = widget if widget.autoFillBackground() else widget.parentWidget()
+    if holder is None or not holder.autoFillBackground():
+        return None
+    brush = holder.palette().brush(holder.backgroundRole())
+    return brush.color() if brush.style() == Qt.BrushStyle.SolidPattern else None
+
+
+#: A pixmap's area (QRect.getRect(): left, top, width, height) and the state it shows.
+_Key = tuple[object, Hashable]
 
 
 def _no_state() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPixmap, QUndoCommand
+from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,7 +42,8 @@ from engine.ops.record import ATTR_KINDS, Attr
 from ..commands import EditCommand, Rename, SetAttrs, SetBackward, SetRequiresGrad, SetValue, push
 from ..document import GraphDocument
 from ..model.formatting import count, fmt_shape, format_tensor
-from ..qt_override import reported, reported_or
+from ..paint_cache import PaintCache
+from ..qt_override import reported_or
 from ..tensor_editor import TensorEditor
 from ..theme import THEME, error_sheet, muted_sheet, style
 
@@ -91,8 +92,8 @@ def _mono() -> QLabel:
 
 
 class _Section(QGroupBox):
-    """Shared plumbing: push a command, report a refusal in one line; the frame blitted
-    from a drawing kept per look (:meth:`paintEvent`)."""
+    """Shared plumbing: push a command, report a refusal in one line; the frame drawn
+    once per look (:meth:`_look`) and blitted after."""
 
     message = Signal(str)
 
@@ -102,51 +103,32 @@ class _Section(QGroupBox):
         self.problem = _plain()
         style(self.problem, error_sheet)
         self.problem.hide()
-        # The frame as the style draws it, per look (:func:`_frame_look`), the least
-        # recently shown first; ``frame_draws`` counts the style's drawings (tests).
-        self._frames: dict[tuple, QPixmap] = {}
-        self.frame_draws = 0
+        #: Fusion draws a group box as a nine-patch picture stretched over the whole
+        #: box, area by area: a quarter of a millisecond for the node section on each
+        #: paint, and a node added when none was selected painted it twice (the page
+        #: appearing, then the window's repaint), the backward section once more in
+        #: every window repaint. Its ``captures`` count the style's drawings (tests).
+        self.frame = PaintCache(self, state=self._look, keep=FRAMES_KEPT, draw=self._draw_frame)
 
-    @reported
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
-        """Blit the frame the style drew for this look before, else draw it once into a
-        pixmap over the box's backdrop and blit that.
-
-        Fusion draws a group box as a nine-patch picture stretched over the whole box,
-        area by area: a quarter of a millisecond for the node section on each paint, and
-        a node added when none was selected painted it twice (the page appearing, then
-        the window's repaint), the backward section once more in every window repaint.
-        The look is read from the style option QGroupBox paints with, so anything that
-        changes the drawing (size, title, state, palette, font, style) is another look.
-        The pixmap holds the plain colour behind the box too (its own filled background,
-        or its parent's): drawn over it, the picture's and the title's soft edges blend
-        as they do on screen, pixel for pixel (over a transparent pixmap, then blitted,
-        a title's edge came out a level off). Behind anything but a plain fill, the box
-        paints as QGroupBox does."""
-        backdrop = _backdrop(self)
-        if backdrop is None:
-            super().paintEvent(event)
-            return
+    def _option(self) -> QStyleOptionGroupBox:
         option = QStyleOptionGroupBox()
         self.initStyleOption(option)
-        key = (*_frame_look(self, option), backdrop.rgba())
-        frames = self._frames
-        pixmap = frames.pop(key, None)
-        if pixmap is None:
-            ratio = self.devicePixelRatioF()
-            pixmap = QPixmap(self.size() * ratio)
-            pixmap.setDevicePixelRatio(ratio)
-            pixmap.fill(backdrop)
-            drawing = QStylePainter(pixmap, self)
-            drawing.drawComplexControl(QStyle.ComplexControl.CC_GroupBox, option)
-            drawing.end()
-            self.frame_draws += 1
-            while len(frames) >= FRAMES_KEPT:
-                del frames[next(iter(frames))]
-        frames[key] = pixmap
-        painter = QPainter(self)
-        painter.drawPixmap(0, 0, pixmap)
-        painter.end()
+        return option
+
+    def _look(self) -> tuple:
+        """What the style's drawing of the frame and title depends on: the option it
+        draws from (its size, state, title and its colour, palette, features), the font
+        the painter takes from the box, the style and the screen's pixel ratio."""
+        option = self._option()
+        return (option.state.value, option.direction.value,
+                option.palette.cacheKey(), option.text, option.textAlignment.value,
+                option.textColor.rgba(), option.features.value, option.subControls.value,
+                option.activeSubControls.value, option.lineWidth, option.midLineWidth,
+                self.font().key(), id(self.style()), self.style().name(),
+                self.devicePixelRatioF())
+
+    def _draw_frame(self, painter: QStylePainter) -> None:
+        painter.drawComplexControl(QStyle.ComplexControl.CC_GroupBox, self._option())
 
     def _push(self, cmd: EditCommand) -> bool:
         error = push(self.doc, cmd)
@@ -160,29 +142,6 @@ class _Section(QGroupBox):
         self.problem.setText(text)
         self.problem.show()
         self.message.emit(text)
-
-
-def _backdrop(box: QWidget) -> QColor | None:
-    """The plain colour behind ``box``: its own background when it fills it, else its
-    parent's when that fills its own (a scroll area's page does); None when neither
-    does, or the fill is not one colour (a gradient, a texture)."""
-    holder = box if box.autoFillBackground() else box.parentWidget()
-    if holder is None or not holder.autoFillBackground():
-        return None
-    brush = holder.palette().brush(holder.backgroundRole())
-    return brush.color() if brush.style() == Qt.BrushStyle.SolidPattern else None
-
-
-def _frame_look(box: QGroupBox, option: QStyleOptionGroupBox) -> tuple:
-    """What the style's drawing of ``box``'s frame and title depends on: the option it
-    draws from (its size, state, title and its colour, palette, features), the font the
-    painter takes from the box, the style and the screen's pixel ratio."""
-    rect = option.rect
-    return (rect.width(), rect.height(), option.state.value, option.direction.value,
-            option.palette.cacheKey(), option.text, option.textAlignment.value,
-            option.textColor.rgba(), option.features.value, option.subControls.value,
-            option.activeSubControls.value, option.lineWidth, option.midLineWidth,
-            box.font().key(), id(box.style()), box.style().name(), box.devicePixelRatioF())
 
 
 class NodeSection(_Section):

@@ -429,12 +429,12 @@ def test_a_sections_frame_is_drawn_by_the_style_once_per_look(inspector: Inspect
     for ids in (["x"], [], ["x"], []):  # both sizes painted once
         inspector.set_selection(ids)
         node.repaint()
-    draws = node.frame_draws
+    draws = node.frame.captures
     for ids in (["x"], [], ["x"]):
         inspector.set_selection(ids)
         node.repaint()
         inspector.repaint()
-    assert node.frame_draws == draws
+    assert node.frame.captures == draws
     pages = [QWidget(), QWidget()]
     section, plain = _Section("Node", doc), QGroupBox("Node")
     for page, box in zip(pages, (section, plain), strict=True):
@@ -446,4 +446,4 @@ def test_a_sections_frame_is_drawn_by_the_style_once_per_look(inspector: Inspect
         section.setTitle(title)
         plain.setTitle(title)
         assert pages[0].grab().toImage() == pages[1].grab().toImage(), title
-        assert section.frame_draws == draws
+        assert section.frame.captures == draws
