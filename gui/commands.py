@@ -28,7 +28,8 @@ READ_ONLY = (
 
 
 class EditCommand(QUndoCommand):
-    """Base: ``check()`` raises GraphError for an edit that must be refused.
+    """Base: ``check()`` raises GraphError for an edit that must be refused. Qt calls redo
+    and undo, guarded here once; they run the edit's bodies, ``_do`` and ``_undo``.
 
     ``view_only``: the command changes how the graph is shown (places, groups), not
     the mathematics, so a read-only captured trace takes it too."""
@@ -42,6 +43,20 @@ class EditCommand(QUndoCommand):
     def check(self) -> None:
         """Raise GraphError if this edit cannot be applied to the document as it is."""
 
+    @reported
+    def redo(self) -> None:
+        self._do()
+
+    @reported
+    def undo(self) -> None:
+        self._undo()
+
+    def _do(self) -> None:
+        raise NotImplementedError
+
+    def _undo(self) -> None:
+        raise NotImplementedError
+
 
 class SwapEdit(EditCommand):
     """An edit between two states of one thing: redo puts ``new``, undo puts ``old``
@@ -53,12 +68,10 @@ class SwapEdit(EditCommand):
     def put(self, state: Any) -> None:
         raise NotImplementedError
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.put(self.new)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.put(self.old)
 
 
@@ -96,17 +109,15 @@ class Composite(EditCommand):
         for part in self.parts:
             part.check()
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         with self.doc.edit():
             for part in self.parts:
-                part.redo()
+                part._do()
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         with self.doc.edit():
             for part in reversed(self.parts):
-                part.undo()
+                part._undo()
 
 
 def delete_selection(
@@ -187,12 +198,10 @@ class AddNode(EditCommand):
             raise GraphError("this id is already used", self.node)
         check_room(self.doc, 1)
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.doc.add_node(self.node, **self.args)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.doc.remove_node(self.node)
 
 
@@ -209,12 +218,10 @@ class AddSubgraph(EditCommand):
             if snap.removed.node.id in self.doc.graph:
                 raise GraphError("this id is already used", snap.removed.node.id)
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.doc.restore_nodes(self.snapshots)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.doc.remove_nodes([snap.removed.node.id for snap in reversed(self.snapshots)])
 
 
@@ -225,13 +232,11 @@ class RemoveNodes(EditCommand):
         self.snapshots: list[NodeSnapshot] = []
         self.output = doc.output
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.output = self.doc.output
         self.snapshots = self.doc.remove_nodes(self.ids)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         with self.doc.edit():
             self.doc.restore_nodes(list(reversed(self.snapshots)))
             if self.output != self.doc.output:
@@ -246,12 +251,10 @@ class Connect(EditCommand):
     def check(self) -> None:
         self.doc.graph.check_connect(self.src, self.dst, self.index)
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.doc.connect_operand(self.src, self.dst, self.index)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.doc.disconnect_operand(self.dst, self.index)
 
 
@@ -266,12 +269,10 @@ class Disconnect(EditCommand):
         if node is None or self.index >= len(node.inputs) or node.inputs[self.index] is None:
             raise GraphError(f"operand port {self.index} is not connected", self.dst)
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.src = self.doc.disconnect_operand(self.dst, self.index)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         if self.src is not None:
             self.doc.connect_operand(self.src, self.dst, self.index)
 
@@ -290,12 +291,10 @@ class Rename(EditCommand):
         if self.new != self.old and self.new in self.doc.graph:
             raise GraphError(f"the name {self.new!r} is already used", self.old)
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.doc.rename(self.old, self.new)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.doc.rename(self.new, self.old)
 
 

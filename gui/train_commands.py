@@ -18,7 +18,6 @@ from engine.train import TrainSpec, check_hyper, params_of
 from .commands import EditCommand, SwapEdit
 from .document import GraphDocument
 from .model.train_view import TrainState, propose, start
-from .qt_override import reported
 
 
 class SetTrain(SwapEdit):
@@ -68,12 +67,10 @@ class TrainStep(EditCommand):
         self.new = {p: u.new for p, u in self.after.last.updates.items()}
         self.setText(f"Training step {self.after.t}")
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         self.doc.set_training(self.new, self.after)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.doc.set_training(self.old, self.before)
 
 
@@ -94,11 +91,9 @@ class ResetTraining(EditCommand):
             raise GraphError("a parameter of this run was deleted", missing[0])
         self.current = {p: graph.nodes[p].value for p in self.before.initial}  # type: ignore[misc]
 
-    @reported
-    def redo(self) -> None:
+    def _do(self) -> None:
         assert self.before is not None
         self.doc.set_training(dict(self.before.initial), None)
 
-    @reported
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.doc.set_training(self.current, self.before)

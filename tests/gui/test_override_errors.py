@@ -138,7 +138,13 @@ def _app_qt_classes() -> list[type]:
     return found
 
 
-def test_every_qt_virtual_the_app_overrides_is_guarded() -> None:
+def _unguarded(classes: list[type]) -> tuple[int, list[str]]:
+    """How many Qt virtuals ``classes`` override, and those of them that are unguarded.
+
+    An override counts for each class that has it, its own or inherited from an app
+    base (the undo commands' redo and undo, guarded once in their base class), and is
+    named by the class that defines it. A third-party base's own (pyqtgraph's) are not
+    the app's to guard."""
     import inspect
 
     from gui import qt_override
@@ -147,20 +153,69 @@ def test_every_qt_virtual_the_app_overrides_is_guarded() -> None:
     # The text browser's look-ups of the document it shows (see text_cache): Python's.
     python_only = dict(_CALLED_FROM_PYTHON_ONLY, CachedTextBrowser={
         "setDocument", *text_cache._ON_THE_DOCUMENT})  # noqa: SLF001 - the one list of them
-    classes = _app_qt_classes()
-    overrides, unguarded = 0, []
+    overrides, unguarded = 0, set()
     for cls in classes:
         qt_bases = [b for b in cls.__mro__ if b.__module__.startswith("PySide6.")]
-        for name, f in vars(cls).items():
-            if (not inspect.isfunction(f) or name == "__init__"
-                    or name in python_only.get(cls.__qualname__, ())
+        app_bases = [b for b in cls.__mro__ if b.__module__.startswith(("gui.", __name__))]
+        for name in {name for base in app_bases for name in vars(base)}:
+            owner = next(b for b in cls.__mro__ if name in vars(b))
+            f = vars(owner)[name]
+            if (owner not in app_bases or not inspect.isfunction(f) or name == "__init__"
+                    or name in python_only.get(owner.__qualname__, ())
                     or not any(name in vars(base) for base in qt_bases)):
                 continue
             overrides += 1
             if f.__code__.co_filename != qt_override.__file__:  # not one of its guards
-                unguarded.append(f"{cls.__module__}.{cls.__qualname__}.{name}")
+                unguarded.add(f"{owner.__module__}.{owner.__qualname__}.{name}")
+    return overrides, sorted(unguarded)
+
+
+def test_every_qt_virtual_the_app_overrides_is_guarded() -> None:
+    classes = _app_qt_classes()
+    overrides, unguarded = _unguarded(classes)
     assert len(classes) > 50 and overrides > 80  # the walk saw the app's classes
     assert unguarded == []
+
+
+def test_the_guard_walk_counts_an_inherited_guard_and_finds_an_unguarded_override() -> None:
+    from PySide6.QtGui import QUndoCommand
+
+    from gui.commands import AddNode, EditCommand
+
+    class Plain(QUndoCommand):
+        def redo(self) -> None:  # C++ calls it: an exception here would be left pending
+            pass
+
+    class Mine(EditCommand):
+        def _do(self) -> None:  # a body, run by EditCommand's guarded redo
+            pass
+
+    assert _unguarded([AddNode]) == (2, [])  # redo and undo, guarded in EditCommand
+    assert _unguarded([Mine, Plain]) == (3, [f"{__name__}.{Plain.__qualname__}.redo"])
+
+
+def test_a_bug_in_a_composite_part_is_reported_once_and_stops_the_edit(
+    qtbot, monkeypatch: pytest.MonkeyPatch  # noqa: ANN001 - pytest fixture
+) -> None:
+    from gui.commands import AddNode, Composite
+    from gui.document import GraphDocument
+
+    doc = GraphDocument()
+    seen: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda _kind, exc, _tb: seen.append(exc))
+
+    add_node = doc.add_node
+
+    def broken(node: str, **args: object) -> None:
+        if node == "b":
+            raise AssertionError("a bug in the second part")
+        add_node(node, **args)
+
+    monkeypatch.setattr(doc, "add_node", broken)
+    parts = [AddNode(doc, "input", (0.0, 0.0), id=n) for n in ("a", "b", "c")]
+    doc.undo_stack.push(Composite(doc, "Add three", parts))  # Qt calls its redo from C++
+    assert [str(e) for e in seen] == ["a bug in the second part"]  # once, by the composite
+    assert list(doc.graph.nodes) == ["a"]  # the third part never ran
 
 
 def test_a_bug_in_a_box_paint_is_reported_and_the_window_goes_on(
