@@ -298,6 +298,15 @@ class Rename(EditCommand):
         self.doc.rename(self.new, self.old)
 
 
+#: QUndoCommand's own merge id: a command with it merges with nothing.
+NO_MERGE = -1
+
+
+def _no_merge() -> int:
+    """What a guarded ``id`` answers for a bug in it: merge with nothing."""
+    return NO_MERGE
+
+
 class SetValue(SwapEdit):
     """Edit a leaf's tensor. Consecutive edits of one node (scrubbing) merge into one step."""
 
@@ -316,9 +325,9 @@ class SetValue(SwapEdit):
             raise GraphError("the value must be a number or a rectangular list of numbers",
                              self.node) from None
 
-    @reported_or(lambda: -1)  # QUndoCommand's own: merges with nothing
+    @reported_or(_no_merge)
     def id(self) -> int:  # Qt's merge id: scrubbing edits of one node merge
-        return self.MERGE_ID if self.merge else -1
+        return self.MERGE_ID if self.merge else NO_MERGE
 
     @reported_or(bool)
     def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt API
@@ -396,7 +405,7 @@ class SetDescription(SwapEdit):
         super().__init__(doc, "Edit notes")
         self.old, self.new = doc.description, text
 
-    @reported_or(lambda: -1)  # QUndoCommand's own: merges with nothing
+    @reported_or(_no_merge)
     def id(self) -> int:  # Qt's merge id: consecutive keystrokes merge
         return self.MERGE_ID
 
