@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from PySide6.QtCore import QByteArray
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
 from gui.model import colours
 from gui.name_zero import plain_narrow_zero
@@ -130,11 +132,21 @@ def using(name: str) -> Iterator[None]:
         THEME.use(previous)
 
 
+#: Each widget :func:`style` gave a sheet, with the function that writes it: what
+#: :func:`restyle` rewrites. Weak: a widget deleted leaves it.
+_SHEETS: WeakKeyDictionary[QWidget, Callable[[], str]] = WeakKeyDictionary()
+
+
 def style(widget: QWidget, sheet: Callable[[], str]) -> None:
     """Give ``widget`` the style sheet ``sheet()``, written again from the new colours
     at every theme change (:func:`restyle`): a sheet holds colours as text."""
-    widget._theme_sheet = sheet  # type: ignore[attr-defined]
+    _SHEETS[widget] = sheet
     widget.setStyleSheet(sheet())
+
+
+def sheet_of(widget: QWidget) -> Callable[[], str] | None:
+    """The function :func:`style` last gave ``widget`` its sheet with, if any."""
+    return _SHEETS.get(widget)
 
 
 def paper_browser() -> str:
@@ -153,11 +165,24 @@ def error_sheet() -> str:
 
 
 def restyle(root: QWidget) -> None:
-    """Rewrite the sheet of every widget under ``root`` given one by :func:`style`."""
-    for widget in (root, *root.findChildren(QWidget)):
-        sheet = getattr(widget, "_theme_sheet", None)
-        if sheet is not None:
+    """Rewrite the sheet of every widget under ``root`` given one by :func:`style`.
+
+    Only the widgets :func:`style` was given are visited, each while Qt still holds it.
+    Walking ``root.findChildren(QWidget)`` instead made a Python wrapper for each of
+    Qt's own inner widgets (scroll bars, form labels, a dock's buttons), which Qt may
+    delete behind PySide's back, and crashed, rarely, inside ``setStyleSheet``.
+    """
+    for widget, sheet in list(_SHEETS.items()):
+        if isValid(widget) and _under(widget, root):
             widget.setStyleSheet(sheet())
+
+
+def _under(widget: QWidget, root: QWidget) -> bool:
+    """Whether ``widget`` is ``root`` or inside it (in any window of its, as a dialog)."""
+    parent: QWidget | None = widget
+    while parent is not None and parent is not root:
+        parent = parent.parentWidget()
+    return parent is root
 
 
 #: The app's single theme; presentation mode changes ``scale`` and ``high_contrast``.

@@ -45,7 +45,7 @@ from ..model.formatting import count, fmt_shape, format_tensor
 from ..paint_cache import PaintCache
 from ..qt_override import reported_or
 from ..tensor_editor import TensorEditor
-from ..theme import THEME, error_sheet, muted_sheet, style
+from ..theme import THEME, error_sheet, muted_sheet, sheet_of, style
 
 #: A scrub (wheel, arrow keys, drag) pauses this long before it counts as finished.
 GESTURE_IDLE_MS = 900
@@ -620,7 +620,7 @@ class BackwardSection(_Section):
 
     def _status_style(self, sheet: Callable[[], str]) -> None:
         # a style sheet set again restyles the widget (ms): only when it changes
-        if getattr(self.status, "_theme_sheet", None) is not sheet:
+        if sheet_of(self.status) is not sheet:
             style(self.status, sheet)
 
     # ------------------------------------------------------------------ edits

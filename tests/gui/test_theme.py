@@ -160,3 +160,28 @@ def test_the_export_dialog_asks_for_a_theme_light_by_default(make_window) -> Non
     args = dialog.arguments("g.bpgraph")
     assert args[args.index("--theme") + 1] == "projector"
     dialog.close()
+
+
+def test_restyle_rewrites_the_sheets_given_under_its_root_only(qapp) -> None:  # noqa: ANN001
+    """A theme change rewrites the sheet of each widget :func:`style` was given under
+    the window (a dialog of the window's too), no other window's, and passes over one
+    Qt has deleted (a page rebuilt) instead of crashing on it."""
+    from PySide6.QtWidgets import QDialog, QLabel, QWidget
+    from shiboken6 import delete
+
+    from gui.theme import restyle, style
+
+    window, other = QWidget(), QWidget()
+    inside, gone = QLabel(QWidget(window)), QLabel(window)
+    dialog = QDialog(window)
+    in_dialog, elsewhere = QLabel(dialog), QLabel(other)
+    sheet = lambda: f"color: {THEME.text.name()};"  # noqa: E731 - the colour of now
+    for label in (inside, gone, in_dialog, elsewhere):
+        style(label, sheet)
+    light = sheet()
+    delete(gone)  # (as Qt deletes a form row's widgets)
+    THEME.use("dark")
+    assert sheet() != light
+    restyle(window)
+    assert inside.styleSheet() == in_dialog.styleSheet() == sheet()
+    assert elsewhere.styleSheet() == light
