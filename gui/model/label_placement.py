@@ -217,39 +217,42 @@ def place_label(
     spots, inside = _free_spots((float(size[0]), float(size[1])),
                                 tuple(tuple(r) for r in step_boxes), anchors,
                                 None if view is None else tuple(view), shadow)
-    other = np.zeros((0, 4)) if boxes is None else boxes
-    if len(other):  # only the boxes anywhere near a spot
-        m = BOX_MARGIN
-        x0, y0 = min(x for x, _y in spots), min(y for _x, y in spots)
-        x1, y1 = max(x for x, _y in spots), max(y for _x, y in spots)
-        other = other[(other[:, 0] < x1 + w / 2 + m) & (other[:, 2] > x0 - w / 2 - m)
-                      & (other[:, 1] < y1 + h / 2 + m) & (other[:, 3] > y0 - h / 2 - m)]
-    covered = _covered(np.array(spots), size[0], size[1], other, BOX_MARGIN).tolist()
+    at = np.array(spots)
+    other = _near(boxes, at, w, h, BOX_MARGIN)
+    covered = _covered(at, size[0], size[1], other, BOX_MARGIN)
     hw, hh = size[0] / 2, size[1] / 2
     area = size[0] * size[1]
-    def penalty(x: float, y: float, edges: bool) -> float:
-        """Sitting on the curve hides the edge it describes; over edges (``edges``:
-        counted, off the curve) is worse than bare canvas."""
-        if any(abs(x - px) <= hw and abs(y - py) <= hh for px, py in pts):
-            return area * 0.05
-        if edges and edges_under is not None:
-            return edges_under((x - hw, y - hh, *size)) * area * 0.02
-        return 0.0
-
-    penalties = {}
-    for i, (x, y) in enumerate(spots):
-        if covered[i] == 0:
-            penalties[i] = penalty(x, y, edges=True)
-            if penalties[i] == 0:
-                return LabelSpot((x, y), _nearest(pts, x, y), inside, inside)
-    # None free: the least covered spot, the nearest of equals.
-    penalty_of = [penalties[i] if i in penalties else penalty(x, y, edges=False)
-                  for i, (x, y) in enumerate(spots)]
+    # Sitting on the curve hides the edge it describes (worse than covering a box
+    # as large as a twentieth of the label); over edges, off the curve, is worse
+    # than bare canvas. All spots at once: a step tries dozens, most covering a box.
+    curve = np.array(pts).reshape(-1, 2)
+    on_curve = ((np.abs(at[:, 0:1] - curve[:, 0]) <= hw)
+                & (np.abs(at[:, 1:2] - curve[:, 1]) <= hh)).any(axis=1)
+    penalty = np.where(on_curve, area * 0.05, 0.0)
+    for i in np.flatnonzero(covered == 0).tolist():  # (in order: the first free one wins)
+        if not on_curve[i] and edges_under is not None:
+            x, y = spots[i]
+            penalty[i] = edges_under((x - hw, y - hh, *size)) * area * 0.02
+        if penalty[i] == 0:
+            x, y = spots[i]
+            return LabelSpot((x, y), _nearest(pts, x, y), inside, inside)
+    # None free: the least covered spot, the nearest of equals (the first of those).
+    cost = covered + penalty
     ax, ay = anchors[0]
-    best = min(range(len(spots)), key=lambda i: (covered[i] + penalty_of[i],
-                                                 abs(spots[i][0] - ax) + abs(spots[i][1] - ay)))
+    least = np.flatnonzero(cost == cost.min())
+    best = int(least[np.argmin(np.abs(at[least, 0] - ax) + np.abs(at[least, 1] - ay))])
     x, y = spots[best]
     return LabelSpot((x, y), _nearest(pts, x, y), inside, inside and covered[best] == 0)
+
+
+def _near(boxes: np.ndarray | None, spots: np.ndarray, w: float, h: float, m: float) -> np.ndarray:
+    """The rows of ``boxes`` (in their order) that a ``w`` x ``h`` label centred at
+    one of ``spots`` could meet, each box grown by ``m``: only they can be under it."""
+    if boxes is None or not len(boxes):
+        return np.zeros((0, 4))
+    (x0, y0), (x1, y1) = spots.min(axis=0), spots.max(axis=0)
+    return boxes[(boxes[:, 0] < x1 + w / 2 + m) & (boxes[:, 2] > x0 - w / 2 - m)
+                 & (boxes[:, 1] < y1 + h / 2 + m) & (boxes[:, 3] > y0 - h / 2 - m)]
 
 
 def _nearest(pts: list[Point], x: float, y: float) -> Point:
