@@ -108,7 +108,9 @@ def _tiers(
         """``spots`` slid into the view (none without one)."""
         if view is None:
             return []
-        return [(min(max(x, lo[0]), hi[0]), min(max(y, lo[1]), hi[1])) for x, y in spots]
+        (x0, y0), (x1, y1) = lo, hi  # (as min(max(x, x0), x1) does, without the calls)
+        return [(x1 if x1 < (x := x0 if x0 > px else px) else x,
+                 y1 if y1 < (y := y0 if y0 > py else py) else y) for px, py in spots]
 
     ax, ay = anchors[0]
     first = [(ax + dx, ay + dy) for dx, dy in offsets]
@@ -163,6 +165,7 @@ def _free_spots(
     grown = [(x - margin, y - margin, x + bw + margin, y + bh + margin)
              for x, y, bw, bh in step_boxes]
     pw, ph, eps = w + 2 * shadow, h + 2 * shadow, 1e-6
+    hw, hh = w / 2, h / 2  # (halved once: the same floats as halving per spot)
     seen: set[Point] = set()
     outside: tuple[Point, ...] = ()
     for tier in _tiers(size, step_boxes, anchors, view, margin, shadow):
@@ -172,7 +175,7 @@ def _free_spots(
                 continue
             seen.add(spot)
             x, y = spot
-            left, right, top, bottom = x - w / 2, x + w / 2, y - h / 2, y + h / 2
+            left, right, top, bottom = x - hw, x + hw, y - hh, y + hh
             for x0, y0, x1, y1 in grown:  # overlapping (what _hits measures) is over
                 if ((right if right < x1 else x1) - (left if left > x0 else x0) > 0
                         and (bottom if bottom < y1 else y1) - (top if top > y0 else y0) > 0):
@@ -183,9 +186,10 @@ def _free_spots(
             inside = free
         else:
             vx, vy, vw, vh = view
+            vl, vt, vr, vb = vx - eps, vy - eps, vx + vw + eps, vy + vh + eps
+            pw2, ph2 = pw / 2, ph / 2
             inside = [(x, y) for x, y in free
-                      if x - pw / 2 >= vx - eps and x + pw / 2 <= vx + vw + eps
-                      and y - ph / 2 >= vy - eps and y + ph / 2 <= vy + vh + eps]
+                      if x - pw2 >= vl and x + pw2 <= vr and y - ph2 >= vt and y + ph2 <= vb]
         if inside:
             return tuple(inside), True
         outside = outside or tuple(free)
