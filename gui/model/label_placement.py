@@ -14,6 +14,7 @@ rows of ``left, top, right, bottom``), in this order of importance:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -251,12 +252,55 @@ def place_label(
 
 def _near(boxes: np.ndarray | None, spots: np.ndarray, w: float, h: float, m: float) -> np.ndarray:
     """The rows of ``boxes`` (in their order) that a ``w`` x ``h`` label centred at
-    one of ``spots`` could meet, each box grown by ``m``: only they can be under it."""
+    one of ``spots`` could meet, each box grown by ``m``: only they can be under it.
+    Only the boxes whose left edges lie in reach are tested (:class:`_ByLeft`): a step
+    places its label twice among thousands of boxes, a few dozen of them near."""
     if boxes is None or not len(boxes):
         return np.zeros((0, 4))
     (x0, y0), (x1, y1) = spots.min(axis=0), spots.max(axis=0)
-    return boxes[(boxes[:, 0] < x1 + w / 2 + m) & (boxes[:, 2] > x0 - w / 2 - m)
-                 & (boxes[:, 1] < y1 + h / 2 + m) & (boxes[:, 3] > y0 - h / 2 - m)]
+    left, right = x0 - w / 2 - m, x1 + w / 2 + m
+    return _ByLeft.of(boxes).near(left, right, y0 - h / 2 - m, y1 + h / 2 + m)
+
+
+class _ByLeft(NamedTuple):
+    """An array of boxes with the order of their left edges, made once per array (the
+    scene hands the same array until a box moves): which boxes can reach across a
+    span is two binary searches instead of a test of every box."""
+
+    boxes: np.ndarray
+    order: np.ndarray  # rows by left edge
+    sorted: np.ndarray  # the rows in that order
+    widest: float  # the widest box (nan: some box is not finite, every row is tried)
+
+    @staticmethod
+    def of(boxes: np.ndarray) -> _ByLeft:
+        last = _BY_LEFT[0]
+        if last is None or last.boxes is not boxes:
+            order = np.argsort(boxes[:, 0], kind="stable")
+            finite = np.isfinite(boxes[:, [0, 2]]).all()
+            widest = float((boxes[:, 2] - boxes[:, 0]).max()) if finite else math.nan
+            last = _BY_LEFT[0] = _ByLeft(boxes, order, boxes[order], widest)
+        return last
+
+    def near(self, left: float, right: float, top: float, bottom: float) -> np.ndarray:
+        """The rows (in their order) that reach inside ``left < x < right``,
+        ``top < y < bottom``."""
+        if math.isnan(self.widest):
+            rows = self.boxes
+            return rows[(rows[:, 0] < right) & (rows[:, 2] > left)
+                        & (rows[:, 1] < bottom) & (rows[:, 3] > top)]
+        # a box's right edge is at most the widest width past its left (with room for
+        # the rounding of widths: a box too many is tested, never one too few)
+        reach = self.widest + 1.0 + 1e-9 * (abs(left) + self.widest)
+        lo, hi = np.searchsorted(self.sorted[:, 0], (left - reach, right)).tolist()
+        rows = self.sorted[lo:hi]
+        keep = ((rows[:, 0] < right) & (rows[:, 2] > left)
+                & (rows[:, 1] < bottom) & (rows[:, 3] > top))
+        return self.boxes[np.sort(self.order[lo:hi][keep])]
+
+
+#: The last array of boxes, in left-edge order (one slot: the scene's current boxes).
+_BY_LEFT: list[_ByLeft | None] = [None]
 
 
 def _nearest(pts: list[Point], x: float, y: float) -> Point:
