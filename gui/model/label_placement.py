@@ -62,23 +62,33 @@ def _covered(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: floa
     label centred there covers. Spots near one another are measured together against
     the boxes near them only: a label seen from far away is large in scene units and
     a view of thousands of boxes made the whole (spots x boxes) table most of a step."""
-    covered = np.zeros(len(centres))
     if not len(boxes):
-        return covered
+        return np.zeros(len(centres))
     if len(centres) * len(boxes) <= WHOLE_TABLE:  # one table: no order to sort them in
-        order, together = np.arange(len(centres)), len(centres)
-    else:
-        order, together = np.lexsort((centres[:, 0], centres[:, 1])), SPOTS_TOGETHER
-    for start in range(0, len(order), together):
-        rows = order[start:start + together]
-        spots = centres[rows]
-        (x0, y0), (x1, y1) = spots.min(0), spots.max(0)
-        near = boxes[(boxes[:, 0] < x1 + w / 2 + m) & (boxes[:, 2] > x0 - w / 2 - m)
-                     & (boxes[:, 1] < y1 + h / 2 + m) & (boxes[:, 3] > y0 - h / 2 - m)]
-        covered[rows] = _hits(spots, w, h, near, m).sum(axis=1)
+        return np.round(_sums(centres, w, h, boxes, m), 6)
+    covered = np.zeros(len(centres))
+    order = np.lexsort((centres[:, 0], centres[:, 1]))
+    for start in range(0, len(order), SPOTS_TOGETHER):
+        rows = order[start:start + SPOTS_TOGETHER]
+        covered[rows] = _sums(centres[rows], w, h, boxes, m)
     # Rounded far below any area that matters: spots covering the same boxes tie
     # exactly, however their sums were grouped (the nearest of them wins).
     return np.round(covered, 6)
+
+
+def _sums(spots: np.ndarray, w: float, h: float, boxes: np.ndarray, m: float) -> np.ndarray:
+    """:func:`_covered` for spots measured together, against the boxes near them only."""
+    (x0, y0), (x1, y1) = spots.min(0), spots.max(0)
+    near = boxes[_within(boxes, x0 - w / 2 - m, y0 - h / 2 - m, x1 + w / 2 + m, y1 + h / 2 + m)]
+    return _hits(spots, w, h, near, m).sum(axis=1)
+
+
+def _within(
+    rows: np.ndarray, left: float, top: float, right: float, bottom: float,
+) -> np.ndarray:
+    """Which of ``rows`` (boxes) reach inside ``left < x < right``, ``top < y < bottom``."""
+    return ((rows[:, 0] < right) & (rows[:, 2] > left)
+            & (rows[:, 1] < bottom) & (rows[:, 3] > top))
 
 
 def _tiers(
@@ -259,7 +269,7 @@ def _near(boxes: np.ndarray | None, spots: np.ndarray, w: float, h: float, m: fl
         return np.zeros((0, 4))
     (x0, y0), (x1, y1) = spots.min(axis=0), spots.max(axis=0)
     left, right = x0 - w / 2 - m, x1 + w / 2 + m
-    return _ByLeft.of(boxes).near(left, right, y0 - h / 2 - m, y1 + h / 2 + m)
+    return _ByLeft.of(boxes).near(left, y0 - h / 2 - m, right, y1 + h / 2 + m)
 
 
 class _ByLeft(NamedTuple):
@@ -282,20 +292,16 @@ class _ByLeft(NamedTuple):
             last = _BY_LEFT[0] = _ByLeft(boxes, order, boxes[order], widest)
         return last
 
-    def near(self, left: float, right: float, top: float, bottom: float) -> np.ndarray:
+    def near(self, left: float, top: float, right: float, bottom: float) -> np.ndarray:
         """The rows (in their order) that reach inside ``left < x < right``,
         ``top < y < bottom``."""
         if math.isnan(self.widest):
-            rows = self.boxes
-            return rows[(rows[:, 0] < right) & (rows[:, 2] > left)
-                        & (rows[:, 1] < bottom) & (rows[:, 3] > top)]
+            return self.boxes[_within(self.boxes, left, top, right, bottom)]
         # a box's right edge is at most the widest width past its left (with room for
         # the rounding of widths: a box too many is tested, never one too few)
-        reach = self.widest + 1.0 + 1e-9 * (abs(left) + self.widest)
+        reach = max(self.widest, 0.0) + 1.0 + 1e-9 * (abs(left) + abs(self.widest))
         lo, hi = np.searchsorted(self.sorted[:, 0], (left - reach, right)).tolist()
-        rows = self.sorted[lo:hi]
-        keep = ((rows[:, 0] < right) & (rows[:, 2] > left)
-                & (rows[:, 1] < bottom) & (rows[:, 3] > top))
+        keep = _within(self.sorted[lo:hi], left, top, right, bottom)
         return self.boxes[np.sort(self.order[lo:hi][keep])]
 
 

@@ -286,3 +286,22 @@ def test_the_label_lands_where_the_frozen_algorithm_puts_it(  # noqa: PLR0913
     assert now.place_label(size, step, path, view, boxes, under, shadow) == expected
     assert now.place_label(size, step, path, view, None, under, shadow) == place_label(
         size, step, path, view, None, under, shadow)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    step=st.lists(rect, min_size=1, max_size=2), size=st.tuples(extent, extent),
+    path=st.lists(st.tuples(coord, coord), min_size=1, max_size=9),
+    others=st.lists(rect, max_size=16), view=st.none() | rect,
+    odd=st.lists(st.tuples(*[coord | st.sampled_from((np.inf, -np.inf, np.nan))] * 4),
+                 min_size=1, max_size=4),
+)
+def test_boxes_not_finite_are_weighed_as_the_frozen_algorithm_weighs_them(  # noqa: PLR0913
+    step, size, path, others, view, odd,  # noqa: ANN001
+) -> None:
+    """A box with an edge at infinity (or none) among the others: the spots are
+    measured against every box, as they were."""
+    boxes = np.vstack((_rows(others), np.array(odd, dtype=float)))
+    with np.errstate(invalid="ignore"):
+        expected = place_label(size, step, path, view, boxes, None, 3.0)
+        assert now.place_label(size, step, path, view, boxes, None, 3.0) == expected
