@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -232,7 +233,7 @@ def place_label(
     spots, inside = _free_spots((float(size[0]), float(size[1])),
                                 tuple(tuple(r) for r in step_boxes), anchors,
                                 None if view is None else tuple(view), shadow)
-    at = np.array(spots)
+    at = np.fromiter(chain.from_iterable(spots), float, 2 * len(spots)).reshape(-1, 2)
     other = _near(boxes, at, w, h, BOX_MARGIN)
     covered = _covered(at, size[0], size[1], other, BOX_MARGIN)
     hw, hh = size[0] / 2, size[1] / 2
@@ -240,7 +241,7 @@ def place_label(
     # Sitting on the curve hides the edge it describes (worse than covering a box
     # as large as a twentieth of the label); over edges, off the curve, is worse
     # than bare canvas. All spots at once: a step tries dozens, most covering a box.
-    curve = np.array(pts).reshape(-1, 2)
+    curve = np.fromiter(chain.from_iterable(pts), float, 2 * len(pts)).reshape(-1, 2)
     on_curve = ((np.abs(at[:, 0:1] - curve[:, 0]) <= hw)
                 & (np.abs(at[:, 1:2] - curve[:, 1]) <= hh)).any(axis=1)
     penalty = np.where(on_curve, area * 0.05, 0.0)
@@ -254,8 +255,9 @@ def place_label(
     # None free: the least covered spot, the nearest of equals (the first of those).
     cost = covered + penalty
     ax, ay = anchors[0]
-    least = np.flatnonzero(cost == cost.min())
-    best = int(least[np.argmin(np.abs(at[least, 0] - ax) + np.abs(at[least, 1] - ay))])
+    least = np.flatnonzero(cost == cost.min()).tolist()
+    best = least[0] if len(least) == 1 else least[int(np.argmin(
+        np.abs(at[least, 0] - ax) + np.abs(at[least, 1] - ay)))]
     x, y = spots[best]
     return LabelSpot((x, y), _nearest(pts, x, y), inside, inside and covered[best] == 0)
 
