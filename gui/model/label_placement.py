@@ -223,6 +223,9 @@ def place_label(
     view yet). ``boxes``: every box to keep clear of, as rows of left, top, right,
     bottom (the step's may be among them). ``edges_under``: how many edges a
     rectangle meets (a label over edges is worse than one on bare canvas).
+    ``boxes`` is read as a value (their order by left edge is kept with the last
+    array handed, :class:`_ByLeft`): other boxes come as a new array, as the scene
+    hands one when a box moves, never as the same array changed in place.
     ``shadow``: how far the label's shadow reaches past ``size``, kept off the step's
     boxes and inside the view (another box may have a shadow on its margin)."""
     w, h = size[0] + 2 * shadow, size[1] + 2 * shadow
@@ -282,6 +285,7 @@ class _ByLeft(NamedTuple):
     boxes: np.ndarray
     order: np.ndarray  # rows by left edge
     sorted: np.ndarray  # the rows in that order
+    lefts: np.ndarray  # their left edges (contiguous: searched twice a placing)
     widest: float  # the widest box (nan: some box is not finite, every row is tried)
 
     @staticmethod
@@ -291,7 +295,8 @@ class _ByLeft(NamedTuple):
             order = np.argsort(boxes[:, 0], kind="stable")
             finite = np.isfinite(boxes[:, [0, 2]]).all()
             widest = float((boxes[:, 2] - boxes[:, 0]).max()) if finite else math.nan
-            last = _BY_LEFT[0] = _ByLeft(boxes, order, boxes[order], widest)
+            rows = boxes[order]
+            last = _BY_LEFT[0] = _ByLeft(boxes, order, rows, rows[:, 0].copy(), widest)
         return last
 
     def near(self, left: float, top: float, right: float, bottom: float) -> np.ndarray:
@@ -302,7 +307,7 @@ class _ByLeft(NamedTuple):
         # a box's right edge is at most the widest width past its left (with room for
         # the rounding of widths: a box too many is tested, never one too few)
         reach = max(self.widest, 0.0) + 1.0 + 1e-9 * (abs(left) + abs(self.widest))
-        lo, hi = np.searchsorted(self.sorted[:, 0], (left - reach, right)).tolist()
+        lo, hi = np.searchsorted(self.lefts, (left - reach, right)).tolist()
         keep = _within(self.sorted[lo:hi], left, top, right, bottom)
         return self.boxes[np.sort(self.order[lo:hi][keep])]
 
