@@ -1,7 +1,7 @@
-"""The label's placement is the one the first measured algorithm chose, for every input:
-:func:`gui.model.label_placement.place_label` was made cheaper (issue 28) and must land
-where this frozen copy of the algorithm before it does (kept here only, as the oracle,
-verbatim but for its cache), on random layouts of boxes, paths and views."""
+"""The label lands where it did before placing it was made cheaper (issue 28), for every
+input: :func:`gui.model.label_placement.place_label` must return what this frozen copy
+of the algorithm before it returns (kept here only, as the oracle, verbatim but for its
+cache), float for float, on random layouts of boxes, paths, edges and views."""
 
 from __future__ import annotations
 
