@@ -14,8 +14,10 @@ rows of ``left, top, right, bottom``), in this order of importance:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -61,23 +63,33 @@ def _covered(centres: np.ndarray, w: float, h: float, boxes: np.ndarray, m: floa
     label centred there covers. Spots near one another are measured together against
     the boxes near them only: a label seen from far away is large in scene units and
     a view of thousands of boxes made the whole (spots x boxes) table most of a step."""
-    covered = np.zeros(len(centres))
     if not len(boxes):
-        return covered
+        return np.zeros(len(centres))
     if len(centres) * len(boxes) <= WHOLE_TABLE:  # one table: no order to sort them in
-        order, together = np.arange(len(centres)), len(centres)
-    else:
-        order, together = np.lexsort((centres[:, 0], centres[:, 1])), SPOTS_TOGETHER
-    for start in range(0, len(order), together):
-        rows = order[start:start + together]
-        spots = centres[rows]
-        (x0, y0), (x1, y1) = spots.min(0), spots.max(0)
-        near = boxes[(boxes[:, 0] < x1 + w / 2 + m) & (boxes[:, 2] > x0 - w / 2 - m)
-                     & (boxes[:, 1] < y1 + h / 2 + m) & (boxes[:, 3] > y0 - h / 2 - m)]
-        covered[rows] = _hits(spots, w, h, near, m).sum(axis=1)
+        return np.round(_sums(centres, w, h, boxes, m), 6)
+    covered = np.zeros(len(centres))
+    order = np.lexsort((centres[:, 0], centres[:, 1]))
+    for start in range(0, len(order), SPOTS_TOGETHER):
+        rows = order[start:start + SPOTS_TOGETHER]
+        covered[rows] = _sums(centres[rows], w, h, boxes, m)
     # Rounded far below any area that matters: spots covering the same boxes tie
     # exactly, however their sums were grouped (the nearest of them wins).
     return np.round(covered, 6)
+
+
+def _sums(spots: np.ndarray, w: float, h: float, boxes: np.ndarray, m: float) -> np.ndarray:
+    """:func:`_covered` for spots measured together, against the boxes near them only."""
+    (x0, y0), (x1, y1) = spots.min(0), spots.max(0)
+    near = boxes[_within(boxes, x0 - w / 2 - m, y0 - h / 2 - m, x1 + w / 2 + m, y1 + h / 2 + m)]
+    return _hits(spots, w, h, near, m).sum(axis=1)
+
+
+def _within(
+    rows: np.ndarray, left: float, top: float, right: float, bottom: float,
+) -> np.ndarray:
+    """Which of ``rows`` (boxes) reach inside ``left < x < right``, ``top < y < bottom``."""
+    return ((rows[:, 0] < right) & (rows[:, 2] > left)
+            & (rows[:, 1] < bottom) & (rows[:, 3] > top))
 
 
 def _tiers(
@@ -108,7 +120,9 @@ def _tiers(
         """``spots`` slid into the view (none without one)."""
         if view is None:
             return []
-        return [(min(max(x, lo[0]), hi[0]), min(max(y, lo[1]), hi[1])) for x, y in spots]
+        (x0, y0), (x1, y1) = lo, hi  # (as min(max(x, x0), x1) does, without the calls)
+        return [(x1 if x1 < (x := x0 if x0 > px else px) else x,
+                 y1 if y1 < (y := y0 if y0 > py else py) else y) for px, py in spots]
 
     ax, ay = anchors[0]
     first = [(ax + dx, ay + dy) for dx, dy in offsets]
@@ -163,6 +177,7 @@ def _free_spots(
     grown = [(x - margin, y - margin, x + bw + margin, y + bh + margin)
              for x, y, bw, bh in step_boxes]
     pw, ph, eps = w + 2 * shadow, h + 2 * shadow, 1e-6
+    hw, hh = w / 2, h / 2  # (halved once: the same floats as halving per spot)
     seen: set[Point] = set()
     outside: tuple[Point, ...] = ()
     for tier in _tiers(size, step_boxes, anchors, view, margin, shadow):
@@ -172,7 +187,7 @@ def _free_spots(
                 continue
             seen.add(spot)
             x, y = spot
-            left, right, top, bottom = x - w / 2, x + w / 2, y - h / 2, y + h / 2
+            left, right, top, bottom = x - hw, x + hw, y - hh, y + hh
             for x0, y0, x1, y1 in grown:  # overlapping (what _hits measures) is over
                 if ((right if right < x1 else x1) - (left if left > x0 else x0) > 0
                         and (bottom if bottom < y1 else y1) - (top if top > y0 else y0) > 0):
@@ -183,9 +198,10 @@ def _free_spots(
             inside = free
         else:
             vx, vy, vw, vh = view
+            vl, vt, vr, vb = vx - eps, vy - eps, vx + vw + eps, vy + vh + eps
+            pw2, ph2 = pw / 2, ph / 2
             inside = [(x, y) for x, y in free
-                      if x - pw / 2 >= vx - eps and x + pw / 2 <= vx + vw + eps
-                      and y - ph / 2 >= vy - eps and y + ph / 2 <= vy + vh + eps]
+                      if x - pw2 >= vl and x + pw2 <= vr and y - ph2 >= vt and y + ph2 <= vb]
         if inside:
             return tuple(inside), True
         outside = outside or tuple(free)
@@ -207,6 +223,9 @@ def place_label(
     view yet). ``boxes``: every box to keep clear of, as rows of left, top, right,
     bottom (the step's may be among them). ``edges_under``: how many edges a
     rectangle meets (a label over edges is worse than one on bare canvas).
+    ``boxes`` is read as a value (their order by left edge is kept with the last
+    array handed, :class:`_ByLeft`): other boxes come as a new array, as the scene
+    hands one when a box moves, never as the same array changed in place.
     ``shadow``: how far the label's shadow reaches past ``size``, kept off the step's
     boxes and inside the view (another box may have a shadow on its margin)."""
     w, h = size[0] + 2 * shadow, size[1] + 2 * shadow
@@ -217,39 +236,84 @@ def place_label(
     spots, inside = _free_spots((float(size[0]), float(size[1])),
                                 tuple(tuple(r) for r in step_boxes), anchors,
                                 None if view is None else tuple(view), shadow)
-    other = np.zeros((0, 4)) if boxes is None else boxes
-    if len(other):  # only the boxes anywhere near a spot
-        m = BOX_MARGIN
-        x0, y0 = min(x for x, _y in spots), min(y for _x, y in spots)
-        x1, y1 = max(x for x, _y in spots), max(y for _x, y in spots)
-        other = other[(other[:, 0] < x1 + w / 2 + m) & (other[:, 2] > x0 - w / 2 - m)
-                      & (other[:, 1] < y1 + h / 2 + m) & (other[:, 3] > y0 - h / 2 - m)]
-    covered = _covered(np.array(spots), size[0], size[1], other, BOX_MARGIN).tolist()
+    at = np.fromiter(chain.from_iterable(spots), float, 2 * len(spots)).reshape(-1, 2)
+    other = _near(boxes, at, w, h, BOX_MARGIN)
+    covered = _covered(at, size[0], size[1], other, BOX_MARGIN)
     hw, hh = size[0] / 2, size[1] / 2
     area = size[0] * size[1]
-    def penalty(x: float, y: float, edges: bool) -> float:
-        """Sitting on the curve hides the edge it describes; over edges (``edges``:
-        counted, off the curve) is worse than bare canvas."""
-        if any(abs(x - px) <= hw and abs(y - py) <= hh for px, py in pts):
-            return area * 0.05
-        if edges and edges_under is not None:
-            return edges_under((x - hw, y - hh, *size)) * area * 0.02
-        return 0.0
-
-    penalties = {}
-    for i, (x, y) in enumerate(spots):
-        if covered[i] == 0:
-            penalties[i] = penalty(x, y, edges=True)
-            if penalties[i] == 0:
-                return LabelSpot((x, y), _nearest(pts, x, y), inside, inside)
-    # None free: the least covered spot, the nearest of equals.
-    penalty_of = [penalties[i] if i in penalties else penalty(x, y, edges=False)
-                  for i, (x, y) in enumerate(spots)]
+    # Sitting on the curve hides the edge it describes (worse than covering a box
+    # as large as a twentieth of the label); over edges, off the curve, is worse
+    # than bare canvas. All spots at once: a step tries dozens, most covering a box.
+    curve = np.fromiter(chain.from_iterable(pts), float, 2 * len(pts)).reshape(-1, 2)
+    on_curve = ((np.abs(at[:, 0:1] - curve[:, 0]) <= hw)
+                & (np.abs(at[:, 1:2] - curve[:, 1]) <= hh)).any(axis=1)
+    penalty = np.where(on_curve, area * 0.05, 0.0)
+    for i in np.flatnonzero(covered == 0).tolist():  # (in order: the first free one wins)
+        if not on_curve[i] and edges_under is not None:
+            x, y = spots[i]
+            penalty[i] = edges_under((x - hw, y - hh, *size)) * area * 0.02
+        if penalty[i] == 0:
+            x, y = spots[i]
+            return LabelSpot((x, y), _nearest(pts, x, y), inside, inside)
+    # None free: the least covered spot, the nearest of equals (the first of those).
+    cost = covered + penalty
     ax, ay = anchors[0]
-    best = min(range(len(spots)), key=lambda i: (covered[i] + penalty_of[i],
-                                                 abs(spots[i][0] - ax) + abs(spots[i][1] - ay)))
+    least = np.flatnonzero(cost == cost.min()).tolist()
+    best = least[0] if len(least) == 1 else least[int(np.argmin(
+        np.abs(at[least, 0] - ax) + np.abs(at[least, 1] - ay)))]
     x, y = spots[best]
     return LabelSpot((x, y), _nearest(pts, x, y), inside, inside and covered[best] == 0)
+
+
+def _near(boxes: np.ndarray | None, spots: np.ndarray, w: float, h: float, m: float) -> np.ndarray:
+    """The rows of ``boxes`` (in their order) that a ``w`` x ``h`` label centred at
+    one of ``spots`` could meet, each box grown by ``m``: only they can be under it.
+    Only the boxes whose left edges lie in reach are tested (:class:`_ByLeft`): a step
+    places its label twice among thousands of boxes, a few dozen of them near."""
+    if boxes is None or not len(boxes):
+        return np.zeros((0, 4))
+    (x0, y0), (x1, y1) = spots.min(axis=0), spots.max(axis=0)
+    left, right = x0 - w / 2 - m, x1 + w / 2 + m
+    return _ByLeft.of(boxes).near(left, y0 - h / 2 - m, right, y1 + h / 2 + m)
+
+
+class _ByLeft(NamedTuple):
+    """An array of boxes with the order of their left edges, made once per array (the
+    scene hands the same array until a box moves): which boxes can reach across a
+    span is two binary searches instead of a test of every box."""
+
+    boxes: np.ndarray
+    order: np.ndarray  # rows by left edge
+    sorted: np.ndarray  # the rows in that order
+    lefts: np.ndarray  # their left edges (contiguous: searched twice a placing)
+    widest: float  # the widest box (nan: some box is not finite, every row is tried)
+
+    @staticmethod
+    def of(boxes: np.ndarray) -> _ByLeft:
+        last = _BY_LEFT[0]
+        if last is None or last.boxes is not boxes:
+            order = np.argsort(boxes[:, 0], kind="stable")
+            finite = np.isfinite(boxes[:, [0, 2]]).all()
+            widest = float((boxes[:, 2] - boxes[:, 0]).max()) if finite else math.nan
+            rows = boxes[order]
+            last = _BY_LEFT[0] = _ByLeft(boxes, order, rows, rows[:, 0].copy(), widest)
+        return last
+
+    def near(self, left: float, top: float, right: float, bottom: float) -> np.ndarray:
+        """The rows (in their order) that reach inside ``left < x < right``,
+        ``top < y < bottom``."""
+        if math.isnan(self.widest):
+            return self.boxes[_within(self.boxes, left, top, right, bottom)]
+        # a box's right edge is at most the widest width past its left (with room for
+        # the rounding of widths: a box too many is tested, never one too few)
+        reach = max(self.widest, 0.0) + 1.0 + 1e-9 * (abs(left) + abs(self.widest))
+        lo, hi = np.searchsorted(self.lefts, (left - reach, right)).tolist()
+        keep = _within(self.sorted[lo:hi], left, top, right, bottom)
+        return self.boxes[np.sort(self.order[lo:hi][keep])]
+
+
+#: The last array of boxes, in left-edge order (one slot: the scene's current boxes).
+_BY_LEFT: list[_ByLeft | None] = [None]
 
 
 def _nearest(pts: list[Point], x: float, y: float) -> Point:
