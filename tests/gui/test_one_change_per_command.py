@@ -549,3 +549,41 @@ def test_adding_a_node_redraws_only_its_box(qtbot, monkeypatch, at_end) -> None:
     doc.undo_stack.undo()
     assert touched == [] and cmd.node not in view.canvas.nodes
     assert_as_built()
+
+
+def test_an_edit_that_keeps_the_steps_writes_the_last_step_once(qtbot) -> None:  # noqa: ANN001
+    """An input added at the end of backward keeps the pass's steps (the new leaf is off
+    the output's path): the panel writes the summary below the last step anew, not the
+    step, and the page reads as one written from scratch. A value changed on the path
+    gives new steps: the step is written again, with its new numbers."""
+    from gui.commands import AddNode, push
+    from gui.model.chain_rule import chain_rule_html
+    from gui.panels.chain_rule import BASE_PT, ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    steps = panel.steps
+
+    def from_scratch() -> str:
+        return chain_rule_html(doc.graph, player.timeline, player.frame,
+                               player.end_to_end_or_computing, BASE_PT)
+
+    assert panel.html() == from_scratch()
+    written = steps.written
+    push(doc, AddNode(doc, "input", (0.0, 0.0)))
+    assert player.position == player.timeline.end
+    assert steps.written == written  # the last step's write-up was kept
+    assert panel.html() == from_scratch() and ".grad = None" in panel.text()
+    doc.undo_stack.undo()
+    assert steps.written == written and panel.html() == from_scratch()
+    before = panel.text()
+    doc.set_value("x", np.array([0.75, -0.5]))  # on the path: every step's numbers change
+    assert steps.written == written + 1  # written anew
+    assert panel.html() == from_scratch() and panel.text() != before
