@@ -587,3 +587,50 @@ def test_an_edit_that_keeps_the_steps_writes_the_last_step_once(qtbot) -> None: 
     doc.set_value("x", np.array([0.75, -0.5]))  # on the path: every step's numbers change
     assert steps.written == written + 1  # written anew
     assert panel.html() == from_scratch() and panel.text() != before
+
+
+def test_a_box_added_beside_an_edge_leaves_it_and_one_added_on_it_routes_it(
+    qtbot, monkeypatch,  # noqa: ANN001
+) -> None:
+    """A long edge's plain curve with nothing in its way: a box added within its extent
+    but off the curve leaves it as it is (laid out again it came out the same); a box
+    added on the curve routes it around (a detour). Either way every edge reads as one
+    laid out afresh."""
+    from gui.canvas import scene as scene_module
+
+    g = Graph()
+    g.add_node("a", "input", value=1.0)
+    g.add_node("b", "tanh", ["a"])
+    extra = {"a": {"position": [0.0, 0.0]}, "b": {"position": [900.0, 400.0]}}
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=g, output="b", gradient=np.ones(()), node_extra=extra), None)
+    view = CanvasView(doc)
+    qtbot.addWidget(view)
+    scene = view.canvas
+    scene.route_pending()
+    key = ("a", "b", 0)
+    edge = scene.edges[key]
+    plain = edge.path()
+    routed: list[tuple[str, str, int]] = []
+    original = scene_module.CanvasScene._update_edge
+
+    def counting(self, k):  # noqa: ANN001, ANN202
+        routed.append(k)
+        return original(self, k)
+
+    def as_laid_out_afresh() -> None:
+        paths = {k: (e.path(), e.lane) for k, e in scene.edges.items()}
+        for k in scene.edges:
+            original(scene, k)
+        assert {k: (e.path(), e.lane) for k, e in scene.edges.items()} == paths
+
+    monkeypatch.setattr(scene_module.CanvasScene, "_update_edge", counting)
+    bounds = edge.bounds
+    doc.add_node("beside", "input", (bounds.right() - 250.0, bounds.top()), value=2.0)
+    assert scene.nodes["beside"].scene_rect().intersects(bounds)  # the edge was looked at
+    assert routed == [] and edge.path() == plain
+    as_laid_out_afresh()
+    doc.add_node("on", "input", (400.0, 160.0), value=3.0)  # across the middle of the curve
+    assert routed == [key] and edge.lane is not None and edge.path() != plain
+    as_laid_out_afresh()
+    doc.undo_stack.clear()
