@@ -33,11 +33,22 @@ class StepWriteups:
     the palette) shares the pass's steps (:func:`engine.autodiff.trace_after_edit`):
     the end of backward, shown after every such edit, then writes the whole call's
     summary anew below its last step, not the step (two fifths of the write-up's cost).
-    A panel keeps one; an export writes every frame once and needs none."""
+    A panel keeps one; an export writes every frame once and needs none. It keeps one
+    pass's steps' write-ups (:meth:`of_pass`): the steps of a pass no longer shown, and
+    what they hold (a captured model's autograd nodes), are not kept alive."""
 
     def __init__(self) -> None:
         self._kept: dict[tuple, tuple[Step, str]] = {}
+        self._pass: object = None  # the steps (a trace's list) they were written from
         self.written = 0  # how many were written (tests count it)
+
+    def of_pass(self, steps: Sequence[Step]) -> StepWriteups:
+        """These, for the pass of ``steps`` (a trace's :attr:`~engine.trace.Trace.steps`,
+        shared by a pass an edit left as it was): another pass's are forgotten."""
+        if steps is not self._pass:
+            self._kept.clear()
+            self._pass = steps
+        return self
 
     def step_html(self, step: Step, k: int, n: int, objective: str, fan_in: int,
                   contribution: int, graph: Graph, output: str, senders: Sequence[str],
@@ -113,7 +124,7 @@ def chain_rule_html(
     elif frame.active is not None and trace is not None:
         step = frame.active
         fan_in, senders = frame.fan_in.get(step.operand, 1), tl.senders(step.operand)
-        write = labels.step_html if steps is None else steps.step_html
+        write = labels.step_html if steps is None else steps.of_pass(trace.steps).step_html
         body.append(write(
             step, frame.k, frame.n, objective, fan_in, tl.contribution(frame.k), graph,
             trace.output, senders, compact, elide, interactive, narrow,

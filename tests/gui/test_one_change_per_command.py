@@ -634,3 +634,31 @@ def test_a_box_added_beside_an_edge_leaves_it_and_one_added_on_it_routes_it(
     assert routed == [key] and edge.lane is not None and edge.path() != plain
     as_laid_out_afresh()
     doc.undo_stack.clear()
+
+
+def test_the_kept_step_write_ups_are_of_the_pass_shown_only(qtbot) -> None:  # noqa: ANN001
+    """A new backward pass (a value changed on the path) forgets the write-ups of the
+    last one's steps: they would keep its steps, and all they hold, alive."""
+    from gui.panels.chain_rule import ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    assert doc.results.trace is not None
+    held = list(doc.results.trace.steps)  # (held here: their ids stay theirs)
+    old = {id(step) for step in held}
+
+    def kept() -> set[int]:
+        return {id(step) for step, _text in panel.steps._kept.values()}
+
+    assert kept() and kept() <= old
+    doc.set_value("x", np.array([0.75, -0.5]))
+    assert f"Step {player.frame.k} of" in panel.text()
+    assert doc.results.trace is not None
+    assert kept() and kept() <= {id(step) for step in doc.results.trace.steps}
+    assert not kept() & old
