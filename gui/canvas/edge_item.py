@@ -189,9 +189,11 @@ def route(
     p2: QPointF,
     obstacles: list[QRectF],
     taken: Callable[[], Iterable[Lane]] | None = None,
-) -> tuple[QPainterPath, Lane | None]:
+) -> tuple[QPainterPath, Lane | None, bool]:
     """The S-curve, or, when it would pass behind other boxes, a detour along a free
-    horizontal lane between them (the auto-layout leaves room for such lanes).
+    horizontal lane between them (the auto-layout leaves room for such lanes); and
+    whether it is the S-curve because no box is in its way (then a box arriving that it
+    does not pass through, or any box leaving, gives the same curve again).
 
     ``taken()`` gives other edges' lanes (asked only for a detour): a new lane keeps
     clear of them, so edges that share a gap run side by side instead of on top of
@@ -199,12 +201,12 @@ def route(
     """
     default = bezier(p1, p2)
     if not obstacles or not _hits(default, obstacles):
-        return default, None
+        return default, None, True
     s = UNIT
     span = p2.x() - p1.x()
     d = min(max(span * 0.2, 45.0 * s), 90.0 * s)
     if span < 2 * d + 10 * s:
-        return default, None
+        return default, None, False
     a, b, m, sep = p1.x() + d, p2.x() - d, 14.0 * s, LANE_SEP * s
     near = [r.adjusted(-m, -m, m, m) for r in obstacles if r.right() + m > a and r.left() - m < b]
     lo, hi = min(p1.y(), p2.y()) - 400.0, max(p1.y(), p2.y()) + 400.0
@@ -225,8 +227,8 @@ def route(
         path.lineTo(QPointF(b, y))
         path.cubicTo(QPointF(b + d * 0.4, y), QPointF(p2.x() - d * 0.6, p2.y()), p2)
         if not _hits(path, obstacles):
-            return path, (a, b, y)
-    return default, None
+            return path, (a, b, y), False
+    return default, None, False
 
 
 #: Width of the band around a curve that takes clicks (times UNIT).
@@ -275,7 +277,7 @@ class EdgeItem(QGraphicsPathItem):
 
     __slots__ = (
         "key", "state", "_hit", "_arc", "_extent", "lane", "_arrow", "forward", "selected",
-        "inside", "_bounds", "_given", "_plain_ends", "_held",
+        "inside", "_bounds", "_given", "_plain_ends", "_held", "free_ends",
     )
 
     def __init__(self, key: EdgeKey) -> None:
@@ -299,6 +301,11 @@ class EdgeItem(QGraphicsPathItem):
         #: The plain curve is known by its ends only: Qt is given it when anything but
         #: the scene's background asks (see :meth:`realize`).
         self._held = False
+        #: The ends (x1, y1, x2, y2) of the plain curve it is because no box was in its
+        #: way when laid out (None: a detour, or not known so): laid out between the same
+        #: ends again it is the same curve, unless a box arrives on it (the scene then
+        #: leaves alone such an edge near a box that arrived beside it or left).
+        self.free_ends: tuple[float, float, float, float] | None = None
         self.setPen(edge_pen(NORMAL))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
 
@@ -324,10 +331,20 @@ class EdgeItem(QGraphicsPathItem):
         if not obstacles:
             self.set_plain(p1.x(), p1.y(), p2.x(), p2.y())
             return
-        path, self.lane = route(p1, p2, obstacles, taken)
+        path, self.lane, free = route(p1, p2, obstacles, taken)
+        self.free_ends = (p1.x(), p1.y(), p2.x(), p2.y()) if free else None
         if self._held or path != self.path():
             self._plain_ends = None
             self._show(path, path.controlPointRect())
+
+    def stays(self, ends: tuple[float, float, float, float], arrived: list[QRectF]) -> bool:
+        """Whether laying it out between ``ends`` again, with the boxes ``arrived`` new
+        around it (others only gone), gives the curve it is: it is the plain curve
+        between those ends with no box in its way (:attr:`free_ends`), and it does not
+        pass through any of them."""
+        if ends != self.free_ends:
+            return False
+        return not _hits(bezier(QPointF(ends[0], ends[1]), QPointF(ends[2], ends[3])), arrived)
 
     def set_plain(self, x1: float, y1: float, x2: float, y2: float,
                   repaint: bool = True, hold: bool = False) -> None:
@@ -339,6 +356,7 @@ class EdgeItem(QGraphicsPathItem):
         measuring it and the curve's rectangle were a third of a big file's edges'
         cost before its first paint."""
         self.lane = None
+        self.free_ends = None  # (the scene says when no box is in its way)
         ends = (x1, y1, x2, y2)
         if ends != self._plain_ends:
             self._plain_ends = ends

@@ -641,7 +641,8 @@ class CanvasScene(QGraphicsScene):
         if opening and len(arrived) > REROUTE_ALL:
             self._defer_routing()
         else:
-            self._reroute(moved, old + new)
+            placed = [r for n in moved if (r := grid.rect(n)) is not None]
+            self._reroute(moved, old + new, placed)
 
     def _room_for(self, rect: QRectF) -> None:
         """Grow the scene rectangle (never shrink it) to hold ``rect`` with room to pan
@@ -726,19 +727,24 @@ class CanvasScene(QGraphicsScene):
         if key == self._active_key:
             self._update_overlay(replace_label=False)
 
-    def _reroute(self, moved: set[str], rects: list[QRectF]) -> None:
-        """Edges touching ``moved`` boxes, and edges passing over ``rects``, again."""
+    def _reroute(self, moved: set[str], rects: list[QRectF], placed: list[QRectF]) -> None:
+        """Edges touching ``moved`` boxes, and edges passing over ``rects``, again; of
+        the latter, those that would come out as they are stay (:meth:`EdgeItem.stays`:
+        the plain curve with no box in its way, through none of the moved boxes where
+        they are now, ``placed``): a box added beside two edges laid both out again."""
         self.route_pending()  # first, as one pass would have: the lanes stay reproducible
-        keys: set[EdgeKey] = set()
+        touching: set[EdgeKey] = set()
         for nid in moved:
-            keys |= self._edges_of(nid)
+            touching |= self._edges_of(nid)
+        keys = set(touching)
         if len(rects) > REROUTE_ALL:
             keys = set(self.edges)
         else:
             for r in rects:
                 keys.update(self.edge_grid.query(r))
         for key in sorted(keys):  # a fixed order: lanes (and exported frames) reproducible
-            self._update_edge(key)
+            if key in touching or not self._stays(key, placed):
+                self._update_edge(key)
         if self._active_key in keys:
             self._update_overlay(replace_label=False)
 
@@ -812,6 +818,14 @@ class CanvasScene(QGraphicsScene):
             if key == self._active_key:
                 self._update_overlay(replace_label=False)
 
+    def _stays(self, key: EdgeKey, placed: list[QRectF]) -> bool:
+        """Edge ``key`` laid out again with the boxes ``placed`` new around it would be
+        the curve it is (:meth:`EdgeItem.stays`, between its ports as they are now)."""
+        src, dst, edge = self.nodes.get(key[0]), self.nodes.get(key[1]), self.edges.get(key)
+        if src is None or dst is None or edge is None:
+            return False
+        return edge.stays((*src.port_xy(True), *dst.port_xy(False, key[2])), placed)
+
     def _update_edge(self, key: EdgeKey, plain: bool = False) -> bool:
         """Lay edge ``key`` out between its ports, around the boxes in between (or,
         ``plain``, as its plain curve); whether it spans a distance a detour may need."""
@@ -833,6 +847,8 @@ class CanvasScene(QGraphicsScene):
                     x1, lo - ROUTE_REACH, x2, hi + ROUTE_REACH) if n not in ends]
         if not obstacles:
             edge.set_plain(x1, y1, x2, y2)
+            if not plain:  # no box in its way, or it cannot detour: boxes do not change it
+                edge.free_ends = (x1, y1, x2, y2)
         else:
             reach = ROUTE_REACH + LANE_SEP * UNIT
             lane_lo, lane_hi = min(y1, y2) - reach, max(y1, y2) + reach

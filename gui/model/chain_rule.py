@@ -3,9 +3,10 @@ and exporters can render the same text headless."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.graph import Graph
+from engine.trace import Step
 
 from . import colours, labels
 from .end_to_end import Computing, EndToEnd
@@ -19,6 +20,58 @@ SUMMARY_HEADING = "Backward done"
 #: The rule the summary starts with; the summary is the write-up's last part (an edit off
 #: the output's path changes only the summary: the panel replaces that part alone).
 SUMMARY_RULE = "<hr/>"
+#: How many steps' write-ups a :class:`StepWriteups` keeps (a step is written in a few
+#: shortenings; a full memo starts again).
+STEPS_KEPT = 64
+
+
+class StepWriteups:
+    """Backward steps' write-ups (:func:`labels.step_html`), kept by everything they
+    read: the step itself (its numbers: the same object, held here, so its id is never
+    another's), its place in the pass, the names and the operation it writes, the
+    colours' theme and the shortening. An edit off the output's path (a leaf added from
+    the palette) shares the pass's steps (:func:`engine.autodiff.trace_after_edit`):
+    the end of backward, shown after every such edit, then writes the whole call's
+    summary anew below its last step, not the step (two fifths of the write-up's cost).
+    A panel keeps one; an export writes every frame once and needs none. It keeps one
+    pass's steps' write-ups (:meth:`of_pass`): the steps of a pass no longer shown, and
+    what they hold (a captured model's autograd nodes), are not kept alive."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, tuple[Step, str]] = {}
+        self._pass: object = None  # the steps (a trace's list) they were written from
+        self.written = 0  # how many were written (tests count it)
+
+    def of_pass(self, steps: Sequence[Step]) -> StepWriteups:
+        """These, for the pass of ``steps`` (a trace's :attr:`~engine.trace.Trace.steps`,
+        shared by a pass an edit left as it was): another pass's are forgotten."""
+        if steps is not self._pass:
+            self._kept.clear()
+            self._pass = steps
+        return self
+
+    def step_html(self, step: Step, k: int, n: int, objective: str, fan_in: int,
+                  contribution: int, graph: Graph, output: str, senders: Sequence[str],
+                  compact: bool, elide: bool, interactive: bool, narrow: labels.Narrow) -> str:
+        """:func:`labels.step_html` of these, written once per key (see the class)."""
+        consumer = graph.nodes.get(step.consumer)
+        # What the write-up reads of the graph: the consumer's operation over its
+        # operands' names (a leaf or a missing node: its name alone, in the key already),
+        # and whether the operand is a leaf (its .grad, or ∂A/∂o).
+        title = None if consumer is None or consumer.is_leaf else consumer.computes(labels.h_name)
+        key = (id(step), k, n, objective, fan_in, contribution, title,
+               labels.node_is_leaf(graph, step.operand), output, tuple(senders), compact,
+               elide, interactive, narrow, colours.current())
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is step:
+            return kept[1]
+        if len(self._kept) >= STEPS_KEPT:
+            self._kept.clear()
+        text = labels.step_html(step, k, n, objective, fan_in, contribution, graph, output,
+                                senders, compact, elide, interactive, narrow)
+        self._kept[key] = (step, text)
+        self.written += 1
+        return text
 
 
 def chain_rule_html(
@@ -33,6 +86,7 @@ def chain_rule_html(
     update: str = "",
     interactive: bool = True,
     narrow: labels.Narrow = labels.Narrow.NO,
+    steps: StepWriteups | None = None,
 ) -> str:
     """The write-up for one frame: forward progress, the start of backward, one step,
     or (at the end) the last step and the whole call as ``vᵀ J`` (``end_to_end`` is
@@ -46,7 +100,8 @@ def chain_rule_html(
     fold of the presentation panel at 1280x720. ``interactive``: the window's text, with
     its hints (a view to look in, a group to expand); an export has neither and says
     only what is true on paper. ``narrow``: how narrow a column the step's numbers are
-    written for (:class:`labels.Narrow`; at its narrowest the summary is elided too)."""
+    written for (:class:`labels.Narrow`; at its narrowest the summary is elided too).
+    ``steps``: the backward steps' write-ups kept (a panel's), else each written anew."""
     results = tl.results
     trace = results.trace
     objective = "" if trace is None else labels.objective_name(trace.output, trace.gradient)
@@ -69,7 +124,8 @@ def chain_rule_html(
     elif frame.active is not None and trace is not None:
         step = frame.active
         fan_in, senders = frame.fan_in.get(step.operand, 1), tl.senders(step.operand)
-        body.append(labels.step_html(
+        write = labels.step_html if steps is None else steps.of_pass(trace.steps).step_html
+        body.append(write(
             step, frame.k, frame.n, objective, fan_in, tl.contribution(frame.k), graph,
             trace.output, senders, compact, elide, interactive, narrow,
         ))

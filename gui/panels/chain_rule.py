@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..model import colours
-from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, chain_rule_html
+from ..model.chain_rule import SUMMARY_HEADING, SUMMARY_RULE, StepWriteups, chain_rule_html
 from ..model.labels import QT_SUB_SHARE, Narrow
 from ..model.timeline import Frame
 from ..paint_cache import PaintCache
@@ -135,6 +135,9 @@ class ChainRulePanel(QWidget):
         # by what else feeds them (a step is written twice: laid out ahead, then shown).
         self._writeups: dict[tuple, str] = {}
         self._writeups_of: object = None  # the timeline they were written from
+        # The steps' own write-ups, by all they read: they outlive a change that keeps
+        # the pass's steps (a leaf added: the end of backward writes only its summary).
+        self.steps = StepWriteups()
         doc = player.doc
         for signal in (doc.structureChanged, doc.nodeChanged, doc.positionsChanged,
                        doc.backwardChanged, doc.resultsChanged, doc.fileChanged,
@@ -207,7 +210,7 @@ class ChainRulePanel(QWidget):
             sub = PRESENT_SUB_PX / PX_PER_PT
         return chain_rule_html(
             p.doc.graph, p.timeline, frame, p.end_to_end_or_computing, size, compact, elide,
-            sub, _update(p, frame), self.interactive, narrow,
+            sub, _update(p, frame), self.interactive, narrow, self.steps,
         )
 
     def text(self) -> str:

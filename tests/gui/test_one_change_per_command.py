@@ -549,3 +549,116 @@ def test_adding_a_node_redraws_only_its_box(qtbot, monkeypatch, at_end) -> None:
     doc.undo_stack.undo()
     assert touched == [] and cmd.node not in view.canvas.nodes
     assert_as_built()
+
+
+def test_an_edit_that_keeps_the_steps_writes_the_last_step_once(qtbot) -> None:  # noqa: ANN001
+    """An input added at the end of backward keeps the pass's steps (the new leaf is off
+    the output's path): the panel writes the summary below the last step anew, not the
+    step, and the page reads as one written from scratch. A value changed on the path
+    gives new steps: the step is written again, with its new numbers."""
+    from gui.commands import AddNode, push
+    from gui.model.chain_rule import chain_rule_html
+    from gui.panels.chain_rule import BASE_PT, ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 600)
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    steps = panel.steps
+
+    def from_scratch() -> str:
+        return chain_rule_html(doc.graph, player.timeline, player.frame,
+                               player.end_to_end_or_computing, BASE_PT)
+
+    assert panel.html() == from_scratch()
+    written = steps.written
+    push(doc, AddNode(doc, "input", (0.0, 0.0)))
+    assert player.position == player.timeline.end
+    assert steps.written == written  # the last step's write-up was kept
+    assert panel.html() == from_scratch() and ".grad = None" in panel.text()
+    doc.undo_stack.undo()
+    assert steps.written == written and panel.html() == from_scratch()
+    before = panel.text()
+    doc.set_value("x", np.array([0.75, -0.5]))  # on the path: every step's numbers change
+    assert steps.written == written + 1  # written anew
+    assert panel.html() == from_scratch() and panel.text() != before
+
+
+def test_a_box_added_beside_an_edge_leaves_it_and_one_added_on_it_routes_it(
+    qtbot, monkeypatch,  # noqa: ANN001
+) -> None:
+    """A long edge's plain curve with nothing in its way: a box added within its extent
+    but off the curve leaves it as it is (laid out again it came out the same); a box
+    added on the curve routes it around (a detour). Either way every edge reads as one
+    laid out afresh."""
+    from gui.canvas import scene as scene_module
+
+    g = Graph()
+    g.add_node("a", "input", value=1.0)
+    g.add_node("b", "tanh", ["a"])
+    extra = {"a": {"position": [0.0, 0.0]}, "b": {"position": [900.0, 400.0]}}
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=g, output="b", gradient=np.ones(()), node_extra=extra), None)
+    view = CanvasView(doc)
+    qtbot.addWidget(view)
+    scene = view.canvas
+    scene.route_pending()
+    key = ("a", "b", 0)
+    edge = scene.edges[key]
+    plain = edge.path()
+    routed: list[tuple[str, str, int]] = []
+    original = scene_module.CanvasScene._update_edge
+
+    def counting(self, k):  # noqa: ANN001, ANN202
+        routed.append(k)
+        return original(self, k)
+
+    def as_laid_out_afresh() -> None:
+        paths = {k: (e.path(), e.lane) for k, e in scene.edges.items()}
+        for k in scene.edges:
+            original(scene, k)
+        assert {k: (e.path(), e.lane) for k, e in scene.edges.items()} == paths
+
+    monkeypatch.setattr(scene_module.CanvasScene, "_update_edge", counting)
+    bounds = edge.bounds
+    doc.add_node("beside", "input", (bounds.right() - 250.0, bounds.top()), value=2.0)
+    assert scene.nodes["beside"].scene_rect().intersects(bounds)  # the edge was looked at
+    assert routed == [] and edge.path() == plain
+    as_laid_out_afresh()
+    doc.add_node("on", "input", (400.0, 160.0), value=3.0)  # across the middle of the curve
+    assert routed == [key] and edge.lane is not None and edge.path() != plain
+    as_laid_out_afresh()
+    doc.undo_stack.clear()
+
+
+def test_the_kept_step_write_ups_are_of_the_pass_shown_only(qtbot) -> None:  # noqa: ANN001
+    """A new backward pass (a value changed on the path) forgets the write-ups of the
+    last one's steps: they would keep its steps, and all they hold, alive."""
+    from gui.panels.chain_rule import ChainRulePanel
+
+    doc = GraphDocument()
+    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
+    player = Player(doc)
+    panel = ChainRulePanel(player)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    player.to_end()
+    assert doc.results.trace is not None
+    held = list(doc.results.trace.steps)  # (held here: their ids stay theirs)
+    old = {id(step) for step in held}
+
+    def kept() -> set[int]:
+        return {id(step) for step, _text in panel.steps._kept.values()}
+
+    assert kept() and kept() <= old
+    doc.set_value("x", np.array([0.75, -0.5]))
+    assert f"Step {player.frame.k} of" in panel.text()
+    assert doc.results.trace is not None
+    assert kept() and kept() <= {id(step) for step in doc.results.trace.steps}
+    assert not kept() & old
