@@ -5,18 +5,21 @@ Qt's ``DeviceCoordinateCache`` keeps one pixmap per item and draws it again when
 the item changes; stepping back and forth redraws the same few boxes the same way
 each time (about 0.4 ms a box). Here the item still has Qt's cache, and its paint,
 when Qt asks it to fill that cache, copies a picture drawn before for the same look
-and the same device transform instead of drawing. A picture is made exactly as Qt
-makes its cache's: a transparent pixmap of the cache's size and pixel ratio, the
-painter's render hints and its transform (the item's fractional offset in the
-pixmap included), so what the copy puts in Qt's pixmap is what drawing would have.
+and the same device transform instead of drawing. A picture is a copy of Qt's cache
+just after the box was drawn into it, kept by everything that decided its pixels
+(the look, and the painter's transform with the item's fractional offset in the
+pixmap, the pixmap's size and pixel ratio, the render hints): copied back into a
+fresh (transparent) cache of that key, it puts there what drawing would have.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import cast
 
-from PySide6.QtCore import QRect, QRectF, Qt
+import shiboken6
+from PySide6.QtCore import QRect, QRectF
 from PySide6.QtGui import QPainter, QPixmap
 
 #: The pictures kept, in bytes (about 180 boxes at presentation size).
@@ -51,39 +54,28 @@ def device_key(painter: QPainter, bounds: QRectF) -> tuple | None:
 
 def draw(painter: QPainter, key: Hashable, render: Callable[[QPainter], None]) -> bool:
     """Fill the cache ``painter`` draws into (see :func:`device_key`, whose answer
-    ``key`` includes) with the picture of ``key``, drawn by ``render`` unless kept;
-    True when it was kept (nothing was drawn)."""
+    ``key`` includes) with the picture of ``key`` when one is kept (True), or draw it
+    with ``render`` and keep a copy of what it drew (False)."""
     picture = _pictures.get(key)
-    kept = picture is not None
     if picture is None:
-        picture = _picture(painter, render)
-        _keep(key, picture)
-    else:
-        _pictures.move_to_end(key)
+        render(painter)
+        _keep(key, _pixmap(painter).copy())
+        return False
+    _pictures.move_to_end(key)
     painter.save()
     painter.resetTransform()
     painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
     painter.drawPixmap(0, 0, picture)
     painter.restore()
-    return kept
+    return True
 
 
-def _picture(like: QPainter, render: Callable[[QPainter], None]) -> QPixmap:
-    """What ``render`` draws, made as Qt makes an item's device cache for ``like``."""
-    device = like.device()
-    assert device is not None
-    picture = QPixmap(device.width(), device.height())
-    picture.setDevicePixelRatio(device.devicePixelRatioF())
-    picture.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(picture)
-    painter.setRenderHints(painter.renderHints(), False)
-    painter.setRenderHints(like.renderHints(), True)
-    painter.setWorldTransform(like.worldTransform(), True)
-    try:
-        render(painter)
-    finally:
-        painter.end()
-    return picture
+def _pixmap(painter: QPainter) -> QPixmap:
+    """The pixmap ``painter`` draws into (its device, which :func:`device_key` found
+    to be one): a copy of it is the picture, with nothing drawn twice."""
+    device = painter.device()
+    assert device is not None and device.devType() == _PIXMAP
+    return cast(QPixmap, shiboken6.wrapInstance(shiboken6.getCppPointer(device)[0], QPixmap))
 
 
 def _keep(key: Hashable, picture: QPixmap) -> None:
