@@ -49,6 +49,7 @@ from ..model.semantic_zoom import (
 )
 from ..qt_override import reported, reported_or
 from ..theme import THEME, name_font
+from . import box_renders
 from .port_item import UNIT, PortItem, cfont, cline, port_style
 
 #: Point size of a box's values and gradients (its main text) at zoom 1.
@@ -352,6 +353,7 @@ class NodeItem(QGraphicsRectItem):
         "node_id", "content", "highlight_consumer", "hover_port", "_connected", "_ports",
         "badge", "_w", "_h", "_runs", "_pills", "_fan_pill", "_grad_rect", "_title_h",
         "_band", "_radius", "_ports_key", "_tooltip", "_placed", "_min_zooms",
+        "_drawn_scale",
     )
 
     #: Size of a box whose content has not arrived yet (the scene sets it at once).
@@ -391,6 +393,8 @@ class NodeItem(QGraphicsRectItem):
         self._placed = False  # the texts and pills placed for the content (_place_texts)
         #: compact_min_zooms's answer and what it was computed from (see there).
         self._min_zooms: tuple[tuple, MinZooms] | None = None
+        #: The scale (the transform's 2x2 part) of the box's last drawing.
+        self._drawn_scale: tuple[float, ...] = ()
         if content is not None:
             self._relayout()
 
@@ -818,6 +822,32 @@ class NodeItem(QGraphicsRectItem):
     @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        """Fill Qt's cache of the box with a picture drawn before for the same look
+        (:mod:`.box_renders`), or draw it. Only a look change is looked up and kept: a
+        zoom redraws every box in view at a scale that is never met again exactly."""
+        if self.content is None:
+            return
+        t = painter.worldTransform()
+        scale = (t.m11(), t.m12(), t.m21(), t.m22())
+        zoomed, self._drawn_scale = scale != self._drawn_scale, scale
+        device = None if zoomed else box_renders.device_key(painter, self.boundingRect())
+        if device is None:
+            self._paint(painter, option)
+        else:
+            box_renders.draw(painter, (device, self._look(option)),
+                             lambda into: self._paint(into, option))
+
+    def _look(self, option: QStyleOptionGraphicsItem) -> tuple:
+        """Everything :meth:`_paint` reads but the painter: the same look draws the
+        same pixels."""
+        hover = self.hover_port
+        return (self.node_id, self.content, self.highlight_consumer, self._connected,
+                None if hover is None else (hover.is_output, hover.index),
+                bool(option.state & QStyle.StateFlag.State_Selected), self._w, self._h,
+                self.min_screen_pt(), THEME.name, THEME.scale, THEME.high_contrast,
+                id(fonts()), id(compact_fonts()))
+
+    def _paint(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         c, s, r = self.content, UNIT, self._radius
         if c is None:
             return

@@ -42,6 +42,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame, Phase
 from ..qt_override import reported
 from ..theme import CHAIN_RULE_PT, THEME
+from . import box_renders
 from .camera_boxes import CameraBoxes
 from .coords import coords, rect_of
 from .edge_item import (
@@ -1253,6 +1254,7 @@ class CanvasScene(QGraphicsScene):
 
     def restyle(self) -> None:
         """The theme changed (presentation mode): lay every item out again."""
+        box_renders.clear()  # (pictures of the old looks: none is drawn again)
         with self.background_batch():
             for item in self.nodes.values():
                 item.restyle()
