@@ -10,6 +10,10 @@ just after the box was drawn into it, kept by everything that decided its pixels
 (the look, and the painter's transform with the item's fractional offset in the
 pixmap, the pixmap's size and pixel ratio, the render hints): copied back into a
 fresh (transparent) cache of that key, it puts there what drawing would have.
+
+A step's new looks are drawn ahead, in idle time after the step before
+(:func:`draw_ahead`): into a pixmap set up as Qt sets up the cache it will fill at the
+same device transform, so that the step itself copies instead of drawing.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from collections.abc import Callable, Hashable
 from typing import cast
 
 import shiboken6
-from PySide6.QtCore import QRect, QRectF
-from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QPainter, QPixmap, QTransform
 
 #: The pictures kept, in bytes (about 180 boxes at presentation size).
 MAX_BYTES = 32 << 20
@@ -68,6 +72,37 @@ def draw(painter: QPainter, key: Hashable, render: Callable[[QPainter], None]) -
     painter.drawPixmap(0, 0, picture)
     painter.restore()
     return True
+
+
+def draw_ahead(look: Hashable, bounds: QRectF, world: QTransform, ratio: float,
+               hints: QPainter.RenderHint, render: Callable[[QPainter], None]) -> None:
+    """Keep the picture of ``look`` that Qt's device cache of an item with ``bounds``
+    drawn at item-to-device transform ``world`` (``ratio``, ``hints``: the window's) would
+    be filled with, unless kept already. The pixmap and its painter are made as
+    ``QGraphicsScene`` makes them (``drawItemHelper``, ``_q_paintIntoCache``): the item's
+    device rectangle grown by a pixel, transparent, the transform moved to its corner,
+    the state saved around the drawing; what it keeps is then what filling the cache
+    would have put there (a key the cache would not have, and nothing is met again)."""
+    corner = world.mapRect(bounds).toRect().adjusted(-1, -1, 1, 1)
+    if corner.isEmpty():
+        return
+    pixmap = QPixmap(corner.size() * ratio)
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHints(painter.renderHints(), False)
+    painter.setRenderHints(hints, True)
+    painter.setWorldTransform(world * QTransform.fromTranslate(-corner.x(), -corner.y()), True)
+    device = device_key(painter, bounds)
+    key = (device, look)
+    drawn = device is not None and key not in _pictures
+    if drawn:
+        painter.save()
+        render(painter)
+        painter.restore()
+    painter.end()
+    if drawn:
+        _keep(key, pixmap)
 
 
 def _pixmap(painter: QPainter) -> QPixmap:

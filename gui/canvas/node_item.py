@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QPainterPath,
     QPen,
     QStaticText,
+    QTransform,
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -353,7 +354,7 @@ class NodeItem(QGraphicsRectItem):
         "node_id", "content", "highlight_consumer", "hover_port", "_connected", "_ports",
         "badge", "_w", "_h", "_runs", "_pills", "_fan_pill", "_grad_rect", "_title_h",
         "_band", "_radius", "_ports_key", "_tooltip", "_placed", "_min_zooms",
-        "_drawn_scale",
+        "_drawn_scale", "_stand_in_pt",
     )
 
     #: Size of a box whose content has not arrived yet (the scene sets it at once).
@@ -395,6 +396,8 @@ class NodeItem(QGraphicsRectItem):
         self._min_zooms: tuple[tuple, MinZooms] | None = None
         #: The scale (the transform's 2x2 part) of the box's last drawing.
         self._drawn_scale: tuple[float, ...] = ()
+        #: A stand-in's canvas's smallest text size (see draw_ahead); None: a canvas's box.
+        self._stand_in_pt: float | None = None
         if content is not None:
             self._relayout()
 
@@ -663,6 +666,8 @@ class NodeItem(QGraphicsRectItem):
 
     def min_screen_pt(self) -> float:
         """The smallest on-screen text size the canvas showing this box accepts."""
+        if self._stand_in_pt is not None:
+            return self._stand_in_pt
         return getattr(self.scene(), "min_text_pt", MIN_SCREEN_PT)
 
     def compact_form(self, zoom: float) -> list[tuple[CompactLine, float]] | None:
@@ -847,6 +852,28 @@ class NodeItem(QGraphicsRectItem):
                 self.min_screen_pt(), THEME.name, THEME.scale, THEME.high_contrast,
                 id(fonts()), id(compact_fonts()))
 
+    def draw_ahead(self, content: NodeContent, consumer: bool, world: QTransform,
+                   ratio: float, hints: QPainter.RenderHint) -> None:
+        """Keep the picture the box will be drawn with once it shows ``content`` (and the
+        consumer's outline when ``consumer``), at item-to-device transform ``world``: the
+        next step's boxes drawn in idle time, that step then copies them. Drawn by a
+        stand-in taking that content (this box keeps showing its own), whose look is the
+        one this box will have; this box's next drawing at ``world``'s scale is then
+        looked up (a box hovered draws nothing ahead: its port's look is its own)."""
+        if self.hover_port is not None:
+            return
+        stand_in = NodeItem(self.node_id)
+        stand_in._stand_in_pt = self.min_screen_pt()
+        stand_in.set_input_ports(list(self._connected))
+        stand_in.set_consumer_highlight(consumer)
+        stand_in.set_content(content)
+        option = QStyleOptionGraphicsItem()
+        if self.isSelected():
+            option.state |= QStyle.StateFlag.State_Selected
+        box_renders.draw_ahead(stand_in._look(option), stand_in.boundingRect(), world, ratio,
+                               hints, lambda into: stand_in._paint(into, option))
+        self._drawn_scale = (world.m11(), world.m12(), world.m21(), world.m22())
+
     def _paint(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         c, s, r = self.content, UNIT, self._radius
         if c is None:
@@ -929,3 +956,4 @@ class NodeItem(QGraphicsRectItem):
             )
         for run in self._runs:
             run.draw(painter)
+
