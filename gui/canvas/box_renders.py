@@ -74,17 +74,18 @@ def draw(painter: QPainter, key: Hashable, render: Callable[[QPainter], None]) -
     return True
 
 
-def draw_ahead(look: Hashable, bounds: QRectF, world: QTransform, ratio: float,
+def draw_ahead(look: Hashable, bounds: QRectF, world: QTransform, window: QRect, ratio: float,
                hints: QPainter.RenderHint, render: Callable[[QPainter], None]) -> None:
     """Keep the picture of ``look`` that Qt's device cache of an item with ``bounds``
-    drawn at item-to-device transform ``world`` (``ratio``, ``hints``: the window's) would
-    be filled with, unless kept already. The pixmap and its painter are made as
+    drawn at item-to-device transform ``world`` into ``window`` (its rectangle; ``ratio``,
+    ``hints``: its own) would be filled with, unless kept already or the item is outside
+    (Qt would not draw it). The pixmap and its painter are made as
     ``QGraphicsScene`` makes them (``drawItemHelper``, ``_q_paintIntoCache``): the item's
     device rectangle grown by a pixel, transparent, the transform moved to its corner,
     the state saved around the drawing; what it keeps is then what filling the cache
     would have put there (a key the cache would not have, and nothing is met again)."""
     corner = world.mapRect(bounds).toRect().adjusted(-1, -1, 1, 1)
-    if corner.isEmpty():
+    if corner.isEmpty() or not window.intersects(corner):
         return
     pixmap = QPixmap(corner.size() * ratio)
     pixmap.setDevicePixelRatio(ratio)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from math import inf
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -853,9 +853,10 @@ class NodeItem(QGraphicsRectItem):
                 id(fonts()), id(compact_fonts()))
 
     def draw_ahead(self, content: NodeContent, consumer: bool, world: QTransform,
-                   ratio: float, hints: QPainter.RenderHint) -> None:
+                   window: QRect, ratio: float, hints: QPainter.RenderHint) -> None:
         """Keep the picture the box will be drawn with once it shows ``content`` (and the
-        consumer's outline when ``consumer``), at item-to-device transform ``world``: the
+        consumer's outline when ``consumer``), at item-to-device transform ``world`` into
+        ``window`` (see :func:`.box_renders.draw_ahead`; none when it falls outside): the
         next step's boxes drawn in idle time, that step then copies them. Drawn by a
         stand-in taking that content (this box keeps showing its own), whose look is the
         one this box will have; this box's next drawing at ``world``'s scale is then
@@ -870,8 +871,8 @@ class NodeItem(QGraphicsRectItem):
         option = QStyleOptionGraphicsItem()
         if self.isSelected():
             option.state |= QStyle.StateFlag.State_Selected
-        box_renders.draw_ahead(stand_in._look(option), stand_in.boundingRect(), world, ratio,
-                               hints, lambda into: stand_in._paint(into, option))
+        box_renders.draw_ahead(stand_in._look(option), stand_in.boundingRect(), world, window,
+                               ratio, hints, lambda into: stand_in._paint(into, option))
         self._drawn_scale = (world.m11(), world.m12(), world.m21(), world.m22())
 
     def _paint(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:

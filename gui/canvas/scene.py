@@ -20,7 +20,7 @@ from itertools import chain
 from typing import Generic, TypeVar
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPainterPath, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
@@ -908,11 +908,11 @@ class CanvasScene(QGraphicsScene):
             self.edges[key].set_state(state, forward and state == ACTIVE)
         self._update_overlay(replace_label=True)
 
-    def draw_ahead(self, frame: Frame, visible: QRectF, view: QTransform, ratio: float,
+    def draw_ahead(self, frame: Frame, view: QTransform, window: QRect, ratio: float,
                    hints: QPainter.RenderHint) -> None:
-        """Draw the boxes in ``visible`` that showing ``frame`` (the next step's) changes
-        as they will look, at the transform ``view`` shows the scene with now (see
-        :meth:`NodeItem.draw_ahead`): that step then copies their pictures."""
+        """Draw the boxes that showing ``frame`` (the next step's) changes as they will
+        look, at the transform ``view`` shows the scene with now, those that will show in
+        ``window`` (see :meth:`NodeItem.draw_ahead`): that step then copies their pictures."""
         timeline = frame.timeline
         if self.frame is None or timeline is None:
             return
@@ -922,11 +922,11 @@ class CanvasScene(QGraphicsScene):
         active = frame.edge_step
         for nid in sorted(changes.nodes):
             item = self.nodes.get(nid)
-            if item is None or not item.isVisible() or not visible.intersects(item.scene_rect()):
+            if item is None or not item.isVisible():
                 continue
             consumer = active is not None and active.consumer == nid
             item.draw_ahead(self._content(nid, frame), consumer, item.sceneTransform() * view,
-                            ratio, hints)
+                            window, ratio, hints)
 
     def _update_overlay(self, replace_label: bool) -> None:
         """Pulse and label on the active edge (hidden when there is none)."""

@@ -248,9 +248,9 @@ class CanvasView(QGraphicsView):
                 or not self.isVisible()
                 or self._camera_anim.state() == QVariantAnimation.State.Running):
             return
-        self.canvas.draw_ahead(frame.timeline.frame(frame.position + 1),
-                               self.visible_scene_rect(), self.viewportTransform(),
-                               self.viewport().devicePixelRatioF(), self.renderHints())
+        viewport = self.viewport()
+        self.canvas.draw_ahead(frame.timeline.frame(frame.position + 1), self.viewportTransform(),
+                               viewport.rect(), viewport.devicePixelRatioF(), self.renderHints())
 
     def show_note(self, text: str) -> None:
         """Show ``text`` at the bottom of the canvas for a few seconds (why an edit was

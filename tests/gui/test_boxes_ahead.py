@@ -110,7 +110,7 @@ def test_the_stand_in_draws_what_the_box_draws(make_window, qtbot) -> None:  # n
     for item in scene.nodes.values():
         assert item.content is not None
         item.draw_ahead(item.content, item.highlight_consumer,
-                        item.sceneTransform() * view.viewportTransform(),
+                        item.sceneTransform() * view.viewportTransform(), view.viewport().rect(),
                         view.viewport().devicePixelRatioF(), view.renderHints())
     assert frame is scene.frame
     same = [k for k in kept if k in box_renders._pictures]
