@@ -75,7 +75,7 @@ def draw(painter: QPainter, key: Hashable, render: Callable[[QPainter], None]) -
 
 
 def draw_ahead(look: Hashable, bounds: QRectF, world: QTransform, window: QRect, ratio: float,
-               hints: QPainter.RenderHint, render: Callable[[QPainter], None]) -> None:
+               hints: QPainter.RenderHint, render: Callable[[QPainter], None]) -> bool:
     """Keep the picture of ``look`` that Qt's device cache of an item with ``bounds``
     drawn at item-to-device transform ``world`` into ``window`` (its rectangle; ``ratio``,
     ``hints``: its own) would be filled with, unless kept already or the item is outside
@@ -83,10 +83,11 @@ def draw_ahead(look: Hashable, bounds: QRectF, world: QTransform, window: QRect,
     ``QGraphicsScene`` makes them (``drawItemHelper``, ``_q_paintIntoCache``): the item's
     device rectangle grown by a pixel, transparent, the transform moved to its corner,
     the state saved around the drawing; what it keeps is then what filling the cache
-    would have put there (a key the cache would not have, and nothing is met again)."""
+    would have put there (a key the cache would not have, and nothing is met again).
+    True when the picture is kept (drawn now or before)."""
     corner = world.mapRect(bounds).toRect().adjusted(-1, -1, 1, 1)
     if corner.isEmpty() or not window.intersects(corner):
-        return
+        return False
     pixmap = QPixmap(corner.size() * ratio)
     pixmap.setDevicePixelRatio(ratio)
     pixmap.fill(Qt.GlobalColor.transparent)
@@ -104,6 +105,7 @@ def draw_ahead(look: Hashable, bounds: QRectF, world: QTransform, window: QRect,
     painter.end()
     if drawn:
         _keep(key, pixmap)
+    return device is not None
 
 
 def _pixmap(painter: QPainter) -> QPixmap:

@@ -860,7 +860,8 @@ class NodeItem(QGraphicsRectItem):
         next step's boxes drawn in idle time, that step then copies them. Drawn by a
         stand-in taking that content (this box keeps showing its own), whose look is the
         one this box will have; this box's next drawing at ``world``'s scale is then
-        looked up (a box hovered draws nothing ahead: its port's look is its own)."""
+        looked up, when a picture was kept (a box hovered draws nothing ahead: its port's
+        look is its own)."""
         if self.hover_port is not None:
             return
         stand_in = NodeItem(self.node_id)
@@ -871,9 +872,9 @@ class NodeItem(QGraphicsRectItem):
         option = QStyleOptionGraphicsItem()
         if self.isSelected():
             option.state |= QStyle.StateFlag.State_Selected
-        box_renders.draw_ahead(stand_in._look(option), stand_in.boundingRect(), world, window,
-                               ratio, hints, lambda into: stand_in._paint(into, option))
-        self._drawn_scale = (world.m11(), world.m12(), world.m21(), world.m22())
+        if box_renders.draw_ahead(stand_in._look(option), stand_in.boundingRect(), world,
+                                  window, ratio, hints, lambda into: stand_in._paint(into, option)):
+            self._drawn_scale = (world.m11(), world.m12(), world.m21(), world.m22())
 
     def _paint(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         c, s, r = self.content, UNIT, self._radius
