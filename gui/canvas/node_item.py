@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from math import inf
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QPainterPath,
     QPen,
     QStaticText,
+    QTransform,
 )
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -49,6 +50,7 @@ from ..model.semantic_zoom import (
 )
 from ..qt_override import reported, reported_or
 from ..theme import THEME, name_font
+from . import box_renders
 from .port_item import UNIT, PortItem, cfont, cline, port_style
 
 #: Point size of a box's values and gradients (its main text) at zoom 1.
@@ -352,6 +354,7 @@ class NodeItem(QGraphicsRectItem):
         "node_id", "content", "highlight_consumer", "hover_port", "_connected", "_ports",
         "badge", "_w", "_h", "_runs", "_pills", "_fan_pill", "_grad_rect", "_title_h",
         "_band", "_radius", "_ports_key", "_tooltip", "_placed", "_min_zooms",
+        "_drawn_scale", "_stand_in_pt",
     )
 
     #: Size of a box whose content has not arrived yet (the scene sets it at once).
@@ -391,6 +394,10 @@ class NodeItem(QGraphicsRectItem):
         self._placed = False  # the texts and pills placed for the content (_place_texts)
         #: compact_min_zooms's answer and what it was computed from (see there).
         self._min_zooms: tuple[tuple, MinZooms] | None = None
+        #: The scale (the transform's 2x2 part) of the box's last drawing.
+        self._drawn_scale: tuple[float, ...] = ()
+        #: A stand-in's canvas's smallest text size (see draw_ahead); None: a canvas's box.
+        self._stand_in_pt: float | None = None
         if content is not None:
             self._relayout()
 
@@ -659,6 +666,8 @@ class NodeItem(QGraphicsRectItem):
 
     def min_screen_pt(self) -> float:
         """The smallest on-screen text size the canvas showing this box accepts."""
+        if self._stand_in_pt is not None:
+            return self._stand_in_pt
         return getattr(self.scene(), "min_text_pt", MIN_SCREEN_PT)
 
     def compact_form(self, zoom: float) -> list[tuple[CompactLine, float]] | None:
@@ -818,6 +827,56 @@ class NodeItem(QGraphicsRectItem):
     @reported
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        """Fill Qt's cache of the box with a picture drawn before for the same look
+        (:mod:`.box_renders`), or draw it. Only a look change is looked up and kept: a
+        zoom redraws every box in view at a scale that is never met again exactly."""
+        if self.content is None:
+            return
+        t = painter.worldTransform()
+        scale = (t.m11(), t.m12(), t.m21(), t.m22())
+        zoomed, self._drawn_scale = scale != self._drawn_scale, scale
+        device = None if zoomed else box_renders.device_key(painter, self.boundingRect())
+        if device is None:
+            self._paint(painter, option)
+        else:
+            box_renders.draw(painter, (device, self._look(option)),
+                             lambda into: self._paint(into, option))
+
+    def _look(self, option: QStyleOptionGraphicsItem) -> tuple:
+        """Everything :meth:`_paint` reads but the painter: the same look draws the
+        same pixels."""
+        hover = self.hover_port
+        return (self.node_id, self.content, self.highlight_consumer, self._connected,
+                None if hover is None else (hover.is_output, hover.index),
+                bool(option.state & QStyle.StateFlag.State_Selected), self._w, self._h,
+                self.min_screen_pt(), THEME.name, THEME.scale, THEME.high_contrast,
+                id(fonts()), id(compact_fonts()))
+
+    def draw_ahead(self, content: NodeContent, consumer: bool, world: QTransform,
+                   window: QRect, ratio: float, hints: QPainter.RenderHint) -> None:
+        """Keep the picture the box will be drawn with once it shows ``content`` (and the
+        consumer's outline when ``consumer``), at item-to-device transform ``world`` into
+        ``window`` (see :func:`.box_renders.draw_ahead`; none when it falls outside): the
+        next step's boxes drawn in idle time, that step then copies them. Drawn by a
+        stand-in taking that content (this box keeps showing its own), whose look is the
+        one this box will have; this box's next drawing at ``world``'s scale is then
+        looked up, when a picture was kept (a box hovered draws nothing ahead: its port's
+        look is its own)."""
+        if self.hover_port is not None:
+            return
+        stand_in = NodeItem(self.node_id)
+        stand_in._stand_in_pt = self.min_screen_pt()
+        stand_in.set_input_ports(list(self._connected))
+        stand_in.set_consumer_highlight(consumer)
+        stand_in.set_content(content)
+        option = QStyleOptionGraphicsItem()
+        if self.isSelected():
+            option.state |= QStyle.StateFlag.State_Selected
+        if box_renders.draw_ahead(stand_in._look(option), stand_in.boundingRect(), world,
+                                  window, ratio, hints, lambda into: stand_in._paint(into, option)):
+            self._drawn_scale = (world.m11(), world.m12(), world.m21(), world.m22())
+
+    def _paint(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         c, s, r = self.content, UNIT, self._radius
         if c is None:
             return
@@ -899,3 +958,4 @@ class NodeItem(QGraphicsRectItem):
             )
         for run in self._runs:
             run.draw(painter)
+

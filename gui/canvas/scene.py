@@ -20,8 +20,8 @@ from itertools import chain
 from typing import Generic, TypeVar
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QPainter, QPainterPath
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPainterPath, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from engine.forward_mode import ForwardStep
@@ -42,6 +42,7 @@ from ..model.semantic_zoom import MIN_SCREEN_PT
 from ..model.timeline import EdgeKey, Frame, Phase
 from ..qt_override import reported
 from ..theme import CHAIN_RULE_PT, THEME
+from . import box_renders
 from .camera_boxes import CameraBoxes
 from .coords import coords, rect_of
 from .edge_item import (
@@ -923,6 +924,26 @@ class CanvasScene(QGraphicsScene):
             self.edges[key].set_state(state, forward and state == ACTIVE)
         self._update_overlay(replace_label=True)
 
+    def draw_ahead(self, frame: Frame, view: QTransform, window: QRect, ratio: float,
+                   hints: QPainter.RenderHint) -> None:
+        """Draw the boxes that showing ``frame`` (the next step's) changes as they will
+        look, at the transform ``view`` shows the scene with now, those that will show in
+        ``window`` (see :meth:`NodeItem.draw_ahead`): that step then copies their pictures."""
+        timeline = frame.timeline
+        if self.frame is None or timeline is None:
+            return
+        changes = timeline.changes(self.frame, frame)
+        if changes is None:
+            return
+        active = frame.edge_step
+        for nid in sorted(changes.nodes):
+            item = self.nodes.get(nid)
+            if item is None or not item.isVisible():
+                continue
+            consumer = active is not None and active.consumer == nid
+            item.draw_ahead(self._content(nid, frame), consumer, item.sceneTransform() * view,
+                            window, ratio, hints)
+
     def _update_overlay(self, replace_label: bool) -> None:
         """Pulse and label on the active edge (hidden when there is none)."""
         edge = self.edges.get(self._active_key) if self._active_key else None
@@ -1269,6 +1290,7 @@ class CanvasScene(QGraphicsScene):
 
     def restyle(self) -> None:
         """The theme changed (presentation mode): lay every item out again."""
+        box_renders.clear()  # (pictures of the old looks: none is drawn again)
         with self.background_batch():
             for item in self.nodes.values():
                 item.restyle()

@@ -100,6 +100,10 @@ PULSE_MS = 600
 NOTE_MS = 5000
 #: The camera's glide from one step's framing to the next: short, never a jump.
 CAMERA_MS = 450
+#: How long after a step is shown, or the camera's glide to it ends, the next step's
+#: boxes are drawn ahead (ms): the view then stands where that step will draw them,
+#: while the pulse travels, before the next step at the fastest playback.
+AHEAD_MS = 100
 #: How far (pixels on screen) from a port's centre a press still grabs it.
 PORT_GRAB_PX = 11.0
 _T = QEvent.Type
@@ -165,6 +169,9 @@ class CanvasView(QGraphicsView):
             self, startValue=0.0, endValue=1.0, duration=CAMERA_MS,
             easingCurve=QEasingCurve(QEasingCurve.Type.InOutCubic))
         self._camera_anim.valueChanged.connect(lambda t: self._camera_step(float(t)))
+        self._ahead_timer = QTimer(self, singleShot=True, interval=AHEAD_MS)
+        self._ahead_timer.timeout.connect(self._draw_ahead)
+        self._camera_anim.finished.connect(self._ahead_timer.start)
 
         self.note = QLabel(self, wordWrap=True)  # a refused edit says why right on the canvas
         self.note.setObjectName("CanvasNote")
@@ -229,6 +236,21 @@ class CanvasView(QGraphicsView):
             self._pulse_anim.stop()
             self.set_pulse_progress(0.0)
             self._pulse_anim.start()
+        self._ahead_timer.start()
+
+    def _draw_ahead(self) -> None:
+        """In idle time after a step, with the camera standing where the next step will
+        draw (a glide does not move it at its first frame): draw the boxes that step
+        changes into the box pictures (:mod:`.box_renders`), so that it copies them.
+        Whatever changed since (an edit, a zoom, a theme) only changes what is looked up."""
+        frame = self.canvas.frame
+        if (frame is None or frame.timeline is None or frame.position >= frame.timeline.end
+                or not self.isVisible()
+                or self._camera_anim.state() == QVariantAnimation.State.Running):
+            return
+        viewport = self.viewport()
+        self.canvas.draw_ahead(frame.timeline.frame(frame.position + 1), self.viewportTransform(),
+                               viewport.rect(), viewport.devicePixelRatioF(), self.renderHints())
 
     def show_note(self, text: str) -> None:
         """Show ``text`` at the bottom of the canvas for a few seconds (why an edit was
