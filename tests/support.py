@@ -130,6 +130,19 @@ def script(name: str) -> ModuleType:
     return module
 
 
+def count_calls(monkeypatch: Any, owner: object, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` from now on (the list's one item)."""
+    count = [0]
+    original = getattr(owner, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return count
+
+
 def redrawn_boxes(monkeypatch: Any) -> list[str]:
     """The ids of the node boxes given new content from now on (in order, repeats kept):
     a player step must redraw only the boxes it changes."""

@@ -10,6 +10,7 @@ from PySide6.QtGui import QPainter, QPixmap
 
 from gui.canvas import box_renders
 from gui.canvas.node_item import NodeItem
+from support import count_calls
 
 
 def _stepping_window(make_window):  # noqa: ANN001, ANN202
@@ -27,25 +28,13 @@ def _step(win, forward: bool) -> None:  # noqa: ANN001
     win.canvas.viewport().repaint()
 
 
-def _counted(monkeypatch, owner: object, name: str) -> list[int]:  # noqa: ANN001
-    count = [0]
-    original = getattr(owner, name)
-
-    def counting(*args: object, **kwargs: object) -> object:
-        count[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counting)
-    return count
-
-
 def test_stepping_back_to_a_look_drawn_before_draws_no_box(make_window, monkeypatch) -> None:  # noqa: ANN001
     """Once four steps were played forward and back (a box's first drawing, on opening,
     is not kept: a zoom or a pan's new boxes would pay for pictures never used), playing
     them again either way draws no box, though each step changes some."""
     win = _stepping_window(make_window)
-    drawn = _counted(monkeypatch, NodeItem, "_paint")
-    filled = _counted(monkeypatch, box_renders, "draw")
+    drawn = count_calls(monkeypatch, NodeItem, "_paint")
+    filled = count_calls(monkeypatch, box_renders, "draw")
     for forward in [True] * 4 + [False] * 4:
         _step(win, forward)
     assert drawn[0] > 0  # each step's new looks are drawn once
@@ -102,7 +91,7 @@ def test_the_pictures_keep_within_their_bytes_and_a_forgotten_look_is_drawn_agai
     win = _stepping_window(make_window)
     box_renders.clear()
     monkeypatch.setattr(box_renders, "MAX_BYTES", 1)  # one picture at a time
-    drawn = _counted(monkeypatch, NodeItem, "_paint")
+    drawn = count_calls(monkeypatch, NodeItem, "_paint")
     for _ in range(3):
         _step(win, forward=True)
     assert len(box_renders._pictures) == 1

@@ -10,6 +10,7 @@ from PySide6.QtGui import QImage
 
 from gui.canvas import box_renders
 from gui.canvas.node_item import NodeItem
+from support import count_calls
 
 
 def _window(make_window, follow: bool):  # noqa: ANN001, ANN202
@@ -32,18 +33,6 @@ def _drawn_ahead(qtbot, win) -> None:  # noqa: ANN001
                     timeout=10_000)
 
 
-def _counted(monkeypatch, owner: object, name: str) -> list[int]:  # noqa: ANN001
-    count = [0]
-    original = getattr(owner, name)
-
-    def counting(*args: object, **kwargs: object) -> object:
-        count[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counting)
-    return count
-
-
 def _grab(win) -> QImage:  # noqa: ANN001
     win.canvas.viewport().repaint()
     return win.canvas.viewport().grab().toImage()
@@ -64,8 +53,8 @@ def test_stepping_on_after_the_idle_pass_draws_no_box(make_window, qtbot, monkey
     for follow in (False, True):
         win = _window(make_window, follow)
         box_renders.clear()
-        drawn = _counted(monkeypatch, NodeItem, "_paint")
-        filled = _counted(monkeypatch, box_renders, "draw")
+        drawn = count_calls(monkeypatch, NodeItem, "_paint")
+        filled = count_calls(monkeypatch, box_renders, "draw")
         for _ in range(4):
             _drawn_ahead(qtbot, win)
             drawn[0] = filled[0] = 0

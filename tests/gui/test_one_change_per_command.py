@@ -256,10 +256,8 @@ def test_chain_rule_panel_renders_once_per_change_and_not_while_hidden(qtbot) ->
     assert f"Step {player.frame.k} of" in panel.text()
 
 
-def test_an_edit_that_leaves_the_write_up_as_it_was_lays_nothing_out(qtbot) -> None:  # noqa: ANN001
-    """A constant added at the end of backward changes nothing the write-up says: the
-    panel keeps the document it shows (no new page laid out); an input added does (the
-    summary names its .grad), and the page says so."""
+def _chain_panel_at_end(qtbot):  # noqa: ANN001, ANN202
+    """A 12-node chain's document, its player at the end, and a chain-rule panel shown."""
     from gui.panels.chain_rule import ChainRulePanel
 
     doc = GraphDocument()
@@ -270,6 +268,14 @@ def test_an_edit_that_leaves_the_write_up_as_it_was_lays_nothing_out(qtbot) -> N
     panel.show()
     qtbot.waitExposed(panel)
     player.to_end()
+    return doc, player, panel
+
+
+def test_an_edit_that_leaves_the_write_up_as_it_was_lays_nothing_out(qtbot) -> None:  # noqa: ANN001
+    """A constant added at the end of backward changes nothing the write-up says: the
+    panel keeps the document it shows (no new page laid out); an input added does (the
+    summary names its .grad), and the page says so."""
+    doc, player, panel = _chain_panel_at_end(qtbot)
     shown, renders = panel.browser.document(), panel.follow.renders
     doc.add_node("c1", "const", (0.0, 0.0), value=2.0)
     assert panel.follow.renders == renders + 1 and player.position == player.timeline.end
@@ -639,16 +645,7 @@ def test_a_box_added_beside_an_edge_leaves_it_and_one_added_on_it_routes_it(
 def test_the_kept_step_write_ups_are_of_the_pass_shown_only(qtbot) -> None:  # noqa: ANN001
     """A new backward pass (a value changed on the path) forgets the write-ups of the
     last one's steps: they would keep its steps, and all they hold, alive."""
-    from gui.panels.chain_rule import ChainRulePanel
-
-    doc = GraphDocument()
-    doc.load(GraphFile(graph=chain_graph(12), output="n11", gradient=np.ones(2)), None)
-    player = Player(doc)
-    panel = ChainRulePanel(player)
-    qtbot.addWidget(panel)
-    panel.show()
-    qtbot.waitExposed(panel)
-    player.to_end()
+    doc, player, panel = _chain_panel_at_end(qtbot)
     assert doc.results.trace is not None
     held = list(doc.results.trace.steps)  # (held here: their ids stay theirs)
     old = {id(step) for step in held}

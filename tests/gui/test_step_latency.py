@@ -16,7 +16,7 @@ from gui.application import ensure_app
 from gui.canvas.camera_boxes import CameraBoxes
 from gui.canvas.node_item import BOX_CACHE
 from gui.model.camera import CameraTarget, neighbourhood
-from support import laid_out_ahead
+from support import count_calls, laid_out_ahead
 
 
 def test_the_next_write_up_is_laid_out_ahead_and_shown_as_a_fresh_one_would_be(
@@ -109,19 +109,6 @@ def test_a_zooming_glide_scales_the_boxes_pictures_and_ends_them_sharp(make_wind
     assert abs(view.zoom() - view._camera_to.zoom) < 1e-9
 
 
-def _count_calls(monkeypatch, owner: object, name: str) -> list[int]:  # noqa: ANN001
-    """Count the calls of ``owner.name`` from now on (the list's one item)."""
-    count = [0]
-    original = getattr(owner, name)
-
-    def counted(*args: object, **kwargs: object) -> object:
-        count[0] += 1
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return count
-
-
 def test_a_presented_step_flattens_its_edge_once_and_places_its_label_twice(
     make_window, monkeypatch,  # noqa: ANN001
 ) -> None:
@@ -137,8 +124,8 @@ def test_a_presented_step_flattens_its_edge_once_and_places_its_label_twice(
     view.follow_step = True
     win.player.to_start()
     QApplication.processEvents()
-    arcs = _count_calls(monkeypatch, edge_item.ArcLength, "__init__")
-    placings = _count_calls(monkeypatch, scene, "place_label")
+    arcs = count_calls(monkeypatch, edge_item.ArcLength, "__init__")
+    placings = count_calls(monkeypatch, scene, "place_label")
     for _ in range(4):
         arcs[0] = placings[0] = 0
         win.player.step_forward()
